@@ -1,0 +1,49 @@
+# fcache top-level Makefile.
+#   make            build the module (against KDIR) and fcachectl
+#   make check      install missing packages, build, run host + guest tests
+#   make demo       install missing packages, build, boot the testbed and
+#                   run the OLTP before/after benchmark (DEMO_ARGS=--quick)
+#   make install    install module (+DKMS source), fcachectl, man page, units
+#
+# KDIR: the kernel build tree; defaults to the running kernel's, else the
+# newest one installed under /lib/modules (the guest boots that kernel).
+
+ifneq ($(KERNELRELEASE),)
+include $(src)/Kbuild
+else
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; if [ -d $$d ]; then echo $$d; \
+	else ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+export KDIR
+
+.PHONY: all module userspace deps check demo install clean unit lint
+
+all: module userspace
+
+deps:
+	@sh $(TOP)/scripts/deps.sh
+
+module:
+	@test -n "$(KDIR)" || { echo "fcache: no kernel build tree; install linux-headers-amd64 or set KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+userspace:
+	$(MAKE) -C $(TOP)/userspace
+
+include $(wildcard $(TOP)/mk/*.mk)
+
+check: deps
+	$(MAKE) all
+	@sh $(TOP)/tests/run-all.sh
+
+demo: deps
+	$(MAKE) all
+	@sh $(TOP)/tests/vm/demo.sh $(DEMO_ARGS)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C $(TOP)/userspace clean
+	rm -rf $(TOP)/build
+
+endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fcache environment header: the only place where the shared logic
+ * (fc_format.c, fc_policy.c, fc_parse.c) learns whether it is built into
+ * the kernel module or into userspace (fcachectl, host unit tests).
+ * Shared code uses only: fixed-width types (__u8.. __u64, __le32, __le64),
+ * bool, size_t, memset/memcpy/memcmp/strcmp, the le*_to_cpu / cpu_to_le*
+ * helpers and errno values.
+ */
+#ifndef FCACHE_ENV_H
+#define FCACHE_ENV_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <asm/byteorder.h>
+#else
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+#include <errno.h>
+#include <endian.h>
+
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+typedef int64_t __s64;
+typedef uint16_t __le16;
+typedef uint32_t __le32;
+typedef uint64_t __le64;
+
+#define cpu_to_le16(x) htole16(x)
+#define cpu_to_le32(x) htole32(x)
+#define cpu_to_le64(x) htole64(x)
+#define le16_to_cpu(x) le16toh(x)
+#define le32_to_cpu(x) le32toh(x)
+#define le64_to_cpu(x) le64toh(x)
+#endif
+
+#endif

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fcache on-flash format, shared by the kernel module (kmod/) and the
+ * userspace tools (fcachectl check/dump).  Everything here is plain C that
+ * builds in both worlds through include/fcache_env.h.
+ *
+ * Layout of the flash device, in 4 KiB metadata pages (FC_PAGE_SIZE):
+ *
+ *   page 0             superblock, slot 0
+ *   page 1             superblock, slot 1
+ *   page 2 + 2*L + s   logical metadata page L, slot s (s = 0 or 1)
+ *                      L = 0 is the volume table, L = 1..md_pages-1 hold
+ *                      the cache block entries (FC_ENTRIES_PER_PAGE each)
+ *   data_start ...     the cache blocks, data_start aligned to block size
+ *
+ * Every page starts with struct fc_disk_header: checksum, magic, version,
+ * its own page number, the commit sequence that wrote it and the pool uuid.
+ *
+ * Commit protocol (never overwrite live metadata in place):
+ *   1. every logical page changed since the last commit is written to the
+ *      slot that does NOT hold its current copy, stamped seq = S + 1;
+ *   2. the flash device's cache is flushed (REQ_PREFLUSH), which also makes
+ *      every data write completed before the commit durable;
+ *   3. the superblock is written to slot (S + 1) % 2 with REQ_FUA, seq S + 1;
+ *   4. only then are blocks freed by this commit reused.
+ * Recovery picks the valid superblock slot with the highest seq (S), and for
+ * every logical page the valid slot with the highest seq <= S.  A torn or
+ * stale page fails its checksum, uuid or seq test and the other slot wins.
+ *
+ * Crash rule: after an unclean shutdown (FC_SB_CLEAN not set) only dirty
+ * sub-blocks are trusted; clean cached data is dropped, because a clean
+ * sub-block may have been overwritten in place by a write that was never
+ * flushed.  After a clean shutdown everything is kept.
+ *
+ * Mirroring (future): FC_FEAT_INCOMPAT_MIRROR and mirror_uuid are reserved
+ * for a second flash device holding a copy of dirty blocks; entry flag
+ * FC_ENTRY_MIRRORED will mark a block whose dirty data has both copies.
+ */
+#ifndef FCACHE_FORMAT_H
+#define FCACHE_FORMAT_H
+
+#include "fcache_env.h"
+
+#define FC_PAGE_SIZE		4096u
+#define FC_PAGE_SECTORS		8u
+#define FC_FORMAT_VERSION	1u
+
+#define FC_SB_MAGIC		0x42534346u	/* "FCSB" */
+#define FC_VT_MAGIC		0x54564346u	/* "FCVT" */
+#define FC_ME_MAGIC		0x454d4346u	/* "FCME" */
+
+/* Each block type salts its checksum so a page of one type never passes as another. */
+#define FC_SB_CSUM_XOR		0x5b1c0a7eu
+#define FC_VT_CSUM_XOR		0x7a1b2c3du
+#define FC_ME_CSUM_XOR		0x3e5d6f70u
+
+#define FC_MIN_BLOCK_SECTORS	8u	/* 4 KiB */
+#define FC_MAX_BLOCK_SECTORS	2048u	/* 1 MiB */
+#define FC_DEFAULT_BLOCK_SECTORS 64u	/* 32 KiB: see docs/DESIGN.md */
+#define FC_MAX_SUBBLOCKS	8u	/* valid/dirty bitmaps are one byte */
+#define FC_MIN_SUBBLOCK_SECTORS	8u	/* 4 KiB */
+
+#define FC_MAX_VOLUMES		63u
+#define FC_VOLUME_LABEL_LEN	40u
+
+/* superblock flags */
+#define FC_SB_CLEAN		(1u << 0)	/* shut down cleanly: clean data valid */
+#define FC_SB_NEEDS_CHECK	(1u << 1)	/* an error was seen: run fcachectl check */
+
+/* feature bits: nothing defined yet */
+#define FC_FEAT_INCOMPAT_MIRROR	(1u << 0)	/* reserved: dirty-data mirror */
+
+/* volume table entry flags */
+#define FC_VOL_IN_USE		(1u << 0)
+
+/* cache entry flags */
+#define FC_ENTRY_MIRRORED	(1u << 0)	/* reserved for mirroring */
+
+struct fc_disk_header {
+	__le32 csum;		/* crc32c of bytes 4..4095 of the page, xor salt */
+	__le32 magic;
+	__le32 version;
+	__le32 flags;		/* reserved, 0 */
+	__le64 blocknr;		/* this page's own page number on the flash */
+	__le64 seq;		/* commit sequence that wrote this page */
+	__u8 uuid[16];		/* pool uuid, set at format */
+	__u8 pad[16];
+} __attribute__((packed));	/* 64 bytes */
+
+struct fc_disk_superblock {
+	struct fc_disk_header hdr;
+	__le32 block_sectors;	/* cache block size, 512-byte sectors */
+	__le32 subblock_sectors; /* valid/dirty granularity */
+	__le64 nr_blocks;	/* cache blocks in the data area */
+	__le64 data_start;	/* first data sector, block aligned */
+	__le64 md_pages;	/* logical metadata pages, volume table included */
+	__le32 entries_per_page;
+	__le32 max_volumes;
+	__le64 flash_sectors;	/* flash size when formatted */
+	__le32 sb_flags;	/* FC_SB_* */
+	__le32 compat_features;
+	__le32 incompat_features;
+	__le32 pad0;
+	__le64 format_time;	/* seconds since the epoch */
+	__u8 mirror_uuid[16];	/* reserved for mirroring, zero */
+} __attribute__((packed));
+
+struct fc_disk_volume {
+	__le32 id;		/* user's volume id, nonzero when in use */
+	__le32 flags;		/* FC_VOL_* */
+	__le64 origin_sectors;	/* origin size registered by the volume */
+	__le64 dirty_blocks;	/* hint for tools; recovery recounts */
+	__u8 label[FC_VOLUME_LABEL_LEN]; /* origin device name, NUL padded */
+} __attribute__((packed));	/* 64 bytes */
+
+#define FC_VT_SLOTS \
+	((FC_PAGE_SIZE - sizeof(struct fc_disk_header)) / sizeof(struct fc_disk_volume))
+
+struct fc_disk_voltable {
+	struct fc_disk_header hdr;
+	struct fc_disk_volume vol[FC_VT_SLOTS];
+} __attribute__((packed));
+
+struct fc_disk_entry {
+	__le64 oblock;		/* origin block number (in cache blocks) */
+	__u8 vol;		/* volume table slot */
+	__u8 valid;		/* sub-block bitmap: data present */
+	__u8 dirty;		/* sub-block bitmap: newer than origin (subset of valid) */
+	__u8 flags;		/* FC_ENTRY_* */
+	__le32 reserved;
+} __attribute__((packed));	/* 16 bytes; valid == 0 means free */
+
+#define FC_ENTRIES_PER_PAGE \
+	((FC_PAGE_SIZE - sizeof(struct fc_disk_header)) / sizeof(struct fc_disk_entry))
+
+struct fc_disk_mdpage {
+	struct fc_disk_header hdr;
+	struct fc_disk_entry e[FC_ENTRIES_PER_PAGE];
+} __attribute__((packed));
+
+/* Geometry derived from the flash size and block size. */
+struct fc_geometry {
+	__u32 block_sectors;
+	__u32 subblock_sectors;
+	__u32 nr_subblocks;
+	__u64 flash_sectors;
+	__u64 nr_blocks;
+	__u64 md_pages;		/* logical, volume table included */
+	__u64 data_start;	/* sectors */
+};
+
+/* Physical page number of logical metadata page @l, slot @s. */
+static inline __u64 fc_md_page_nr(__u64 l, unsigned int s)
+{
+	return 2 + 2 * l + s;
+}
+
+/* ---- fc_format.c: pure functions, kernel and userspace ---- */
+
+/* Fill @g for a flash of @flash_sectors with @block_sectors blocks; 0 or -EINVAL. */
+int fc_geometry_compute(struct fc_geometry *g, __u64 flash_sectors, __u32 block_sectors);
+
+/* Standard CRC32C (Castagnoli) of @len bytes. */
+__u32 fc_crc32c(const void *buf, size_t len);
+
+/* Seal a page: set header fields and checksum. @page is FC_PAGE_SIZE bytes. */
+void fc_page_seal(void *page, __u32 magic, __u64 blocknr, __u64 seq, const __u8 uuid[16]);
+
+/*
+ * Check a page.  Returns 0 if magic, version, checksum, own location and uuid
+ * (when @uuid is non-NULL) are right, else a negative FC_ECHK_* code.
+ */
+int fc_page_verify(const void *page, __u32 magic, __u64 blocknr, const __u8 *uuid);
+
+#define FC_ECHK_MAGIC	(-1)
+#define FC_ECHK_VERSION	(-2)
+#define FC_ECHK_CSUM	(-3)
+#define FC_ECHK_BLOCKNR	(-4)
+#define FC_ECHK_UUID	(-5)
+#define FC_ECHK_ZERO	(-6)	/* the page is all zeros (never written) */
+
+const char *fc_echk_str(int err);
+
+/* Does @page hold only zero bytes? */
+bool fc_page_is_zero(const void *page);
+
+/*
+ * Validate a superblock's fields against each other and against the
+ * device size (pass 0 for @dev_sectors to skip that test); on success fill
+ * @g.  Returns 0 or -EINVAL with a static reason in *@why.
+ */
+int fc_sb_check_geometry(const struct fc_disk_superblock *sb, __u64 dev_sectors,
+			 struct fc_geometry *g, const char **why);
+
+/* Sub-block mask covering sectors [@off, @off + @len) of a block. */
+__u8 fc_subblock_mask(__u32 off, __u32 len, __u32 subblock_sectors);
+
+/* Sub-blocks only partly covered by [@off, @off + @len). */
+__u8 fc_subblock_partial(__u32 off, __u32 len, __u32 subblock_sectors);
+
+#endif

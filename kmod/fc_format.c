@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fcache on-flash format helpers: geometry, checksums, page sealing and
+ * verification.  Pure logic shared by dm-fcache and fcachectl (see
+ * include/fcache_env.h); no I/O, no allocation.
+ */
+#include "../include/fcache_format.h"
+
+#ifdef __KERNEL__
+#include <linux/crc32c.h>
+
+__u32 fc_crc32c(const void *buf, size_t len)
+{
+	return ~crc32c(~0u, buf, len);
+}
+#else
+static __u32 crc_table[256];
+
+static void crc_init(void)
+{
+	__u32 i, j, c;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (j = 0; j < 8; j++)
+			c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+__u32 fc_crc32c(const void *buf, size_t len)
+{
+	const __u8 *p = buf;
+	__u32 c = ~0u;
+
+	if (!crc_table[1])
+		crc_init();
+	while (len--)
+		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
+	return ~c;
+}
+#endif
+
+static __u32 csum_salt(__u32 magic)
+{
+	switch (magic) {
+	case FC_SB_MAGIC:
+		return FC_SB_CSUM_XOR;
+	case FC_VT_MAGIC:
+		return FC_VT_CSUM_XOR;
+	default:
+		return FC_ME_CSUM_XOR;
+	}
+}
+
+static __u32 page_csum(const void *page, __u32 magic)
+{
+	return fc_crc32c((const __u8 *)page + 4, FC_PAGE_SIZE - 4) ^ csum_salt(magic);
+}
+
+void fc_page_seal(void *page, __u32 magic, __u64 blocknr, __u64 seq, const __u8 uuid[16])
+{
+	struct fc_disk_header *h = page;
+
+	h->magic = cpu_to_le32(magic);
+	h->version = cpu_to_le32(FC_FORMAT_VERSION);
+	h->flags = 0;
+	h->blocknr = cpu_to_le64(blocknr);
+	h->seq = cpu_to_le64(seq);
+	memcpy(h->uuid, uuid, sizeof(h->uuid));
+	memset(h->pad, 0, sizeof(h->pad));
+	h->csum = cpu_to_le32(page_csum(page, magic));
+}
+
+bool fc_page_is_zero(const void *page)
+{
+	const __u64 *p = page;
+	size_t i;
+
+	for (i = 0; i < FC_PAGE_SIZE / sizeof(*p); i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+int fc_page_verify(const void *page, __u32 magic, __u64 blocknr, const __u8 *uuid)
+{
+	const struct fc_disk_header *h = page;
+
+	if (le32_to_cpu(h->magic) != magic)
+		return fc_page_is_zero(page) ? FC_ECHK_ZERO : FC_ECHK_MAGIC;
+	if (le32_to_cpu(h->csum) != page_csum(page, magic))
+		return FC_ECHK_CSUM;
+	if (le32_to_cpu(h->version) != FC_FORMAT_VERSION)
+		return FC_ECHK_VERSION;
+	if (le64_to_cpu(h->blocknr) != blocknr)
+		return FC_ECHK_BLOCKNR;
+	if (uuid && memcmp(h->uuid, uuid, sizeof(h->uuid)))
+		return FC_ECHK_UUID;
+	return 0;
+}
+
+const char *fc_echk_str(int err)
+{
+	switch (err) {
+	case 0:
+		return "ok";
+	case FC_ECHK_MAGIC:
+		return "bad magic";
+	case FC_ECHK_VERSION:
+		return "unsupported format version";
+	case FC_ECHK_CSUM:
+		return "checksum mismatch";
+	case FC_ECHK_BLOCKNR:
+		return "page written at the wrong location";
+	case FC_ECHK_UUID:
+		return "page belongs to another pool";
+	case FC_ECHK_ZERO:
+		return "page never written";
+	default:
+		return "unknown error";
+	}
+}
+
+static bool is_pow2(__u64 x)
+{
+	return x && !(x & (x - 1));
+}
+
+int fc_geometry_compute(struct fc_geometry *g, __u64 flash_sectors, __u32 block_sectors)
+{
+	__u64 nr, md_pages, data_start;
+	__u32 sub;
+
+	if (!is_pow2(block_sectors) || block_sectors < FC_MIN_BLOCK_SECTORS ||
+	    block_sectors > FC_MAX_BLOCK_SECTORS)
+		return -EINVAL;
+	sub = block_sectors / FC_MAX_SUBBLOCKS;
+	if (sub < FC_MIN_SUBBLOCK_SECTORS)
+		sub = FC_MIN_SUBBLOCK_SECTORS;
+
+	/*
+	 * Start from the largest possible block count and shrink until the
+	 * metadata (two slots per page) and the data area fit.
+	 */
+	nr = flash_sectors / block_sectors;
+	for (;;) {
+		if (!nr)
+			return -EINVAL;
+		md_pages = 1 + (nr + FC_ENTRIES_PER_PAGE - 1) / FC_ENTRIES_PER_PAGE;
+		data_start = (2 + 2 * md_pages) * FC_PAGE_SECTORS;
+		data_start = (data_start + block_sectors - 1) / block_sectors * block_sectors;
+		if (data_start + nr * block_sectors <= flash_sectors)
+			break;
+		nr = (flash_sectors > data_start) ? (flash_sectors - data_start) / block_sectors : 0;
+	}
+	g->block_sectors = block_sectors;
+	g->subblock_sectors = sub;
+	g->nr_subblocks = block_sectors / sub;
+	g->flash_sectors = flash_sectors;
+	g->nr_blocks = nr;
+	g->md_pages = md_pages;
+	g->data_start = data_start;
+	return 0;
+}
+
+int fc_sb_check_geometry(const struct fc_disk_superblock *sb, __u64 dev_sectors,
+			 struct fc_geometry *g, const char **why)
+{
+	struct fc_geometry want;
+	__u64 flash = le64_to_cpu(sb->flash_sectors);
+
+	if (le32_to_cpu(sb->incompat_features)) {
+		*why = "superblock uses features this version does not know";
+		return -EINVAL;
+	}
+	if (fc_geometry_compute(&want, flash, le32_to_cpu(sb->block_sectors))) {
+		*why = "superblock block size or flash size is invalid";
+		return -EINVAL;
+	}
+	if (want.subblock_sectors != le32_to_cpu(sb->subblock_sectors) ||
+	    want.nr_blocks != le64_to_cpu(sb->nr_blocks) ||
+	    want.md_pages != le64_to_cpu(sb->md_pages) ||
+	    want.data_start != le64_to_cpu(sb->data_start) ||
+	    le32_to_cpu(sb->entries_per_page) != FC_ENTRIES_PER_PAGE ||
+	    le32_to_cpu(sb->max_volumes) != FC_MAX_VOLUMES) {
+		*why = "superblock geometry fields disagree with each other";
+		return -EINVAL;
+	}
+	if (dev_sectors && dev_sectors < flash) {
+		*why = "flash device is smaller than when the pool was formatted";
+		return -EINVAL;
+	}
+	*g = want;
+	return 0;
+}
+
+__u8 fc_subblock_mask(__u32 off, __u32 len, __u32 subblock_sectors)
+{
+	__u32 first, last;
+
+	if (!len)
+		return 0;
+	first = off / subblock_sectors;
+	last = (off + len - 1) / subblock_sectors;
+	return (__u8)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+}
+
+__u8 fc_subblock_partial(__u32 off, __u32 len, __u32 subblock_sectors)
+{
+	__u8 m = 0;
+	__u32 end = off + len;
+
+	if (!len)
+		return 0;
+	if (off % subblock_sectors)
+		m |= 1u << (off / subblock_sectors);
+	if (end % subblock_sectors)
+		m |= 1u << ((end - 1) / subblock_sectors);
+	return m;
+}
+

@@ -1,0 +1,83 @@
+/* Unit tests of kmod/fc_format.c: checksums, sealing, verification, geometry. */
+#include "include/fcache_format.h"
+#include "unit.h"
+#include <stdlib.h>
+
+static const __u8 uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+static void test_crc(void)
+{
+	CHECK("crc32c known vector", fc_crc32c("123456789", 9) == 0xe3069283u);
+}
+
+static void test_seal_verify(void)
+{
+	static __u8 page[FC_PAGE_SIZE], other[16] = { 9 };
+	int i;
+
+	CHECK("zero page detected", fc_page_verify(page, FC_ME_MAGIC, 5, uuid) == FC_ECHK_ZERO);
+	for (i = 64; i < (int)FC_PAGE_SIZE; i++)
+		page[i] = (__u8)i;
+	fc_page_seal(page, FC_ME_MAGIC, 5, 42, uuid);
+	CHECK("sealed page verifies", fc_page_verify(page, FC_ME_MAGIC, 5, uuid) == 0);
+	CHECK("wrong location caught", fc_page_verify(page, FC_ME_MAGIC, 6, uuid) == FC_ECHK_BLOCKNR);
+	CHECK("wrong type caught", fc_page_verify(page, FC_SB_MAGIC, 5, uuid) == FC_ECHK_MAGIC);
+	CHECK("other pool caught", fc_page_verify(page, FC_ME_MAGIC, 5, other) == FC_ECHK_UUID);
+	for (i = 4; i < (int)FC_PAGE_SIZE; i += 509) {
+		page[i] ^= 0x10;
+		if (fc_page_verify(page, FC_ME_MAGIC, 5, uuid) != FC_ECHK_CSUM &&
+		    fc_page_verify(page, FC_ME_MAGIC, 5, uuid) != FC_ECHK_MAGIC) {
+			CHECK("bit flip caught", 0);
+			return;
+		}
+		page[i] ^= 0x10;
+	}
+	CHECK("bit flips anywhere caught", 1);
+	CHECK("page restored verifies", fc_page_verify(page, FC_ME_MAGIC, 5, uuid) == 0);
+}
+
+static void test_geometry(void)
+{
+	struct fc_geometry g;
+	__u64 sizes[] = { 4096, 65536, 2097152, 123456789, 1ull << 31 };
+	__u32 bs;
+	unsigned int i;
+	int ok = 1;
+
+	CHECK("block size 12 refused", fc_geometry_compute(&g, 1 << 20, 12) == -EINVAL);
+	CHECK("block size 4 refused", fc_geometry_compute(&g, 1 << 20, 4) == -EINVAL);
+	CHECK("block size 4096 refused", fc_geometry_compute(&g, 1 << 20, 4096) == -EINVAL);
+	CHECK("tiny flash refused", fc_geometry_compute(&g, 16, 8) == -EINVAL);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (bs = 8; bs <= 2048; bs *= 2) {
+			if (fc_geometry_compute(&g, sizes[i], bs))
+				continue;
+			if (g.data_start % bs || g.data_start + g.nr_blocks * bs > sizes[i] ||
+			    (g.md_pages - 1) * FC_ENTRIES_PER_PAGE < g.nr_blocks ||
+			    (2 + 2 * g.md_pages) * FC_PAGE_SECTORS > g.data_start ||
+			    g.nr_subblocks > FC_MAX_SUBBLOCKS || g.subblock_sectors < 8)
+				ok = 0;
+		}
+	CHECK("geometry fits the device for every size", ok);
+	fc_geometry_compute(&g, 2097152, 64);
+	CHECK("32 KiB blocks have 4 KiB sub-blocks", g.subblock_sectors == 8 && g.nr_subblocks == 8);
+}
+
+static void test_masks(void)
+{
+	CHECK("mask whole block", fc_subblock_mask(0, 64, 8) == 0xff);
+	CHECK("mask one sector", fc_subblock_mask(9, 1, 8) == 0x02);
+	CHECK("mask 16 KiB at 16 KiB", fc_subblock_mask(32, 32, 8) == 0xf0);
+	CHECK("partial none when aligned", fc_subblock_partial(32, 32, 8) == 0);
+	CHECK("partial both ends", fc_subblock_partial(1, 14, 8) == 0x03);
+	CHECK("partial single inner", fc_subblock_partial(17, 2, 8) == 0x04);
+}
+
+int main(void)
+{
+	test_crc();
+	test_seal_verify();
+	test_geometry();
+	test_masks();
+	return unit_failed;
+}
