@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fcachectl: control tool of the dm-fcache device-mapper targets.
+ *
+ * This file holds the command table, the global options, usage texts and
+ * the exit codes (0 ok, 1 failed, 2 usage).  Every verb lives in its own
+ * file (pool.c, volume.c, status.c, check.c, config.c) and takes its own
+ * argc/argv with argv[0] = the verb; every verb accepts --help.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fcachectl.h"
+#include "fc_dm.h"
+
+/* FC_BENCH_SRC: the Makefile found bench*.c files to link */
+#if defined(__has_include) && defined(FC_BENCH_SRC)
+#if __has_include("bench.h")
+#include "bench.h"
+#define FC_HAVE_BENCH 1
+#endif
+#endif
+
+int fc_verbose;
+
+struct fc_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	int needs_dm;		/* talks to device-mapper */
+	const char *summary;
+	const char *usage;
+};
+
+#ifndef FC_HAVE_BENCH
+static int no_bench(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return fc_fail("this build has no benchmark (userspace/bench*.c missing)");
+}
+#endif
+
+static const struct fc_cmd cmds[] = {
+	{ "pool", cmd_pool, 1, "create, remove or list cache pools",
+	  "pool create NAME FLASHDEV [--block-size SIZE] [--force] [TUNABLE=VALUE...]\n"
+	  "       pool remove NAME\n"
+	  "       pool list [--json]\n"
+	  "  create: make /dev/mapper/NAME own FLASHDEV.  A device that already holds\n"
+	  "          an fcache pool is loaded as it is (never reformatted); a blank one\n"
+	  "          is formatted.  A device with a filesystem, partition table or RAID\n"
+	  "          signature is refused unless --force.\n"
+	  "          --block-size SIZE  cache block size, 4K..1M, power of two (32K)\n"
+	  "          --force            overwrite existing signatures\n"
+	  "          TUNABLE=VALUE      writeback_high, writeback_low, max_dirty_age,\n"
+	  "                             writeback_jobs, commit_interval\n"
+	  "  remove: remove the pool device (refused while volumes are attached)\n"
+	  "  list:   list the pools" },
+	{ "enable", cmd_enable, 1, "cache a volume through a pool",
+	  "enable VOLUME --pool NAME [--mode MODE] [--name DMNAME] [--id N]\n"
+	  "  Caches VOLUME and prints the device to use.  A device-mapper VOLUME\n"
+	  "  (an LVM LV) is converted in place: it keeps its name and number and a\n"
+	  "  mounted filesystem keeps running.  Any other block device gets a new\n"
+	  "  device /dev/mapper/DMNAME (default fc-<kernel name>).\n"
+	  "  --mode  writeback (default) | writethrough | writearound\n"
+	  "  --id N  volume id in the pool (default: lowest unused), 1..63" },
+	{ "disable", cmd_disable, 1, "write back and stop caching a volume",
+	  "disable VOLUME [--no-flush]\n"
+	  "  Writes back the volume's dirty data (with progress), drops its clean\n"
+	  "  blocks and takes the cache out of its path; a converted device-mapper\n"
+	  "  volume gets its original table back in place.  Ctrl-C leaves the\n"
+	  "  volume cached and consistent.\n"
+	  "  --no-flush  detach without writing back; the dirty data stays in the\n"
+	  "              pool for a later 'enable --id N' (refused for in-place volumes\n"
+	  "              with dirty data, whose name would then show stale data)" },
+	{ "status", cmd_status, 1, "show pools and volumes",
+	  "status [POOL|VOLUME] [--json] [--watch SECONDS]\n"
+	  "  --json           machine-readable output\n"
+	  "  --watch SECONDS  refresh in place every SECONDS until Ctrl-C" },
+	{ "set", cmd_set, 1, "change a mode or tunable online",
+	  "set POOL|VOLUME KEY=VALUE...\n"
+	  "  pool keys:   writeback_high writeback_low max_dirty_age writeback_jobs\n"
+	  "               commit_interval\n"
+	  "  volume keys: mode (writeback|writethrough|writearound|passthrough)\n"
+	  "               sequential_cutoff (KiB, 0 disables)" },
+	{ "flush", cmd_flush, 1, "write back all dirty data of a pool or volume",
+	  "flush POOL|VOLUME\n"
+	  "  Writes back dirty data now and waits, with a progress bar." },
+	{ "check", cmd_check, 0, "verify a pool's metadata offline",
+	  "check FLASHDEV [--json]\n"
+	  "  Verifies the superblock and all metadata of an fcache flash device (or\n"
+	  "  image file) that is not in use.  Exit 0 clean, 1 damaged or unreadable." },
+	{ "dump", cmd_dump, 0, "describe a pool's metadata offline",
+	  "dump FLASHDEV [--json]\n"
+	  "  Prints the superblock, the volume table and every cache entry, as\n"
+	  "  recovery would read them." },
+	{ "up", cmd_up, 1, "assemble the pools and volumes of the config file",
+	  "up [-c FILE]\n"
+	  "  Creates the pools and enables the volumes listed in FILE\n"
+	  "  (default " FC_DEFAULT_CONFIG "); what is already assembled is kept." },
+	{ "down", cmd_down, 1, "take down the pools and volumes of the config file",
+	  "down [-c FILE]\n"
+	  "  Removes the volumes and pools of FILE without writing back: dirty data\n"
+	  "  stays on the flash for the next 'up'." },
+	{ "udev-probe", cmd_udev_probe, 0, "(for the udev rule) classify a device",
+	  "udev-probe DEVNODE [-c FILE]\n"
+	  "  Prints FCACHE_ORIGIN=1 if DEVNODE is the origin of a volume of the\n"
+	  "  config file that is not assembled, FCACHE_FLASH=1 for a pool device." },
+#ifdef FC_HAVE_BENCH
+	{ "bench", fc_cmd_bench, 1, "OLTP benchmark", "bench --help" },
+#else
+	{ "bench", no_bench, 0, "OLTP benchmark (not built)", "bench --help" },
+#endif
+	{ NULL, NULL, 0, NULL, NULL }
+};
+
+static void usage(FILE *f)
+{
+	const struct fc_cmd *c;
+
+	fprintf(f, "usage: fcachectl [-v] [--version] VERB [ARGS...]\n\nverbs:\n");
+	for (c = cmds; c->name; c++)
+		fprintf(f, "  %-11s %s\n", c->name, c->summary);
+	fprintf(f, "\n'fcachectl VERB --help' describes a verb.\n"
+		"exit codes: 0 ok, 1 failed (nothing changed unless stated), 2 usage error\n");
+}
+
+void fc_print_verb_help(const char *verb, FILE *f)
+{
+	const struct fc_cmd *c;
+
+	for (c = cmds; c->name; c++)
+		if (!strcmp(c->name, verb))
+			fprintf(f, "usage: fcachectl %s\n", c->usage);
+}
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "fcachectl: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int fc_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	return EXIT_FAIL;
+}
+
+int fc_usage(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'fcachectl %s --help'.\n", verb ? verb : "");
+	return EXIT_USAGE;
+}
+
+void fc_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void fc_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fc_verbose)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+int main(int argc, char **argv)
+{
+	const struct fc_cmd *c;
+	int i = 1, j;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			fc_verbose++;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("fcachectl %s\n", FC_VERSION);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "fcachectl: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[i], "help")) {
+		if (i + 1 < argc) {
+			for (c = cmds; c->name; c++)
+				if (!strcmp(c->name, argv[i + 1])) {
+					fc_print_verb_help(c->name, stdout);
+					return EXIT_OK;
+				}
+		}
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (c = cmds; c->name; c++) {
+		if (strcmp(c->name, argv[i]))
+			continue;
+		/* --help anywhere among the verb's arguments (bench has its own) */
+		for (j = i + 1; j < argc && strcmp(c->name, "bench"); j++) {
+			if (!strcmp(argv[j], "--"))
+				break;
+			if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
+				fc_print_verb_help(c->name, stdout);
+				return EXIT_OK;
+			}
+		}
+		if (c->needs_dm) {
+			fc_dm_verbose = fc_verbose > 1 ? fc_verbose - 1 : 0;
+			fc_dm_init();
+		}
+		return c->fn(argc - i, argv + i);
+	}
+	fprintf(stderr, "fcachectl: unknown verb '%s'\n", argv[i]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

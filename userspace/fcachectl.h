@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fcachectl internals shared by the verb files: exit codes, error output,
+ * option help, device and size helpers (util.c), the view of live pools and
+ * volumes built from device-mapper tables and status (live.c).
+ */
+#ifndef FCACHECTL_H
+#define FCACHECTL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "fcache_abi.h"
+
+#ifndef FC_VERSION
+#define FC_VERSION "0.1"
+#endif
+
+#define EXIT_OK		0
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+#define FC_DEFAULT_CONFIG "/etc/fcache/fcache.conf"
+
+extern int fc_verbose;
+extern volatile int fc_interrupted;	/* set by SIGINT/SIGTERM handlers */
+
+/* "fcachectl: <msg>" on stderr; returns EXIT_FAIL / EXIT_USAGE. */
+int fc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int fc_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print the usage text of @verb to @f. */
+void fc_print_verb_help(const char *verb, FILE *f);
+
+/* verbs */
+int cmd_pool(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_flush(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_up(int argc, char **argv);
+int cmd_down(int argc, char **argv);
+int cmd_udev_probe(int argc, char **argv);
+
+/* util.c */
+int fc_parse_size(const char *s, uint64_t *bytes);	/* "32K", "1M", "4096" */
+int fc_parse_u64(const char *s, uint64_t *v);
+void fc_fmt_bytes(char *buf, size_t len, double bytes);	/* "1.5 GiB" */
+int fc_valid_name(const char *name);			/* usable dm name */
+/* Block device (or, when @allow_file, regular file) size in sectors. */
+int fc_dev_sectors(int fd, uint64_t *sectors);
+/* stat @path: block device number into *@dev; -1 with errno if not one. */
+int fc_block_dev(const char *path, dev_t *dev);
+/* /dev path for @dev (/dev/block/M:m fallback); static buffer. */
+const char *fc_dev_path(dev_t dev);
+/* Kernel name of @dev ("sdb", "dm-3"), static buffer. */
+const char *fc_dev_kname(dev_t dev);
+/* "M:m" */
+const char *fc_dev_str(dev_t dev, char *buf, size_t len);
+int fc_parse_devstr(const char *s, dev_t *dev);
+double fc_now(void);
+void fc_install_sigint(void);
+
+/* Progress of a writeback: call with the dirty bytes left until done. */
+struct fc_progress {
+	double start, last_print, last_t;
+	uint64_t first, last;
+	double rate;
+	int tty, printed;
+};
+void fc_progress_start(struct fc_progress *p, uint64_t left);
+void fc_progress_update(struct fc_progress *p, uint64_t left);
+void fc_progress_done(struct fc_progress *p, const char *msg);
+
+/* live.c: the pools and volumes device-mapper has now. */
+struct fc_pool_status {
+	uint64_t block_sectors, total_blocks, used_blocks, dirty_blocks;
+	char metadata_mode[8];
+	int needs_check;
+	uint64_t flash_read_errors, flash_write_errors, metadata_errors;
+	char wb_state[16];
+	uint64_t wb_inflight, commit_seq, active_volumes, registered_volumes, free_blocks;
+};
+
+struct fc_vol_status {
+	char mode[16];
+	uint64_t cached_blocks, dirty_blocks, reads, read_hits, writes, write_hits;
+	uint64_t bypassed, wb_inflight, errors, promotions, writebacks, volume_id;
+};
+
+struct fc_pool {
+	char name[128];
+	dev_t dev;		/* the pool's dm device */
+	dev_t flash;		/* its flash device */
+	uint64_t sectors;
+	uint32_t block_sectors;
+	char table[1024];	/* table params */
+	int have_status;
+	struct fc_pool_status st;
+};
+
+struct fc_vol {
+	char name[128];
+	dev_t dev;
+	dev_t pool_dev, origin;
+	uint32_t id;
+	char mode[16];
+	char label[64];
+	uint64_t sectors;
+	int in_place;		/* origin is NAME-fcorig */
+	char table[1024];
+	int have_status;
+	struct fc_vol_status st;
+};
+
+struct fc_live {
+	struct fc_pool *pools;
+	int npools;
+	struct fc_vol *vols;
+	int nvols;
+};
+
+/* Scan device-mapper: 0 or -1 (device-mapper unavailable). */
+int fc_live_scan(struct fc_live *l);
+void fc_live_free(struct fc_live *l);
+struct fc_pool *fc_live_pool(struct fc_live *l, const char *name_or_path);
+struct fc_pool *fc_live_pool_by_dev(struct fc_live *l, dev_t dev);
+struct fc_vol *fc_live_vol(struct fc_live *l, const char *name_or_path);
+int fc_parse_pool_status(const char *s, struct fc_pool_status *st);
+int fc_parse_vol_status(const char *s, struct fc_vol_status *st);
+int fc_pool_refresh(struct fc_pool *p);
+int fc_vol_refresh(struct fc_vol *v);
+/* Table params of a volume with another mode. */
+int fc_vol_table_with_mode(const struct fc_vol *v, const char *mode, char *buf, size_t len);
+/* Reload a volume's table with @params (suspend + resume). */
+int fc_vol_reload(const struct fc_vol *v, const char *params);
+/* Write back dirty data of a pool (vol == NULL) or a volume with a progress bar. */
+int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
+
+int fc_valid_mode(const char *mode);
+
+#endif
