@@ -3,4 +3,4 @@
 #include "fcachectl.h"
 #define STUB(f) int f(int argc, char **argv) { (void)argc; return fc_fail("%s: not implemented yet", argv[0]); }
 STUB(cmd_pool) STUB(cmd_enable) STUB(cmd_disable) STUB(cmd_status) STUB(cmd_set) STUB(cmd_flush)
-STUB(cmd_check) STUB(cmd_dump) STUB(cmd_up) STUB(cmd_down) STUB(cmd_udev_probe)
+STUB(cmd_up) STUB(cmd_down) STUB(cmd_udev_probe)

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Shared helpers of the fcachectl host tests (sourced).
+#   pass NAME / fail NAME [why]   print one PASS:/FAIL: line
+#   expect_rc RC NAME CMD...      run CMD, check its exit code
+#   ctl_build                     build the ASan fcachectl and the test tools
+# Sets: top, CTL (the fcachectl under test), T (scratch dir), BIN.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$top/build/ctl-host
+mkdir -p "$BIN"
+T=$(mktemp -d /tmp/fcctl-host.XXXXXX)
+trap 'rm -rf "$T"' EXIT INT TERM
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1${2:+ ($2)}"; }
+
+# expect_rc RC NAME CMD... : stdout/stderr of CMD kept in $T/out, $T/err
+expect_rc() {
+	want=$1 name=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		pass "$name"
+	else
+		fail "$name" "exit $got, wanted $want: $(head -c 300 "$T/err")"
+	fi
+}
+
+# err_is_one_line NAME : the last command printed exactly one line on stderr
+err_one_line() {
+	n=$(grep -c . "$T/err")
+	if [ "$n" -eq 1 ] && grep -q '^fcachectl: ' "$T/err"; then
+		pass "$1"
+	else
+		fail "$1" "stderr had $n lines: $(head -c 300 "$T/err")"
+	fi
+}
+
+SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -g -O1"
+ctl_build() {
+	make -s -C "$top/userspace" asan >"$T/build.log" 2>&1 ||
+		{ cat "$T/build.log"; fail "ctl build: make -C userspace asan"; exit 0; }
+	CTL=$top/userspace/fcachectl-asan
+	cc -Wall -Wextra -Werror $SAN -I"$top/include" -o "$BIN/ctl_mkimage" \
+		"$top/tests/host/ctl_mkimage.c" "$top/kmod/fc_format.c" &&
+	cc -Wall -Wextra -Werror $SAN -I"$top/include" -o "$BIN/ctl_fuzz" \
+		"$top/tests/host/ctl_fuzz.c" "$top/userspace/fc_check.c" \
+		"$top/userspace/fc_json.c" "$top/kmod/fc_format.c" ||
+		{ fail "ctl build: test tools"; exit 0; }
+}
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=halt_on_error=1:exitcode=99

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctl_mkimage: write an fcache pool image for the fcachectl check/dump tests.
+ *
+ *   ctl_mkimage OUT [--size MIB] [--block-sectors N] [--damage KIND]
+ *
+ * The image is built with kmod/fc_format.c the way the pool formats and
+ * commits: commit 1 formats (every metadata page written, empty), later
+ * commits write each changed logical page to the slot that does not hold
+ * its current copy with seq S+1, then the superblock to slot (S+1)%2.
+ * Commit 2 registers three volumes and caches blocks, commit 3 changes some
+ * of them (so pages live in both slots).  The expected per-volume counts
+ * are printed on stdout as "volume SLOT id ID cached N dirty N".
+ *
+ * --damage KIND then breaks one thing (re-sealing the page when the damage
+ * must pass the checksum); see usage() for the kinds.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "../../include/fcache_format.h"
+
+static struct fc_geometry g;
+static int fd;
+static uint8_t uuid[16];
+static uint64_t S;			/* current commit seq */
+static int *cur;			/* current slot of each logical page, -1 none */
+static struct fc_disk_voltable vt;
+static struct fc_disk_entry *ent;	/* nr_blocks rounded up to pages */
+static uint8_t *changed;
+static uint32_t sb_flags;
+
+static void die(const char *m)
+{
+	perror(m);
+	exit(1);
+}
+
+static void pwrite_page(uint64_t nr, const void *p)
+{
+	if (pwrite(fd, p, FC_PAGE_SIZE, (off_t)(nr * FC_PAGE_SIZE)) != FC_PAGE_SIZE)
+		die("pwrite");
+}
+
+static void pread_page(uint64_t nr, void *p)
+{
+	if (pread(fd, p, FC_PAGE_SIZE, (off_t)(nr * FC_PAGE_SIZE)) != FC_PAGE_SIZE)
+		die("pread");
+}
+
+static void build_page(uint64_t l, void *page)
+{
+	memset(page, 0, FC_PAGE_SIZE);
+	if (l == 0)
+		memcpy(page, &vt, sizeof(vt));
+	else
+		memcpy(((struct fc_disk_mdpage *)page)->e, ent + (l - 1) * FC_ENTRIES_PER_PAGE,
+		       FC_ENTRIES_PER_PAGE * sizeof(*ent));
+}
+
+static void write_sb(uint64_t seq, int slot)
+{
+	struct fc_disk_superblock *sb = calloc(1, FC_PAGE_SIZE);
+
+	sb->block_sectors = cpu_to_le32(g.block_sectors);
+	sb->subblock_sectors = cpu_to_le32(g.subblock_sectors);
+	sb->nr_blocks = cpu_to_le64(g.nr_blocks);
+	sb->data_start = cpu_to_le64(g.data_start);
+	sb->md_pages = cpu_to_le64(g.md_pages);
+	sb->entries_per_page = cpu_to_le32(FC_ENTRIES_PER_PAGE);
+	sb->max_volumes = cpu_to_le32(FC_MAX_VOLUMES);
+	sb->flash_sectors = cpu_to_le64(g.flash_sectors);
+	sb->sb_flags = cpu_to_le32(sb_flags);
+	sb->format_time = cpu_to_le64(1700000000);
+	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, uuid);
+	pwrite_page(slot, sb);
+	free(sb);
+}
+
+/* One commit of every changed page (all pages when @all). */
+static void commit(int all)
+{
+	uint8_t page[FC_PAGE_SIZE];
+	uint64_t l;
+	int s;
+
+	for (l = 0; l < g.md_pages; l++) {
+		if (!all && !changed[l])
+			continue;
+		s = cur[l] == 0 ? 1 : 0;
+		build_page(l, page);
+		fc_page_seal(page, l ? FC_ME_MAGIC : FC_VT_MAGIC, fc_md_page_nr(l, s), S + 1, uuid);
+		pwrite_page(fc_md_page_nr(l, s), page);
+		cur[l] = s;
+		changed[l] = 0;
+	}
+	S++;
+	write_sb(S, (int)(S % 2));
+}
+
+static void touch_entry(uint64_t idx)
+{
+	changed[1 + idx / FC_ENTRIES_PER_PAGE] = 1;
+}
+
+static void set_entry(uint64_t idx, uint8_t vol, uint64_t ob, uint8_t valid, uint8_t dirty)
+{
+	ent[idx].oblock = cpu_to_le64(ob);
+	ent[idx].vol = vol;
+	ent[idx].valid = valid;
+	ent[idx].dirty = dirty;
+	ent[idx].flags = 0;
+	touch_entry(idx);
+}
+
+static void add_volume(int slot, uint32_t id, const char *label, uint64_t sectors)
+{
+	struct fc_disk_volume *v = &vt.vol[slot];
+
+	v->id = cpu_to_le32(id);
+	v->flags = cpu_to_le32(FC_VOL_IN_USE);
+	v->origin_sectors = cpu_to_le64(sectors);
+	strncpy((char *)v->label, label, FC_VOLUME_LABEL_LEN);
+	changed[0] = 1;
+}
+
+/* Re-seal the current copy of logical page @l after editing it with @edit. */
+static void edit_current(uint64_t l, void (*edit)(void *page))
+{
+	uint8_t page[FC_PAGE_SIZE];
+	uint64_t nr = fc_md_page_nr(l, cur[l]);
+	struct fc_disk_header *h = (void *)page;
+
+	pread_page(nr, page);
+	edit(page);
+	fc_page_seal(page, le32_to_cpu(h->magic), nr, le64_to_cpu(h->seq), uuid);
+	pwrite_page(nr, page);
+}
+
+static void flip_byte(uint64_t nr, unsigned int off)
+{
+	uint8_t page[FC_PAGE_SIZE];
+
+	pread_page(nr, page);
+	page[off] ^= 0x5a;
+	pwrite_page(nr, page);
+}
+
+static void ed_overlap(void *p)
+{
+	struct fc_disk_mdpage *m = p;
+
+	m->e[10].vol = m->e[3].vol;
+	m->e[10].oblock = m->e[3].oblock;
+	m->e[10].valid = 1;
+	m->e[10].dirty = 0;
+}
+
+static void ed_oob(void *p)
+{
+	((struct fc_disk_mdpage *)p)->e[5].oblock = cpu_to_le64(1ull << 40);
+}
+
+static void ed_unused(void *p)
+{
+	((struct fc_disk_mdpage *)p)->e[6].vol = 7;
+}
+
+static void ed_dirty(void *p)
+{
+	struct fc_disk_mdpage *m = p;
+
+	m->e[7].valid = 0x03;
+	m->e[7].dirty = 0x0f;
+}
+
+static void ed_dupid(void *p)
+{
+	struct fc_disk_voltable *v = p;
+
+	v->vol[2].id = v->vol[0].id;
+}
+
+static void ed_vol_unused(void *p)
+{
+	/* drop volume slot 1 from the table: its entries become orphans */
+	memset(&((struct fc_disk_voltable *)p)->vol[1], 0, sizeof(struct fc_disk_volume));
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: ctl_mkimage OUT [--size MIB] [--block-sectors N] [--damage KIND]\n"
+		"kinds (damage): sb-current sb-both sb-geometry vt vt-dupid vt-dropvol\n"
+		"                entry-page seq-above overlap oob unused-vol dirty-not-valid\n"
+		"kinds (harmless, check must pass): stale-slot torn needs-check\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t mib = 64, idx, n, i;
+	uint32_t bs = FC_DEFAULT_BLOCK_SECTORS;
+	const char *damage = NULL, *out;
+	uint64_t vcached[3] = { 0 }, vdirty[3] = { 0 };
+	int a;
+
+	if (argc < 2)
+		usage();
+	out = argv[1];
+	for (a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "--size") && a + 1 < argc)
+			mib = strtoull(argv[++a], NULL, 0);
+		else if (!strcmp(argv[a], "--block-sectors") && a + 1 < argc)
+			bs = (uint32_t)strtoul(argv[++a], NULL, 0);
+		else if (!strcmp(argv[a], "--damage") && a + 1 < argc)
+			damage = argv[++a];
+		else
+			usage();
+	}
+	if (fc_geometry_compute(&g, mib * 2048, bs))
+		usage();
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)(mib << 20)))
+		die(out);
+	for (i = 0; i < 16; i++)
+		uuid[i] = (uint8_t)(0x10 + 7 * i);
+	cur = malloc(g.md_pages * sizeof(*cur));
+	changed = calloc(g.md_pages, 1);
+	n = (g.md_pages - 1) * FC_ENTRIES_PER_PAGE;
+	ent = calloc(n, sizeof(*ent));
+	for (i = 0; i < g.md_pages; i++)
+		cur[i] = -1;
+
+	/* commit 1: format */
+	commit(1);
+
+	/* commit 2: three volumes, blocks spread over the pages */
+	/* 32768, 8192 and 2048 blocks whatever the block size */
+	add_volume(0, 1, "vg0-db", 32768ull * bs);
+	add_volume(1, 2, "sdb", 8192ull * bs);
+	add_volume(2, 5, "vg0-log", 2048ull * bs);
+	for (idx = 0; idx < g.nr_blocks && idx < 600; idx++) {
+		int v = (int)(idx % 3);
+		uint64_t vblocks = le64_to_cpu(vt.vol[v].origin_sectors) / g.block_sectors;
+
+		/* distinct origin blocks per volume, the last block of each included */
+		set_entry(idx, (uint8_t)v, idx < 3 ? vblocks - 1 : (idx / 3 * 5) % (vblocks - 1),
+			  (uint8_t)(0xff >> (8 - g.nr_subblocks)),
+			  (idx % 4 == 0 || (v == 0 && idx % 7 == 0)) ? 0x01 : 0);
+	}
+	commit(0);
+
+	/* commit 3: clean some, dirty others, free a few */
+	for (idx = 0; idx < g.nr_blocks && idx < 600; idx += 5) {
+		ent[idx].dirty = idx % 10 ? 0x03 & ent[idx].valid : 0;
+		touch_entry(idx);
+	}
+	for (idx = 1; idx < g.nr_blocks && idx < 600; idx += 50)
+		set_entry(idx, 0, 0, 0, 0);
+	sb_flags = FC_SB_CLEAN;
+	commit(0);
+
+	/* expected counts */
+	for (idx = 0; idx < n; idx++) {
+		if (!ent[idx].valid)
+			continue;
+		vcached[ent[idx].vol]++;
+		if (ent[idx].dirty)
+			vdirty[ent[idx].vol]++;
+	}
+	for (i = 0; i < 3; i++)
+		vt.vol[i].dirty_blocks = cpu_to_le64(vdirty[i]);
+	changed[0] = 1;
+	commit(0);	/* commit 4: dirty hints in the volume table */
+
+	if (!damage) {
+	} else if (!strcmp(damage, "sb-current")) {
+		flip_byte(S % 2, 200);
+	} else if (!strcmp(damage, "sb-both")) {
+		flip_byte(0, 100);
+		flip_byte(1, 100);
+	} else if (!strcmp(damage, "sb-geometry")) {
+		g.nr_blocks += 1;
+		write_sb(S, (int)(S % 2));
+		flip_byte((S + 1) % 2, 300);
+	} else if (!strcmp(damage, "vt")) {
+		flip_byte(fc_md_page_nr(0, 0), 500);
+		flip_byte(fc_md_page_nr(0, 1), 500);
+	} else if (!strcmp(damage, "vt-dupid")) {
+		edit_current(0, ed_dupid);
+	} else if (!strcmp(damage, "vt-dropvol")) {
+		edit_current(0, ed_vol_unused);
+	} else if (!strcmp(damage, "entry-page")) {
+		flip_byte(fc_md_page_nr(1, 0), 1000);
+		flip_byte(fc_md_page_nr(1, 1), 1000);
+	} else if (!strcmp(damage, "seq-above")) {
+		uint8_t page[FC_PAGE_SIZE];
+		int s;
+
+		for (s = 0; s < 2; s++) {
+			pread_page(fc_md_page_nr(2, s), page);
+			fc_page_seal(page, FC_ME_MAGIC, fc_md_page_nr(2, s), S + 3 + s, uuid);
+			pwrite_page(fc_md_page_nr(2, s), page);
+		}
+	} else if (!strcmp(damage, "overlap")) {
+		edit_current(1, ed_overlap);
+	} else if (!strcmp(damage, "oob")) {
+		edit_current(1, ed_oob);
+	} else if (!strcmp(damage, "unused-vol")) {
+		edit_current(1, ed_unused);
+	} else if (!strcmp(damage, "dirty-not-valid")) {
+		edit_current(2, ed_dirty);
+	} else if (!strcmp(damage, "stale-slot")) {
+		flip_byte(fc_md_page_nr(1, !cur[1]), 2000);
+	} else if (!strcmp(damage, "torn")) {
+		/* commit 5 interrupted: pages written, superblock never */
+		uint8_t page[FC_PAGE_SIZE];
+
+		ent[0].dirty = 0;
+		build_page(1, page);
+		fc_page_seal(page, FC_ME_MAGIC, fc_md_page_nr(1, !cur[1]), S + 1, uuid);
+		pwrite_page(fc_md_page_nr(1, !cur[1]), page);
+		vdirty[0] = vdirty[0];	/* recovery keeps the committed state */
+	} else if (!strcmp(damage, "needs-check")) {
+		sb_flags |= FC_SB_NEEDS_CHECK;
+		write_sb(S, (int)(S % 2));
+	} else {
+		usage();
+	}
+	for (i = 0; i < 3; i++)
+		printf("volume %" PRIu64 " id %u cached %" PRIu64 " dirty %" PRIu64 "\n", i,
+		       le32_to_cpu(vt.vol[i].id), vcached[i], vdirty[i]);
+	printf("seq %" PRIu64 "\n", S);
+	close(fd);
+	return 0;
+}

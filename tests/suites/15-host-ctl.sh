@@ -1,0 +1,7 @@
+#!/bin/sh
+# fcachectl host tests: usage, exit codes, check/dump on good, damaged and
+# fuzzed pool images (tests/host/ctl_*.sh).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+for t in check fuzz; do
+	sh "$top/tests/host/ctl_$t.sh"
+done

@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Offline metadata reader and checker (fcachectl check / dump).
+ *
+ * Selection follows the recovery rules of include/fcache_format.h: the valid
+ * superblock slot with the highest seq S; for every logical metadata page
+ * the valid slot (checksum, magic, version, own location, pool uuid) with the
+ * highest seq <= S.  A page whose two slots are all zeros was never written
+ * and counts as empty.  A bad slot next to a good one is what an interrupted
+ * commit leaves behind and is only a warning; a page with no usable slot,
+ * and any inconsistency between the chosen pages, is damage.
+ *
+ * Tests on the chosen metadata: superblock geometry against itself and the
+ * device size, volume table (ids nonzero and unique, sizes), every entry
+ * (sub-block bits in range, dirty a subset of valid, its volume slot in use,
+ * its origin block inside the volume, free entries without dirty bits,
+ * entries past the last block free) and overlaps (two entries mapping the
+ * same volume slot and origin block).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include "fcache_format.h"
+#include "fc_check.h"
+#include "fc_json.h"
+
+#ifndef BLKGETSIZE64
+#define BLKGETSIZE64 _IOR(0x12, 114, size_t)	/* <linux/fs.h> clashes with fcache_env.h */
+#endif
+
+#define MAX_MSGS 200	/* problems kept for printing; all are counted */
+#define MAX_PER_KIND 10
+
+struct problem {
+	int error;		/* 1 error, 0 warning */
+	char kind[24];
+	char msg[200];
+};
+
+struct volinfo {
+	uint64_t cached, dirty_blocks, dirty_sub;
+};
+
+struct emap {
+	uint64_t oblock;
+	uint32_t idx;
+	uint8_t vol;
+};
+
+struct ctx {
+	int fd;
+	const char *name;
+	uint64_t dev_sectors;
+	int errors, warnings;
+	struct problem msgs[MAX_MSGS];
+	int nmsgs;
+	/* superblock */
+	int sb_slot;
+	int sb_err[2];
+	uint64_t sb_seq[2];
+	struct fc_disk_superblock sb;
+	struct fc_geometry g;
+	uint64_t S;
+	/* volume table */
+	int vt_ok;
+	int vt_slot;
+	struct fc_disk_voltable vt;
+	struct volinfo vi[FC_VT_SLOTS];
+	/* entries */
+	struct emap *map;
+	uint64_t nmap;
+	uint64_t used, dirty, lost_pages;
+	void *page;
+};
+
+static void problem(struct ctx *c, int error, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void problem(struct ctx *c, int error, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+	struct problem *p;
+	int i, same;
+
+	if (error)
+		c->errors++;
+	else
+		c->warnings++;
+	if (c->nmsgs >= MAX_MSGS)
+		return;
+	for (i = 0, same = 0; i < c->nmsgs; i++)
+		same += !strcmp(c->msgs[i].kind, kind);
+	if (same >= MAX_PER_KIND)
+		return;
+	p = &c->msgs[c->nmsgs++];
+	p->error = error;
+	snprintf(p->kind, sizeof(p->kind), "%s", kind);
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	va_end(ap);
+}
+
+static int read_page(struct ctx *c, uint64_t nr, void *buf)
+{
+	ssize_t n;
+
+	if ((nr + 1) * FC_PAGE_SECTORS > c->dev_sectors) {
+		errno = ENOSPC;
+		return -1;
+	}
+	n = pread(c->fd, buf, FC_PAGE_SIZE, (off_t)(nr * FC_PAGE_SIZE));
+	if (n != FC_PAGE_SIZE) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Page buffers are aligned for O_DIRECT reads. */
+static void *page_alloc(void)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, FC_PAGE_SIZE, FC_PAGE_SIZE))
+		return NULL;
+	return p;
+}
+
+static uint64_t hdr_seq(const void *page)
+{
+	return le64_to_cpu(((const struct fc_disk_header *)page)->seq);
+}
+
+static int read_superblock(struct ctx *c)
+{
+	struct fc_disk_superblock *sb[2];
+	const char *why;
+	int s, best = -1;
+
+	for (s = 0; s < 2; s++) {
+		sb[s] = page_alloc();
+		if (!sb[s] || read_page(c, s, sb[s])) {
+			problem(c, 1, "io", "cannot read superblock slot %d: %s", s, strerror(errno));
+			c->sb_err[s] = 1;
+			continue;
+		}
+		c->sb_err[s] = fc_page_verify(sb[s], FC_SB_MAGIC, s, NULL);
+		c->sb_seq[s] = hdr_seq(sb[s]);
+		if (!c->sb_err[s] && (best < 0 || c->sb_seq[s] > c->sb_seq[best]))
+			best = s;
+	}
+	if (best < 0) {
+		if (c->sb_err[0] <= 0 && c->sb_err[1] <= 0 &&
+		    (c->sb_err[0] == FC_ECHK_ZERO || c->sb_err[0] == FC_ECHK_MAGIC) &&
+		    (c->sb_err[1] == FC_ECHK_ZERO || c->sb_err[1] == FC_ECHK_MAGIC))
+			problem(c, 1, "superblock",
+				"%s holds no fcache superblock (not a pool, or never formatted)",
+				c->name);
+		else
+			problem(c, 1, "superblock", "no valid superblock: slot 0: %s, slot 1: %s",
+				c->sb_err[0] < 0 ? fc_echk_str(c->sb_err[0]) : "unreadable",
+				c->sb_err[1] < 0 ? fc_echk_str(c->sb_err[1]) : "unreadable");
+		free(sb[0]);
+		free(sb[1]);
+		return -1;
+	}
+	c->sb_slot = best;
+	memcpy(&c->sb, sb[best], sizeof(c->sb));
+	c->S = c->sb_seq[best];
+	s = !best;
+	if (c->sb_err[s] == FC_ECHK_ZERO) {
+		/* a pool that has committed once has only one slot written */
+	} else if (c->sb_err[s] < 0) {
+		problem(c, 1, "superblock_slot",
+			"superblock slot %d is damaged (%s); slot %d (seq %" PRIu64 ") is used",
+			s, fc_echk_str(c->sb_err[s]), best, c->S);
+	} else if (c->sb_err[s] == 0) {
+		if (memcmp(sb[s]->hdr.uuid, c->sb.hdr.uuid, 16))
+			problem(c, 0, "superblock_slot",
+				"superblock slot %d belongs to an older pool (other uuid)", s);
+		else if (c->sb_seq[s] == c->S)
+			problem(c, 1, "superblock_slot",
+				"both superblock slots carry seq %" PRIu64, c->S);
+	}
+	free(sb[0]);
+	free(sb[1]);
+	if (fc_sb_check_geometry(&c->sb, c->dev_sectors, &c->g, &why)) {
+		problem(c, 1, "geometry", "superblock slot %d: %s", best, why);
+		return -1;
+	}
+	if (le32_to_cpu(c->sb.sb_flags) & ~(FC_SB_CLEAN | FC_SB_NEEDS_CHECK))
+		problem(c, 0, "superblock", "unknown superblock flags 0x%x",
+			le32_to_cpu(c->sb.sb_flags));
+	if (le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK)
+		problem(c, 0, "needs_check",
+			"the pool recorded an error (needs_check is set)");
+	return 0;
+}
+
+/*
+ * Choose the slot of logical page @l (magic @magic) into @out.
+ * Returns the slot, -1 if neither is usable (damage), -2 if never written.
+ */
+static int choose_page(struct ctx *c, uint64_t l, uint32_t magic, void *out, const char *what)
+{
+	int s, err[2], best = -1;
+	uint64_t seq[2] = { 0, 0 };
+	char why[2][96];
+
+	for (s = 0; s < 2; s++) {
+		if (read_page(c, fc_md_page_nr(l, s), c->page)) {
+			err[s] = 1;
+			snprintf(why[s], sizeof(why[s]), "unreadable: %s", strerror(errno));
+			continue;
+		}
+		err[s] = fc_page_verify(c->page, magic, fc_md_page_nr(l, s), c->sb.hdr.uuid);
+		seq[s] = hdr_seq(c->page);
+		if (!err[s] && seq[s] > c->S) {
+			err[s] = 2;
+			snprintf(why[s], sizeof(why[s]), "seq %" PRIu64 " above the superblock's %" PRIu64,
+				 seq[s], c->S);
+		} else if (err[s]) {
+			snprintf(why[s], sizeof(why[s]), "%s", fc_echk_str(err[s]));
+		}
+		if (!err[s] && (best < 0 || seq[s] > seq[best])) {
+			best = s;
+			memcpy(out, c->page, FC_PAGE_SIZE);
+		}
+	}
+	if (best < 0) {
+		if (err[0] == FC_ECHK_ZERO && err[1] == FC_ECHK_ZERO)
+			return -2;
+		problem(c, 1, magic == FC_VT_MAGIC ? "volume_table" : "entry_page",
+			"%s has no usable copy (slot 0: %s; slot 1: %s)", what, why[0], why[1]);
+		return -1;
+	}
+	s = !best;
+	if (err[s] && err[s] != FC_ECHK_ZERO)
+		problem(c, 0, "stale_slot", "%s slot %d is not usable (%s); slot %d is used",
+			what, s, why[s], best);
+	return best;
+}
+
+static void check_voltable(struct ctx *c)
+{
+	unsigned int i, j;
+	int r;
+
+	r = choose_page(c, 0, FC_VT_MAGIC, &c->vt, "volume table");
+	if (r == -2) {
+		memset(&c->vt, 0, sizeof(c->vt));
+		c->vt_ok = 1;
+		c->vt_slot = -1;
+		return;
+	}
+	if (r < 0)
+		return;
+	c->vt_ok = 1;
+	c->vt_slot = r;
+	for (i = 0; i < FC_VT_SLOTS; i++) {
+		const struct fc_disk_volume *v = &c->vt.vol[i];
+		uint32_t fl = le32_to_cpu(v->flags);
+
+		if (!(fl & FC_VOL_IN_USE))
+			continue;
+		if (fl & ~FC_VOL_IN_USE)
+			problem(c, 0, "volume_table", "volume slot %u has unknown flags 0x%x", i, fl);
+		if (!le32_to_cpu(v->id))
+			problem(c, 1, "volume_table", "volume slot %u is in use with id 0", i);
+		if (!le64_to_cpu(v->origin_sectors))
+			problem(c, 1, "volume_table", "volume slot %u (id %u) has size 0", i,
+				le32_to_cpu(v->id));
+		for (j = 0; j < i; j++)
+			if ((le32_to_cpu(c->vt.vol[j].flags) & FC_VOL_IN_USE) &&
+			    c->vt.vol[j].id == v->id && v->id)
+				problem(c, 1, "volume_table", "volume slots %u and %u both have id %u",
+					j, i, le32_to_cpu(v->id));
+	}
+}
+
+static int vol_in_use(struct ctx *c, unsigned int slot)
+{
+	return slot < FC_VT_SLOTS && (le32_to_cpu(c->vt.vol[slot].flags) & FC_VOL_IN_USE);
+}
+
+static void check_entry(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e)
+{
+	uint8_t allsub = (uint8_t)((1u << c->g.nr_subblocks) - 1);
+	uint64_t ob = le64_to_cpu(e->oblock), osz;
+
+	if (idx >= c->g.nr_blocks) {
+		if (e->valid || e->dirty)
+			problem(c, 1, "out_of_bounds", "entry %" PRIu64 " lies past the last cache block (%" PRIu64 ") but is in use",
+				idx, c->g.nr_blocks);
+		return;
+	}
+	if (!e->valid) {
+		if (e->dirty)
+			problem(c, 1, "dirty_not_valid", "free entry %" PRIu64 " has dirty bits 0x%02x", idx, e->dirty);
+		return;
+	}
+	c->used++;
+	if (e->dirty)
+		c->dirty++;
+	if (e->valid & ~allsub)
+		problem(c, 1, "entry", "entry %" PRIu64 " has valid bits 0x%02x beyond its %u sub-blocks",
+			idx, e->valid, c->g.nr_subblocks);
+	if (e->dirty & ~e->valid)
+		problem(c, 1, "dirty_not_valid", "entry %" PRIu64 ": dirty 0x%02x is not a subset of valid 0x%02x",
+			idx, e->dirty, e->valid);
+	if (e->flags & ~FC_ENTRY_MIRRORED)
+		problem(c, 0, "entry", "entry %" PRIu64 " has unknown flags 0x%02x", idx, e->flags);
+	if (!c->vt_ok)
+		return;
+	if (!vol_in_use(c, e->vol)) {
+		problem(c, 1, "unused_volume", "entry %" PRIu64 " references volume slot %u, which is not in use",
+			idx, e->vol);
+		return;
+	}
+	osz = le64_to_cpu(c->vt.vol[e->vol].origin_sectors);
+	if (ob >= osz / c->g.block_sectors + !!(osz % c->g.block_sectors))
+		problem(c, 1, "out_of_bounds", "entry %" PRIu64 " maps origin block %" PRIu64
+			" beyond the end of volume slot %u (%" PRIu64 " sectors)", idx, ob, e->vol, osz);
+	c->vi[e->vol].cached++;
+	if (e->dirty) {
+		c->vi[e->vol].dirty_blocks++;
+		c->vi[e->vol].dirty_sub += (uint64_t)__builtin_popcount(e->dirty);
+	}
+	c->map[c->nmap].oblock = ob;
+	c->map[c->nmap].vol = e->vol;
+	c->map[c->nmap].idx = (uint32_t)idx;
+	c->nmap++;
+}
+
+static int cmp_emap(const void *a, const void *b)
+{
+	const struct emap *x = a, *y = b;
+
+	if (x->vol != y->vol)
+		return x->vol < y->vol ? -1 : 1;
+	if (x->oblock != y->oblock)
+		return x->oblock < y->oblock ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+typedef void (*entry_fn)(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e, void *arg);
+
+/* Walk the chosen entry pages; calls @fn for each entry of a usable page. */
+static void walk_entries(struct ctx *c, entry_fn fn, void *arg, int report)
+{
+	struct fc_disk_mdpage *mp = page_alloc();
+	uint64_t l, j;
+	char what[48];
+	int r, nerr = c->errors, nwarn = c->warnings, nmsgs = c->nmsgs;
+
+	if (!mp)
+		return;
+	for (l = 1; l < c->g.md_pages; l++) {
+		snprintf(what, sizeof(what), "entry page %" PRIu64, l);
+		r = choose_page(c, l, FC_ME_MAGIC, mp, what);
+		if (r == -1)
+			c->lost_pages++;
+		if (r < 0)
+			continue;
+		for (j = 0; j < FC_ENTRIES_PER_PAGE; j++)
+			fn(c, (l - 1) * FC_ENTRIES_PER_PAGE + j, &mp->e[j], arg);
+	}
+	if (!report) {	/* second walk (dump): do not count page problems twice */
+		c->errors = nerr;
+		c->warnings = nwarn;
+		c->nmsgs = nmsgs;
+	}
+	free(mp);
+}
+
+static void check_cb(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e, void *arg)
+{
+	(void)arg;
+	check_entry(c, idx, e);
+}
+
+static void check_overlaps(struct ctx *c)
+{
+	uint64_t i;
+
+	qsort(c->map, c->nmap, sizeof(*c->map), cmp_emap);
+	for (i = 1; i < c->nmap; i++)
+		if (c->map[i].vol == c->map[i - 1].vol && c->map[i].oblock == c->map[i - 1].oblock)
+			problem(c, 1, "overlap", "entries %u and %u both map volume slot %u origin block %" PRIu64,
+				c->map[i - 1].idx, c->map[i].idx, c->map[i].vol, c->map[i].oblock);
+}
+
+static void hex(char *out, const uint8_t *u, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", u[i]);
+}
+
+static void label_str(char *out, const struct fc_disk_volume *v)
+{
+	int i;
+
+	for (i = 0; i < (int)FC_VOLUME_LABEL_LEN && v->label[i]; i++)
+		out[i] = (v->label[i] >= 0x20 && v->label[i] < 0x7f) ? (char)v->label[i] : '?';
+	out[i] = 0;
+}
+
+/* ---- output ---- */
+
+static void json_sb(struct ctx *c, struct fc_json *j)
+{
+	char u[40];
+	uint32_t fl = le32_to_cpu(c->sb.sb_flags);
+
+	hex(u, c->sb.hdr.uuid, 16);
+	fj_obj(j, "superblock");
+	fj_i64(j, "slot", c->sb_slot);
+	fj_u64(j, "seq", c->S);
+	fj_str(j, "uuid", u);
+	fj_u64(j, "block_sectors", le32_to_cpu(c->sb.block_sectors));
+	fj_u64(j, "subblock_sectors", le32_to_cpu(c->sb.subblock_sectors));
+	fj_u64(j, "nr_blocks", le64_to_cpu(c->sb.nr_blocks));
+	fj_u64(j, "data_start", le64_to_cpu(c->sb.data_start));
+	fj_u64(j, "md_pages", le64_to_cpu(c->sb.md_pages));
+	fj_u64(j, "flash_sectors", le64_to_cpu(c->sb.flash_sectors));
+	fj_bool(j, "clean", !!(fl & FC_SB_CLEAN));
+	fj_bool(j, "needs_check", !!(fl & FC_SB_NEEDS_CHECK));
+	fj_u64(j, "format_time", le64_to_cpu(c->sb.format_time));
+	fj_end(j);
+}
+
+static void json_volumes(struct ctx *c, struct fc_json *j)
+{
+	unsigned int i;
+	char lab[FC_VOLUME_LABEL_LEN + 1];
+
+	fj_arr(j, "volumes");
+	for (i = 0; c->vt_ok && i < FC_VT_SLOTS; i++) {
+		const struct fc_disk_volume *v = &c->vt.vol[i];
+
+		if (!vol_in_use(c, i))
+			continue;
+		label_str(lab, v);
+		fj_obj(j, NULL);
+		fj_u64(j, "slot", i);
+		fj_u64(j, "id", le32_to_cpu(v->id));
+		fj_str(j, "label", lab);
+		fj_u64(j, "origin_sectors", le64_to_cpu(v->origin_sectors));
+		fj_u64(j, "dirty_blocks_hint", le64_to_cpu(v->dirty_blocks));
+		fj_u64(j, "cached_blocks", c->vi[i].cached);
+		fj_u64(j, "dirty_blocks", c->vi[i].dirty_blocks);
+		fj_u64(j, "dirty_bytes", c->vi[i].dirty_sub * c->g.subblock_sectors * 512);
+		fj_end(j);
+	}
+	fj_end(j);
+}
+
+static void json_problems(struct ctx *c, struct fc_json *j)
+{
+	int i;
+
+	fj_arr(j, "problems");
+	for (i = 0; i < c->nmsgs; i++) {
+		fj_obj(j, NULL);
+		fj_str(j, "severity", c->msgs[i].error ? "error" : "warning");
+		fj_str(j, "kind", c->msgs[i].kind);
+		fj_str(j, "message", c->msgs[i].msg);
+		fj_end(j);
+	}
+	fj_end(j);
+}
+
+static void text_problems(struct ctx *c, FILE *out)
+{
+	int i;
+
+	for (i = 0; i < c->nmsgs; i++)
+		fprintf(out, "%s: %s\n", c->msgs[i].error ? "error" : "warning", c->msgs[i].msg);
+	if (c->errors + c->warnings > c->nmsgs)
+		fprintf(out, "... and %d more problems\n", c->errors + c->warnings - c->nmsgs);
+}
+
+static void text_summary(struct ctx *c, FILE *out)
+{
+	char u[40];
+	unsigned int i;
+	uint32_t fl = le32_to_cpu(c->sb.sb_flags);
+	char lab[FC_VOLUME_LABEL_LEN + 1];
+
+	hex(u, c->sb.hdr.uuid, 16);
+	fprintf(out, "pool %s: uuid %s, seq %" PRIu64 " (superblock slot %d), %s%s\n", c->name, u,
+		c->S, c->sb_slot, fl & FC_SB_CLEAN ? "shut down cleanly" : "not shut down cleanly",
+		fl & FC_SB_NEEDS_CHECK ? ", needs_check" : "");
+	fprintf(out, "  block %u sectors (%u KiB), sub-block %u sectors, %" PRIu64 " blocks, data at sector %" PRIu64 ", %" PRIu64 " metadata pages\n",
+		c->g.block_sectors, c->g.block_sectors / 2, c->g.subblock_sectors, c->g.nr_blocks,
+		c->g.data_start, c->g.md_pages);
+	fprintf(out, "  %" PRIu64 " blocks in use, %" PRIu64 " dirty\n", c->used, c->dirty);
+	if (!c->vt_ok) {
+		fprintf(out, "  volume table unreadable\n");
+		return;
+	}
+	for (i = 0; i < FC_VT_SLOTS; i++) {
+		const struct fc_disk_volume *v = &c->vt.vol[i];
+
+		if (!vol_in_use(c, i))
+			continue;
+		label_str(lab, v);
+		fprintf(out, "  volume slot %u: id %u, label '%s', %" PRIu64 " sectors, %" PRIu64 " cached blocks, %" PRIu64 " dirty blocks (%" PRIu64 " KiB dirty)\n",
+			i, le32_to_cpu(v->id), lab, le64_to_cpu(v->origin_sectors), c->vi[i].cached,
+			c->vi[i].dirty_blocks, c->vi[i].dirty_sub * c->g.subblock_sectors / 2);
+	}
+}
+
+struct dump_arg {
+	FILE *out;
+	struct fc_json *j;
+};
+
+static void dump_cb(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e, void *arg)
+{
+	struct dump_arg *d = arg;
+
+	if (!e->valid && !e->dirty)
+		return;
+	(void)c;
+	if (d->j) {
+		fj_obj(d->j, NULL);
+		fj_u64(d->j, "block", idx);
+		fj_u64(d->j, "volume_slot", e->vol);
+		fj_u64(d->j, "oblock", le64_to_cpu(e->oblock));
+		fj_u64(d->j, "valid", e->valid);
+		fj_u64(d->j, "dirty", e->dirty);
+		fj_u64(d->j, "flags", e->flags);
+		fj_end(d->j);
+	} else {
+		fprintf(d->out, "  %10" PRIu64 " %5u %14" PRIu64 "   0x%02x  0x%02x\n", idx, e->vol,
+			le64_to_cpu(e->oblock), e->valid, e->dirty);
+	}
+}
+
+int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	struct fc_json j;
+	struct dump_arg d;
+	int ok_sb, rc;
+
+	if (!c)
+		return 1;
+	c->fd = fd;
+	c->name = name;
+	c->page = page_alloc();
+	if (!c->page) {
+		free(c);
+		return 1;
+	}
+	{
+		struct stat st;
+		uint64_t b = 0;
+
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+			c->dev_sectors = (uint64_t)st.st_size / 512;
+		else if (!ioctl(fd, BLKGETSIZE64, &b))
+			c->dev_sectors = b / 512;
+	}
+	ok_sb = !read_superblock(c);
+	if (ok_sb) {
+		c->map = calloc(c->g.nr_blocks + 1, sizeof(*c->map));
+		if (!c->map) {
+			problem(c, 1, "io", "out of memory for %" PRIu64 " entries", c->g.nr_blocks);
+			ok_sb = 0;
+		}
+	}
+	if (ok_sb) {
+		check_voltable(c);
+		walk_entries(c, check_cb, NULL, 1);
+		check_overlaps(c);
+		if (c->vt_ok) {
+			unsigned int i;
+
+			for (i = 0; i < FC_VT_SLOTS; i++)
+				if (vol_in_use(c, i) && !c->lost_pages &&
+				    le64_to_cpu(c->vt.vol[i].dirty_blocks) != c->vi[i].dirty_blocks)
+					problem(c, 0, "dirty_hint",
+						"volume slot %u: dirty hint %" PRIu64 ", counted %" PRIu64 " (recovery recounts)",
+						i, le64_to_cpu(c->vt.vol[i].dirty_blocks), c->vi[i].dirty_blocks);
+		}
+	}
+	rc = c->errors ? 1 : 0;
+
+	if (json) {
+		fj_init(&j, out);
+		fj_obj(&j, NULL);
+		fj_str(&j, "device", name);
+		fj_bool(&j, "clean", !rc);
+		fj_i64(&j, "errors", c->errors);
+		fj_i64(&j, "warnings", c->warnings);
+		json_problems(c, &j);
+		if (ok_sb) {
+			json_sb(c, &j);
+			fj_u64(&j, "used_blocks", c->used);
+			fj_u64(&j, "dirty_blocks", c->dirty);
+			fj_u64(&j, "lost_pages", c->lost_pages);
+			json_volumes(c, &j);
+			if (what == FC_OUT_DUMP) {
+				d.out = out;
+				d.j = &j;
+				fj_arr(&j, "entries");
+				walk_entries(c, dump_cb, &d, 0);
+				fj_end(&j);
+			}
+		}
+		fj_end(&j);
+	} else {
+		if (ok_sb)
+			text_summary(c, out);
+		if (ok_sb && what == FC_OUT_DUMP) {
+			d.out = out;
+			d.j = NULL;
+			fprintf(out, "entries (in use):\n       block  slot         oblock  valid  dirty\n");
+			walk_entries(c, dump_cb, &d, 0);
+		}
+		text_problems(c, out);
+		if (what == FC_OUT_CHECK)
+			fprintf(out, "%s: %s (%d errors, %d warnings)\n", name,
+				rc ? "metadata DAMAGED" : "metadata clean", c->errors, c->warnings);
+	}
+	free(c->map);
+	free(c->page);
+	free(c);
+	return rc;
+}
