@@ -639,3 +639,81 @@ int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE
 	free(c);
 	return rc;
 }
+
+int fc_read_voltable(int fd, struct fc_disk_superblock *sb, struct fc_disk_voltable *vt)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	uint64_t b = 0;
+	struct stat st;
+	int rc = 0;
+
+	if (!c)
+		return -1;
+	c->fd = fd;
+	c->name = "flash";
+	c->page = page_alloc();
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		c->dev_sectors = (uint64_t)st.st_size / 512;
+	else if (!ioctl(fd, BLKGETSIZE64, &b))
+		c->dev_sectors = b / 512;
+	if (!c->page || read_superblock(c)) {
+		rc = -1;
+	} else {
+		check_voltable(c);
+		if (!c->vt_ok)
+			rc = -2;
+		if (sb)
+			memcpy(sb, &c->sb, sizeof(*sb));
+		if (vt)
+			memcpy(vt, &c->vt, sizeof(*vt));
+	}
+	free(c->page);
+	free(c);
+	return rc;
+}
+
+int fc_probe_pool(int fd, uint32_t *block_sectors)
+{
+	struct fc_disk_superblock sb;
+
+	if (fc_read_voltable(fd, &sb, NULL) == -1)
+		return 0;
+	*block_sectors = le32_to_cpu(sb.block_sectors);
+	return 1;
+}
+
+uint64_t fc_pool_blocks(uint64_t sectors, uint32_t block_sectors)
+{
+	struct fc_geometry g;
+
+	return fc_geometry_compute(&g, sectors, block_sectors) ? 0 : g.nr_blocks;
+}
+
+int fc_flash_volumes(int fd, struct fc_ondisk_vol *out, int max)
+{
+	struct fc_disk_voltable *vt = malloc(sizeof(*vt));
+	unsigned int i;
+	int n = 0, r;
+
+	if (!vt)
+		return -1;
+	r = fc_read_voltable(fd, NULL, vt);
+	if (r) {
+		free(vt);
+		return r;
+	}
+	for (i = 0; i < FC_VT_SLOTS && n < max; i++) {
+		const struct fc_disk_volume *v = &vt->vol[i];
+
+		if (!(le32_to_cpu(v->flags) & FC_VOL_IN_USE))
+			continue;
+		out[n].slot = i;
+		out[n].id = le32_to_cpu(v->id);
+		out[n].origin_sectors = le64_to_cpu(v->origin_sectors);
+		out[n].dirty_hint = le64_to_cpu(v->dirty_blocks);
+		label_str(out[n].label, v);
+		n++;
+	}
+	free(vt);
+	return n;
+}

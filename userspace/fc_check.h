@@ -8,6 +8,7 @@
 #ifndef FC_CHECK_H
 #define FC_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 enum fc_check_out { FC_OUT_CHECK, FC_OUT_DUMP };
@@ -18,5 +19,31 @@ enum fc_check_out { FC_OUT_CHECK, FC_OUT_DUMP };
  * Returns 0 if the metadata is consistent, 1 if damaged or unreadable.
  */
 int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out);
+
+struct fc_disk_superblock;
+struct fc_disk_voltable;
+
+/*
+ * Read the volume table recovery would use from @fd into @vt and the
+ * superblock into @sb (either may be NULL).  Returns 0, or -1 if there is no
+ * valid superblock (not a pool), -2 if the volume table is unreadable.
+ * A never-written volume table reads as empty.
+ */
+int fc_read_voltable(int fd, struct fc_disk_superblock *sb, struct fc_disk_voltable *vt);
+
+/* Does @fd hold an fcache pool?  1 (and its block size) or 0. */
+int fc_probe_pool(int fd, uint32_t *block_sectors);
+
+/* Cache blocks a pool of @sectors would have (0: too small / bad size). */
+uint64_t fc_pool_blocks(uint64_t sectors, uint32_t block_sectors);
+
+struct fc_ondisk_vol {
+	unsigned int slot, id;
+	uint64_t origin_sectors, dirty_hint;
+	char label[48];
+};
+
+/* The in-use volume slots recovery would see on @fd: count, or <0 as fc_read_voltable. */
+int fc_flash_volumes(int fd, struct fc_ondisk_vol *out, int max);
 
 #endif

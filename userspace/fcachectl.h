@@ -144,4 +144,15 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
 
 int fc_valid_mode(const char *mode);
 
+/* pool.c, shared with config.c */
+int fc_pool_key(const char *k);
+int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words);
+int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
+		   const char *opts, int words);
+int fc_pool_remove(const char *arg);
+/* volume.c, shared with config.c */
+int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
+	      unsigned int id, int quiet);
+int fc_disable(const char *volume, int no_flush, int detach_only);
+
 #endif

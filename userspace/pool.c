@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fcachectl pool create | remove | list.
+ *
+ * create checks everything before it writes anything: the name is free, the
+ * device is a block device nobody holds (O_EXCL), and it carries no
+ * filesystem, partition table or RAID signature (libblkid) unless --force.
+ * A device that already holds an fcache superblock is loaded as it is; any
+ * other device gets its first two pages (the superblock slots) zeroed, which
+ * makes the pool target format it.
+ */
+#define _GNU_SOURCE	/* O_DIRECT */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <blkid.h>
+#include "fcachectl.h"
+#include "fc_dm.h"
+#include "fc_json.h"
+#include "fc_check.h"
+
+static const char *pool_keys[] = {
+	"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
+	"commit_interval", NULL
+};
+
+int fc_pool_key(const char *k)
+{
+	int i;
+
+	for (i = 0; pool_keys[i]; i++)
+		if (!strcmp(pool_keys[i], k))
+			return 1;
+	return 0;
+}
+
+/* Validate KEY=VALUE pool tunables, append "key value" words to @opts. */
+int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words)
+{
+	char key[64];
+	uint64_t v;
+	const char *eq;
+	size_t o = strlen(opts);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		eq = strchr(kv[i], '=');
+		if (!eq || eq == kv[i] || (size_t)(eq - kv[i]) >= sizeof(key))
+			return fc_usage(verb, "%s: expected TUNABLE=VALUE, got '%s'", verb, kv[i]);
+		memcpy(key, kv[i], eq - kv[i]);
+		key[eq - kv[i]] = 0;
+		if (!fc_pool_key(key))
+			return fc_usage(verb, "%s: unknown pool tunable '%s' (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval)",
+					verb, key);
+		if (fc_parse_u64(eq + 1, &v) || v > UINT32_MAX ||
+		    (!strncmp(key, "writeback_", 10) && strcmp(key, "writeback_jobs") && v > 100))
+			return fc_usage(verb, "%s: bad value for %s: '%s'", verb, key, eq + 1);
+		o += snprintf(opts + o, o < len ? len - o : 0, " %s %" PRIu64, key, v);
+		*words += 2;
+	}
+	return 0;
+}
+
+/* Describe what blkid finds on @fd: 1 and @what filled if something, 0 none, -1 error. */
+static int probe_signatures(int fd, char *what, size_t len, int wipe)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *type = NULL, *usage = NULL;
+	int r, found = 0;
+
+	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
+		if (pr)
+			blkid_free_probe(pr);
+		return -1;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+					  BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
+	while ((r = blkid_do_probe(pr)) == 0) {
+		if (!found) {
+			type = usage = NULL;
+			if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
+				blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+				snprintf(what, len, "a %s %s signature", type,
+					 usage && !strcmp(usage, "raid") ? "RAID" :
+					 usage && !strcmp(usage, "filesystem") ? "filesystem" :
+					 usage ? usage : "");
+			} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL)) {
+				snprintf(what, len, "a %s partition table", type);
+			} else {
+				snprintf(what, len, "a signature");
+			}
+		}
+		found = 1;
+		if (wipe && blkid_do_wipe(pr, 0)) {
+			blkid_free_probe(pr);
+			return -1;
+		}
+	}
+	blkid_free_probe(pr);
+	return r < 0 ? -1 : found;
+}
+
+static int zero_sb(int dfd)
+{
+	void *z = NULL;
+	int r = -1;
+
+	if (posix_memalign(&z, 4096, 2 * 4096))
+		return -1;
+	memset(z, 0, 2 * 4096);
+	if (pwrite(dfd, z, 2 * 4096, 0) == 2 * 4096 && !fsync(dfd))
+		r = 0;
+	free(z);
+	return r;
+}
+
+int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
+		   const char *opts, int words)
+{
+	struct fc_dm_info info;
+	struct fc_dm_target t;
+	char what[128], params[1200], devs[32], bufname[128];
+	uint32_t have_bs = 0;
+	uint64_t sectors;
+	dev_t dev;
+	int fd, dfd, existing, sig;
+
+	if (fc_dm_info(name, &info))
+		return fc_fail("pool create: cannot talk to device-mapper: %s", fc_dm_error());
+	if (info.exists)
+		return fc_fail("pool create: a device named '%s' exists already; choose another name", name);
+	if (fc_block_dev(flash, &dev))
+		return fc_fail("pool create: %s is not a block device (%s)", flash, strerror(errno));
+	if (fc_dm_dev_name(dev, bufname, sizeof(bufname)) == 1) {
+		struct fc_live l;
+
+		if (!fc_live_scan(&l)) {
+			int isfc = fc_live_pool(&l, bufname) || fc_live_vol(&l, bufname);
+
+			fc_live_free(&l);
+			if (isfc)
+				return fc_fail("pool create: %s is an fcache device itself; give a flash device", flash);
+		}
+	}
+	fd = open(flash, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		return fc_fail("pool create: cannot open %s exclusively: %s%s", flash, strerror(errno),
+			       errno == EBUSY ? " (mounted, or used by another device or pool?)" : "");
+	dfd = open(flash, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (dfd < 0 || fc_dev_sectors(fd, &sectors)) {
+		close(fd);
+		return fc_fail("pool create: cannot read %s: %s", flash, strerror(errno));
+	}
+	existing = fc_probe_pool(dfd, &have_bs);
+	if (existing) {
+		if (bs_given && have_bs != bs) {
+			close(dfd);
+			close(fd);
+			return fc_fail("pool create: %s holds an fcache pool with %u KiB blocks, not %u KiB; omit --block-size to load it",
+				       flash, have_bs / 2, bs / 2);
+		}
+		bs = have_bs;
+	} else {
+		if (fc_pool_blocks(sectors, bs) < 16) {
+			close(dfd);
+			close(fd);
+			return fc_fail("pool create: %s (%" PRIu64 " sectors) is too small for a pool of %u KiB blocks",
+				       flash, sectors, bs / 2);
+		}
+		sig = probe_signatures(fd, what, sizeof(what), 0);
+		if (sig < 0) {
+			close(dfd);
+			close(fd);
+			return fc_fail("pool create: cannot probe %s for signatures", flash);
+		}
+		if (sig && !force) {
+			close(dfd);
+			close(fd);
+			return fc_fail("pool create: %s holds %s; use --force to overwrite it", flash, what);
+		}
+		if (sig && probe_signatures(fd, what, sizeof(what), 1) < 0)
+			fc_warn("could not wipe every signature on %s", flash);
+		if (zero_sb(dfd)) {
+			close(dfd);
+			close(fd);
+			return fc_fail("pool create: cannot write to %s: %s", flash, strerror(errno));
+		}
+	}
+	close(dfd);
+	close(fd);
+
+	if (words)
+		snprintf(params, sizeof(params), "%s %u %d%s", fc_dev_str(dev, devs, sizeof(devs)),
+			 bs, words, opts);
+	else
+		snprintf(params, sizeof(params), "%s %u", fc_dev_str(dev, devs, sizeof(devs)), bs);
+	t.start = 0;
+	t.length = sectors;
+	t.type = (char *)FC_POOL_TARGET;
+	t.params = params;
+	if (fc_dm_create(name, NULL, &t, 1)) {
+		const char *e = fc_dm_error();
+
+		fc_dm_remove(name);	/* a half-created device, if any */
+		if (!fc_dm_has_target(FC_POOL_TARGET))
+			return fc_fail("pool create: the kernel has no %s target; load the module: modprobe dm-fcache",
+				       FC_POOL_TARGET);
+		return fc_fail("pool create: the kernel refused the pool on %s (%s); see dmesg", flash, e);
+	}
+	printf("/dev/mapper/%s\n", name);
+	fc_info("pool %s: %s %s, %u KiB blocks", name, existing ? "loaded" : "formatted", flash, bs / 2);
+	return EXIT_OK;
+}
+
+static int pool_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "block-size", required_argument, NULL, 'b' },
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char topts[1024] = "";
+	char *pos[2 + 16];
+	int npos = 0, force = 0, bs_given = 0, c, words = 0, r;
+	uint64_t bytes;
+	uint32_t bs = 64;	/* 32 KiB, FC_DEFAULT_BLOCK_SECTORS */
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-b:f", opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (npos >= (int)(sizeof(pos) / sizeof(pos[0])))
+				return fc_usage("pool", "pool create: too many arguments");
+			pos[npos++] = optarg;
+			break;
+		case 'b':
+			if (fc_parse_size(optarg, &bytes) || bytes % 512 || bytes < 4096 ||
+			    bytes > 1048576 || (bytes & (bytes - 1)))
+				return fc_usage("pool", "pool create: bad --block-size '%s': a power of two from 4K to 1M", optarg);
+			bs = (uint32_t)(bytes / 512);
+			bs_given = 1;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		default:
+			return fc_usage("pool", "pool create: unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (npos < 2)
+		return fc_usage("pool", "pool create: expected NAME FLASHDEV");
+	if (!fc_valid_name(pos[0]))
+		return fc_usage("pool", "pool create: bad name '%s' (letters, digits and -_.+ only)", pos[0]);
+	r = fc_pool_tunables("pool", npos - 2, pos + 2, topts, sizeof(topts), &words);
+	if (r)
+		return r;
+	return fc_pool_create(pos[0], pos[1], bs, bs_given, force, topts, words);
+}
+
+int fc_pool_remove(const char *arg)
+{
+	struct fc_live l;
+	struct fc_pool *p;
+	char list[512] = "";
+	int i, n = 0;
+	size_t o = 0;
+	struct fc_dm_info info;
+
+	if (fc_live_scan(&l))
+		return fc_fail("pool remove: cannot talk to device-mapper: %s", fc_dm_error());
+	p = fc_live_pool(&l, arg);
+	if (!p) {
+		fc_live_free(&l);
+		return fc_fail("pool remove: no pool named '%s' (see 'fcachectl pool list')", arg);
+	}
+	for (i = 0; i < l.nvols; i++) {
+		if (l.vols[i].pool_dev != p->dev)
+			continue;
+		o += snprintf(list + o, o < sizeof(list) ? sizeof(list) - o : 0, "%s%s", n ? ", " : "",
+			      l.vols[i].name);
+		n++;
+	}
+	if (n) {
+		fc_fail("pool remove: pool %s has %d volume%s attached (%s); disable them first",
+			p->name, n, n > 1 ? "s" : "", list);
+		fc_live_free(&l);
+		return EXIT_FAIL;
+	}
+	if (!fc_dm_info(p->name, &info) && info.open_count) {
+		fc_fail("pool remove: pool %s is in use (open %d times); close it first", p->name, info.open_count);
+		fc_live_free(&l);
+		return EXIT_FAIL;
+	}
+	if (fc_dm_remove(p->name)) {
+		fc_fail("pool remove: cannot remove %s: %s", p->name, fc_dm_error());
+		fc_live_free(&l);
+		return EXIT_FAIL;
+	}
+	fc_live_free(&l);
+	return EXIT_OK;
+}
+
+static int pool_list(int argc, char **argv)
+{
+	struct fc_live l;
+	struct fc_json j;
+	int json = 0, i, k, nv;
+	char sz[32];
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else
+			return fc_usage("pool", "pool list: unexpected argument '%s'", argv[i]);
+	}
+	if (fc_live_scan(&l))
+		return fc_fail("pool list: cannot talk to device-mapper: %s", fc_dm_error());
+	if (json) {
+		fj_init(&j, stdout);
+		fj_arr(&j, NULL);
+	} else {
+		printf("%-16s %-14s %6s %10s %6s %6s %s\n", "POOL", "FLASH", "BLOCK", "SIZE", "USED%", "DIRTY%", "VOLUMES");
+	}
+	for (i = 0; i < l.npools; i++) {
+		struct fc_pool *p = &l.pools[i];
+		double tot = p->have_status && p->st.total_blocks ? (double)p->st.total_blocks : 1;
+
+		for (k = 0, nv = 0; k < l.nvols; k++)
+			nv += l.vols[k].pool_dev == p->dev;
+		if (json) {
+			fj_obj(&j, NULL);
+			fj_str(&j, "name", p->name);
+			fj_str(&j, "flash", fc_dev_path(p->flash));
+			fj_u64(&j, "block_sectors", p->block_sectors);
+			fj_u64(&j, "sectors", p->sectors);
+			fj_u64(&j, "total_blocks", p->st.total_blocks);
+			fj_u64(&j, "used_blocks", p->st.used_blocks);
+			fj_u64(&j, "dirty_blocks", p->st.dirty_blocks);
+			fj_u64(&j, "volumes", nv);
+			fj_end(&j);
+		} else {
+			fc_fmt_bytes(sz, sizeof(sz), (double)p->sectors * 512);
+			printf("%-16s %-14s %5uK %10s %5.1f%% %5.1f%% %d\n", p->name, fc_dev_path(p->flash),
+			       p->block_sectors / 2, sz, 100.0 * p->st.used_blocks / tot,
+			       100.0 * p->st.dirty_blocks / tot, nv);
+		}
+	}
+	if (json)
+		fj_end(&j);
+	fc_live_free(&l);
+	return EXIT_OK;
+}
+
+int cmd_pool(int argc, char **argv)
+{
+	if (argc < 2)
+		return fc_usage("pool", "pool: expected create, remove or list");
+	if (!strcmp(argv[1], "create"))
+		return pool_create(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "remove")) {
+		if (argc != 3)
+			return fc_usage("pool", "pool remove: expected one NAME");
+		return fc_pool_remove(argv[2]);
+	}
+	if (!strcmp(argv[1], "list"))
+		return pool_list(argc - 1, argv + 1);
+	return fc_usage("pool", "pool: unknown subcommand '%s' (create, remove, list)", argv[1]);
+}

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fcachectl status / set / flush.
+ *
+ * status takes two samples of every status line (0.5 s apart, or the
+ * --watch interval) to turn counters into IOPS and writeback rates.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fcachectl.h"
+#include "fc_dm.h"
+#include "fc_json.h"
+
+static double ratio(uint64_t hit, uint64_t all)
+{
+	return all ? 100.0 * (double)hit / (double)all : 0;
+}
+
+struct sample {
+	struct fc_live l;
+	double t;
+};
+
+static const struct fc_vol *prev_vol(const struct sample *s, const struct fc_vol *v)
+{
+	int i;
+
+	for (i = 0; s && i < s->l.nvols; i++)
+		if (!strcmp(s->l.vols[i].name, v->name))
+			return &s->l.vols[i];
+	return NULL;
+}
+
+static double rate(uint64_t now, uint64_t before, double dt)
+{
+	return dt > 0 && now >= before ? (double)(now - before) / dt : 0;
+}
+
+static int selected_pool(const struct fc_pool *p, const struct fc_live *l, const char *sel,
+			 const struct fc_vol *selvol)
+{
+	(void)l;
+	if (!sel)
+		return 1;
+	if (selvol)
+		return selvol->pool_dev == p->dev;
+	return 1;
+}
+
+static void print_text(const struct sample *s, const struct sample *old, const char *sel,
+		       struct fc_pool *selpool, struct fc_vol *selvol)
+{
+	double dt = old ? s->t - old->t : 0;
+	char a[32], b[32], c[32];
+	int i, k, any;
+
+	for (i = 0; i < s->l.npools; i++) {
+		struct fc_pool *p = &s->l.pools[i];
+		const struct fc_pool_status *st = &p->st;
+		double tot = st->total_blocks ? (double)st->total_blocks : 1, wb = 0;
+		uint64_t bsz = (uint64_t)p->block_sectors * 512;
+
+		if (selpool && selpool != p)
+			continue;
+		if (!selected_pool(p, &s->l, sel, selvol))
+			continue;
+		for (k = 0; k < s->l.nvols; k++) {
+			const struct fc_vol *v = &s->l.vols[k], *o = prev_vol(old, v);
+
+			if (v->pool_dev == p->dev && o)
+				wb += rate(v->st.writebacks, o->st.writebacks, dt) * (double)bsz;
+		}
+		fc_fmt_bytes(a, sizeof(a), (double)p->sectors * 512);
+		printf("pool %s on %s: %s, %u KiB blocks\n", p->name, fc_dev_path(p->flash), a, p->block_sectors / 2);
+		if (!p->have_status) {
+			printf("  (status unreadable)\n");
+			continue;
+		}
+		fc_fmt_bytes(a, sizeof(a), (double)st->used_blocks * (double)bsz);
+		fc_fmt_bytes(b, sizeof(b), (double)st->dirty_blocks * (double)bsz);
+		fc_fmt_bytes(c, sizeof(c), wb);
+		printf("  occupancy %5.1f%% (%s)   dirty %5.1f%% (%s)   metadata %s%s   commit seq %" PRIu64 "\n",
+		       100.0 * st->used_blocks / tot, a, 100.0 * st->dirty_blocks / tot, b,
+		       st->metadata_mode, st->needs_check ? ", NEEDS CHECK" : "", st->commit_seq);
+		printf("  writeback %s, %" PRIu64 " in flight, %s/s   errors: flash read %" PRIu64 ", flash write %" PRIu64 ", metadata %" PRIu64 "\n",
+		       st->wb_state, st->wb_inflight, old ? c : "-", st->flash_read_errors,
+		       st->flash_write_errors, st->metadata_errors);
+		printf("  volumes: %" PRIu64 " active, %" PRIu64 " registered\n", st->active_volumes,
+		       st->registered_volumes);
+		any = 0;
+		for (k = 0; k < s->l.nvols; k++) {
+			const struct fc_vol *v = &s->l.vols[k], *o = prev_vol(old, v);
+			const struct fc_vol_status *vs = &v->st;
+
+			if (v->pool_dev != p->dev || (selvol && selvol != v))
+				continue;
+			if (!any++)
+				printf("  %-20s %-12s %3s %10s %10s %7s %7s %9s %9s %6s\n", "VOLUME", "MODE", "ID",
+				       "CACHED", "DIRTY", "RD-HIT", "WR-HIT", "RD-IOPS", "WR-IOPS", "ERRORS");
+			fc_fmt_bytes(a, sizeof(a), (double)vs->cached_blocks * (double)bsz);
+			fc_fmt_bytes(b, sizeof(b), (double)vs->dirty_blocks * (double)bsz);
+			if (o)
+				printf("  %-20s %-12s %3u %10s %10s %6.1f%% %6.1f%% %9.0f %9.0f %6" PRIu64 "\n",
+				       v->name, vs->mode, v->id, a, b, ratio(vs->read_hits, vs->reads),
+				       ratio(vs->write_hits, vs->writes), rate(vs->reads, o->st.reads, dt),
+				       rate(vs->writes, o->st.writes, dt), vs->errors);
+			else
+				printf("  %-20s %-12s %3u %10s %10s %6.1f%% %6.1f%% %9s %9s %6" PRIu64 "\n",
+				       v->name, vs->mode, v->id, a, b, ratio(vs->read_hits, vs->reads),
+				       ratio(vs->write_hits, vs->writes), "-", "-", vs->errors);
+		}
+	}
+	if (!s->l.npools && !sel)
+		printf("no fcache pools\n");
+}
+
+static void print_json(const struct sample *s, const struct sample *old, struct fc_pool *selpool,
+		       struct fc_vol *selvol)
+{
+	double dt = old ? s->t - old->t : 0;
+	struct fc_json j;
+	int i, k;
+
+	fj_init(&j, stdout);
+	fj_obj(&j, NULL);
+	fj_dbl(&j, "interval", dt);
+	fj_arr(&j, "pools");
+	for (i = 0; i < s->l.npools; i++) {
+		struct fc_pool *p = &s->l.pools[i];
+		const struct fc_pool_status *st = &p->st;
+		uint64_t bsz = (uint64_t)p->block_sectors * 512;
+		double wb = 0;
+
+		if ((selpool && selpool != p) || (selvol && selvol->pool_dev != p->dev))
+			continue;
+		fj_obj(&j, NULL);
+		fj_str(&j, "name", p->name);
+		fj_str(&j, "flash", fc_dev_path(p->flash));
+		fj_u64(&j, "sectors", p->sectors);
+		fj_u64(&j, "block_sectors", p->block_sectors);
+		fj_bool(&j, "status_ok", p->have_status);
+		fj_u64(&j, "total_blocks", st->total_blocks);
+		fj_u64(&j, "used_blocks", st->used_blocks);
+		fj_u64(&j, "dirty_blocks", st->dirty_blocks);
+		fj_u64(&j, "free_blocks", st->free_blocks);
+		fj_str(&j, "metadata_mode", st->metadata_mode);
+		fj_bool(&j, "needs_check", st->needs_check);
+		fj_u64(&j, "flash_read_errors", st->flash_read_errors);
+		fj_u64(&j, "flash_write_errors", st->flash_write_errors);
+		fj_u64(&j, "metadata_errors", st->metadata_errors);
+		fj_str(&j, "writeback_state", st->wb_state);
+		fj_u64(&j, "writeback_inflight", st->wb_inflight);
+		fj_u64(&j, "commit_seq", st->commit_seq);
+		fj_u64(&j, "active_volumes", st->active_volumes);
+		fj_u64(&j, "registered_volumes", st->registered_volumes);
+		fj_arr(&j, "volumes");
+		for (k = 0; k < s->l.nvols; k++) {
+			const struct fc_vol *v = &s->l.vols[k], *o = prev_vol(old, v);
+			const struct fc_vol_status *vs = &v->st;
+
+			if (v->pool_dev != p->dev || (selvol && selvol != v))
+				continue;
+			if (o)
+				wb += rate(vs->writebacks, o->st.writebacks, dt) * (double)bsz;
+			fj_obj(&j, NULL);
+			fj_str(&j, "name", v->name);
+			fj_str(&j, "origin", fc_dev_path(v->origin));
+			fj_bool(&j, "in_place", v->in_place);
+			fj_u64(&j, "id", v->id);
+			fj_str(&j, "label", v->label);
+			fj_str(&j, "mode", vs->mode[0] ? vs->mode : v->mode);
+			fj_u64(&j, "sectors", v->sectors);
+			fj_u64(&j, "cached_blocks", vs->cached_blocks);
+			fj_u64(&j, "dirty_blocks", vs->dirty_blocks);
+			fj_u64(&j, "reads", vs->reads);
+			fj_u64(&j, "read_hits", vs->read_hits);
+			fj_u64(&j, "writes", vs->writes);
+			fj_u64(&j, "write_hits", vs->write_hits);
+			fj_dbl(&j, "read_hit_ratio", vs->reads ? (double)vs->read_hits / vs->reads : 0);
+			fj_dbl(&j, "write_hit_ratio", vs->writes ? (double)vs->write_hits / vs->writes : 0);
+			if (o) {
+				fj_dbl(&j, "read_iops", rate(vs->reads, o->st.reads, dt));
+				fj_dbl(&j, "write_iops", rate(vs->writes, o->st.writes, dt));
+			} else {
+				fj_null(&j, "read_iops");
+				fj_null(&j, "write_iops");
+			}
+			fj_u64(&j, "bypassed", vs->bypassed);
+			fj_u64(&j, "writeback_inflight", vs->wb_inflight);
+			fj_u64(&j, "errors", vs->errors);
+			fj_u64(&j, "promotions", vs->promotions);
+			fj_u64(&j, "writebacks", vs->writebacks);
+			fj_end(&j);
+		}
+		fj_end(&j);
+		if (old)
+			fj_dbl(&j, "writeback_bytes_per_second", wb);
+		else
+			fj_null(&j, "writeback_bytes_per_second");
+		fj_end(&j);
+	}
+	fj_end(&j);
+	fj_end(&j);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct sample a, b, *cur = &a, *old = &b, *tmp;
+	struct fc_pool *selpool = NULL;
+	struct fc_vol *selvol = NULL;
+	const char *sel = NULL;
+	double watch = 0, ival;
+	int json = 0, i, first = 1;
+	char *end;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--watch") || !strncmp(argv[i], "--watch=", 8)) {
+			const char *v = argv[i][7] == '=' ? argv[i] + 8 : (i + 1 < argc ? argv[++i] : "");
+
+			watch = strtod(v, &end);
+			if (!*v || *end || watch < 0.1 || watch > 3600)
+				return fc_usage("status", "status: bad --watch '%s': seconds, 0.1..3600", v);
+		} else if (argv[i][0] == '-') {
+			return fc_usage("status", "status: unknown option '%s'", argv[i]);
+		} else if (sel) {
+			return fc_usage("status", "status: one POOL or VOLUME at a time");
+		} else {
+			sel = argv[i];
+		}
+	}
+	ival = watch ? watch : 0.5;
+	if (fc_live_scan(&b.l))
+		return fc_fail("status: cannot talk to device-mapper: %s", fc_dm_error());
+	b.t = fc_now();
+	if (sel && !fc_live_pool(&b.l, sel) && !fc_live_vol(&b.l, sel)) {
+		fc_live_free(&b.l);
+		return fc_fail("status: '%s' is neither an fcache pool nor a cached volume (see 'fcachectl status')", sel);
+	}
+	fc_install_sigint();
+	for (;;) {
+		if (!fc_interrupted)
+			usleep((useconds_t)(ival * 1e6));
+		if (fc_live_scan(&cur->l)) {
+			fc_live_free(&old->l);
+			return fc_fail("status: cannot talk to device-mapper: %s", fc_dm_error());
+		}
+		cur->t = fc_now();
+		selpool = sel ? fc_live_pool(&cur->l, sel) : NULL;
+		selvol = sel && !selpool ? fc_live_vol(&cur->l, sel) : NULL;
+		if (watch && !json)
+			fputs("\033[H\033[J", stdout);
+		if (watch && !json)
+			printf("fcachectl status, every %g s (Ctrl-C to stop)\n\n", watch);
+		if (sel && !selpool && !selvol)
+			printf("%s is gone\n", sel);
+		else if (json)
+			print_json(cur, first && !watch ? old : old, selpool, selvol);
+		else
+			print_text(cur, old, sel, selpool, selvol);
+		fflush(stdout);
+		first = 0;
+		fc_live_free(&old->l);
+		tmp = old;
+		old = cur;
+		cur = tmp;
+		if (!watch || fc_interrupted)
+			break;
+	}
+	fc_live_free(&old->l);
+	return EXIT_OK;
+}
+
+static const char *vol_keys = "mode, sequential_cutoff";
+
+int cmd_set(int argc, char **argv)
+{
+	struct fc_live l;
+	struct fc_pool *p;
+	struct fc_vol *v;
+	char key[64], msg[128], params[1024];
+	const char *eq, *newmode = NULL;
+	uint64_t val;
+	int i, rc = EXIT_FAIL, words = 0;
+
+	if (argc < 3)
+		return fc_usage("set", "set: expected POOL|VOLUME KEY=VALUE...");
+	for (i = 2; i < argc; i++) {
+		eq = strchr(argv[i], '=');
+		if (!eq || eq == argv[i] || !eq[1] || (size_t)(eq - argv[i]) >= sizeof(key))
+			return fc_usage("set", "set: expected KEY=VALUE, got '%s'", argv[i]);
+	}
+	if (fc_live_scan(&l))
+		return fc_fail("set: cannot talk to device-mapper: %s", fc_dm_error());
+	p = fc_live_pool(&l, argv[1]);
+	v = p ? NULL : fc_live_vol(&l, argv[1]);
+	if (!p && !v) {
+		fc_fail("set: '%s' is neither an fcache pool nor a cached volume", argv[1]);
+		goto out;
+	}
+	/* validate everything first: a bad pair changes nothing */
+	for (i = 2; i < argc; i++) {
+		eq = strchr(argv[i], '=');
+		memcpy(key, argv[i], eq - argv[i]);
+		key[eq - argv[i]] = 0;
+		if (p) {
+			msg[0] = 0;
+			rc = fc_pool_tunables("set", 1, &argv[i], msg, sizeof(msg), &words);
+			if (rc)
+				goto out;
+		} else if (!strcmp(key, "mode")) {
+			if (!fc_valid_mode(eq + 1)) {
+				rc = fc_usage("set", "set: bad mode '%s': writeback, writethrough, writearound or passthrough", eq + 1);
+				goto out;
+			}
+			newmode = eq + 1;
+		} else if (!strcmp(key, "sequential_cutoff")) {
+			if (fc_parse_u64(eq + 1, &val) || val > UINT32_MAX) {
+				rc = fc_usage("set", "set: bad sequential_cutoff '%s' (KiB)", eq + 1);
+				goto out;
+			}
+		} else {
+			rc = fc_usage("set", "set: unknown volume key '%s' (%s)", key, vol_keys);
+			goto out;
+		}
+	}
+	rc = EXIT_FAIL;
+	if (newmode) {
+		if (fc_vol_table_with_mode(v, newmode, params, sizeof(params)) || fc_vol_reload(v, params)) {
+			fc_fail("set: cannot switch %s to %s: %s", v->name, newmode, fc_dm_error());
+			goto out;
+		}
+	}
+	for (i = 2; i < argc; i++) {
+		eq = strchr(argv[i], '=');
+		memcpy(key, argv[i], eq - argv[i]);
+		key[eq - argv[i]] = 0;
+		if (!strcmp(key, "mode") && v)
+			continue;
+		snprintf(msg, sizeof(msg), "%s %s", key, eq + 1);
+		if (fc_dm_message(p ? p->name : v->name, msg, NULL)) {
+			fc_fail("set: %s refused '%s': %s", p ? p->name : v->name, argv[i], fc_dm_error());
+			goto out;
+		}
+	}
+	rc = EXIT_OK;
+out:
+	fc_live_free(&l);
+	return rc;
+}
+
+int cmd_flush(int argc, char **argv)
+{
+	struct fc_live l;
+	struct fc_pool *p;
+	struct fc_vol *v = NULL;
+	int r;
+
+	if (argc != 2 || argv[1][0] == '-')
+		return fc_usage("flush", "flush: expected one POOL or VOLUME");
+	if (fc_live_scan(&l))
+		return fc_fail("flush: cannot talk to device-mapper: %s", fc_dm_error());
+	p = fc_live_pool(&l, argv[1]);
+	if (!p) {
+		v = fc_live_vol(&l, argv[1]);
+		p = v ? fc_live_pool_by_dev(&l, v->pool_dev) : NULL;
+	}
+	if (!p) {
+		fc_live_free(&l);
+		return fc_fail("flush: '%s' is neither an fcache pool nor a cached volume", argv[1]);
+	}
+	fc_install_sigint();
+	r = fc_flush_wait(p, v);
+	fc_live_free(&l);
+	if (r == -2)
+		return fc_fail("flush: interrupted; the data stays dirty and cached, background writeback continues");
+	return r ? EXIT_FAIL : EXIT_OK;
+}

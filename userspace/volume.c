@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fcachectl enable / disable.
+ *
+ * A device-mapper volume (an LVM LV, a dm-linear device) is converted in
+ * place, the way lvconvert inserts a cache: its live table is copied to a
+ * hidden device NAME-fcorig, an fcache table pointing at NAME-fcorig is
+ * loaded under NAME, and NAME is suspended and resumed.  The device keeps
+ * its name and number, and a mounted filesystem keeps running.  disable
+ * does the reverse.  Any other block device gets a new dm device on top.
+ *
+ * disable: the volume is reloaded in passthrough mode (no new dirty or
+ * cached data), its dirty data written back with progress, its clean
+ * blocks invalidated, the cache taken out of the path and the volume slot
+ * released in the pool ('forget').  Until the cache is out of the path an
+ * interruption (SIGINT) restores the original mode: the volume stays cached
+ * and consistent.
+ */
+#define _GNU_SOURCE	/* O_DIRECT */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "fcachectl.h"
+#include "fc_dm.h"
+#include "fc_check.h"
+
+#define MAX_ID 63	/* FC_MAX_VOLUMES */
+
+static int flash_volumes(struct fc_pool *p, struct fc_ondisk_vol *v, int max)
+{
+	int fd = open(fc_dev_path(p->flash), O_RDONLY | O_DIRECT | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = fc_flash_volumes(fd, v, max);
+	close(fd);
+	return n;
+}
+
+static void make_label(char *out, size_t len, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && i < 39 && name[i]; i++)
+		out[i] = (name[i] > ' ' && name[i] < 0x7f) ? name[i] : '_';
+	out[i] = 0;
+}
+
+static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, const char *label,
+		   unsigned int *id)
+{
+	struct fc_ondisk_vol ov[64];
+	char used[MAX_ID + 2] = { 0 };
+	int n, i;
+
+	for (i = 0; i < l->nvols; i++) {
+		if (l->vols[i].pool_dev != p->dev || l->vols[i].id > MAX_ID)
+			continue;
+		if (want && l->vols[i].id == want)
+			return fc_fail("enable: volume id %u of pool %s is used by %s; choose another --id",
+				       want, p->name, l->vols[i].name);
+		used[l->vols[i].id] = 1;
+	}
+	n = flash_volumes(p, ov, 64);
+	if (n < 0)
+		fc_warn("cannot read the volume table of %s; choosing ids from active volumes only",
+			fc_dev_path(p->flash));
+	for (i = 0; i < n; i++) {
+		if (ov[i].id > MAX_ID)
+			continue;
+		if (want && ov[i].id == want && strcmp(ov[i].label, label) && ov[i].dirty_hint)
+			return fc_fail("enable: volume id %u of pool %s holds dirty data of '%s'; enable that origin with --id %u, or choose another --id",
+				       want, p->name, ov[i].label, want);
+		used[ov[i].id] = 1;
+	}
+	if (want) {
+		*id = want;
+		return 0;
+	}
+	for (i = 1; i <= MAX_ID; i++)
+		if (!used[i]) {
+			*id = (unsigned int)i;
+			return 0;
+		}
+	return fc_fail("enable: pool %s has no free volume id (63 in use); disable a volume first", p->name);
+}
+
+int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
+	      unsigned int want_id, int quiet)
+{
+	struct fc_live l;
+	struct fc_pool *p;
+	struct fc_dm_info info;
+	struct fc_dm_target *orig = NULL, t;
+	char dmname[128], hidden[160], label[48], params[512], pd[32], od[32], uuid[200];
+	uint64_t sectors;
+	unsigned int id = 0;
+	dev_t dev;
+	int fd, i, norig = 0, is_dm, rc = EXIT_FAIL;
+
+	if (fc_block_dev(volume, &dev))
+		return fc_fail("enable: %s is not a block device (%s)", volume, strerror(errno));
+	if (fc_live_scan(&l))
+		return fc_fail("enable: cannot talk to device-mapper: %s", fc_dm_error());
+	p = fc_live_pool(&l, pool);
+	if (!p) {
+		fc_fail("enable: no pool named '%s' (create it with 'fcachectl pool create', see 'fcachectl pool list')", pool);
+		goto out;
+	}
+	if (p->have_status && strcmp(p->st.metadata_mode, "rw")) {
+		fc_fail("enable: pool %s is in %s mode after errors; run 'fcachectl check' on its flash offline", p->name,
+			p->st.metadata_mode);
+		goto out;
+	}
+	for (i = 0; i < l.npools; i++)
+		if (dev == l.pools[i].dev || dev == l.pools[i].flash) {
+			fc_fail("enable: %s belongs to pool %s; give the volume to cache", volume, l.pools[i].name);
+			goto out;
+		}
+	for (i = 0; i < l.nvols; i++) {
+		if (dev == l.vols[i].dev) {
+			fc_fail("enable: %s is already cached (volume id %u, mode %s); 'fcachectl set %s mode=...' changes its mode",
+				volume, l.vols[i].id, l.vols[i].mode, l.vols[i].name);
+			goto out;
+		}
+		if (dev == l.vols[i].origin) {
+			fc_fail("enable: %s is the origin of cached volume %s; use /dev/mapper/%s", volume,
+				l.vols[i].name, l.vols[i].name);
+			goto out;
+		}
+	}
+	is_dm = fc_dm_dev_name(dev, dmname, sizeof(dmname));
+	if (is_dm < 0) {
+		fc_fail("enable: cannot identify %s: %s", volume, fc_dm_error());
+		goto out;
+	}
+	make_label(label, sizeof(label), is_dm ? dmname : fc_dev_kname(dev));
+	if (pick_id(&l, p, want_id, label, &id))
+		goto out;
+	fd = open(volume, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fc_dev_sectors(fd, &sectors)) {
+		fc_fail("enable: cannot read the size of %s: %s", volume, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	if (!sectors) {
+		fc_fail("enable: %s is empty", volume);
+		goto out;
+	}
+
+	if (!is_dm) {
+		/* a new device on top of a plain block device */
+		if (!name) {
+			snprintf(hidden, sizeof(hidden), "fc-%s", fc_dev_kname(dev));
+			name = hidden;
+		}
+		if (!fc_valid_name(name)) {
+			rc = fc_usage("enable", "enable: bad --name '%s'", name);
+			goto out;
+		}
+		if (fc_dm_info(name, &info) || info.exists) {
+			fc_fail("enable: a device named '%s' exists already; choose another --name", name);
+			goto out;
+		}
+		fd = open(volume, O_RDONLY | O_EXCL | O_CLOEXEC);
+		if (fd < 0) {
+			fc_fail("enable: %s is in use (%s); unmount it or stop its user first, or cache it as an LVM volume to convert it in place",
+				volume, strerror(errno));
+			goto out;
+		}
+		close(fd);
+		snprintf(params, sizeof(params), "%s %s %u %s 2 label %s",
+			 fc_dev_str(p->dev, pd, sizeof(pd)), fc_dev_str(dev, od, sizeof(od)), id, mode, label);
+		t.start = 0;
+		t.length = sectors;
+		t.type = (char *)FC_VOLUME_TARGET;
+		t.params = params;
+		snprintf(uuid, sizeof(uuid), "FCACHE-%s", name);
+		if (fc_dm_create(name, uuid, &t, 1)) {
+			fc_fail("enable: the kernel refused to cache %s (%s); see dmesg", volume, fc_dm_error());
+			fc_dm_remove(name);
+			goto out;
+		}
+		printf("/dev/mapper/%s\n", name);
+		rc = EXIT_OK;
+		goto out;
+	}
+
+	/* in place */
+	if (name && strcmp(name, dmname)) {
+		rc = fc_usage("enable", "enable: %s is a device-mapper device, cached in place under its own name '%s'; drop --name",
+			      volume, dmname);
+		goto out;
+	}
+	if (strlen(dmname) + strlen(FC_DM_HIDDEN_SUFFIX) >= 128) {
+		fc_fail("enable: the name '%s' is too long to add a hidden origin", dmname);
+		goto out;
+	}
+	snprintf(hidden, sizeof(hidden), "%s%s", dmname, FC_DM_HIDDEN_SUFFIX);
+	if (fc_dm_info(hidden, &info) || info.exists) {
+		fc_fail("enable: %s exists already (left over from an interrupted enable?); remove it with 'dmsetup remove %s' if unused",
+			hidden, hidden);
+		goto out;
+	}
+	if (fc_dm_info(dmname, &info) || !info.exists || !info.live_table || info.suspended) {
+		fc_fail("enable: %s has no live table or is suspended; resume it first", dmname);
+		goto out;
+	}
+	if (fc_dm_table(dmname, &orig, &norig) || !norig) {
+		fc_fail("enable: cannot read the table of %s: %s", dmname, fc_dm_error());
+		goto out;
+	}
+	for (i = 0, sectors = 0; i < norig; i++)
+		sectors = orig[i].start + orig[i].length > sectors ? orig[i].start + orig[i].length : sectors;
+	snprintf(uuid, sizeof(uuid), "FCACHE-ORIG-%s", dmname);
+	if (fc_dm_create(hidden, uuid, orig, norig)) {
+		fc_fail("enable: cannot create %s: %s", hidden, fc_dm_error());
+		fc_dm_remove(hidden);
+		goto out;
+	}
+	if (fc_dm_info(hidden, &info) || !info.exists) {
+		fc_fail("enable: %s vanished", hidden);
+		goto out;
+	}
+	snprintf(params, sizeof(params), "%s %u:%u %u %s 2 label %s", fc_dev_str(p->dev, pd, sizeof(pd)),
+		 info.major, info.minor, id, mode, label);
+	t.start = 0;
+	t.length = sectors;
+	t.type = (char *)FC_VOLUME_TARGET;
+	t.params = params;
+	if (fc_dm_load(dmname, &t, 1)) {
+		fc_fail("enable: the kernel refused to cache %s (%s); see dmesg", volume, fc_dm_error());
+		fc_dm_remove(hidden);
+		goto out;
+	}
+	if (fc_dm_suspend(dmname, 0)) {
+		fc_fail("enable: cannot suspend %s: %s; nothing changed", dmname, fc_dm_error());
+		fc_dm_clear(dmname);
+		fc_dm_remove(hidden);
+		goto out;
+	}
+	if (fc_dm_resume(dmname)) {
+		/* put the original table back */
+		fc_fail("enable: cannot resume %s with the cache: %s; restoring its table", dmname, fc_dm_error());
+		if (fc_dm_load(dmname, orig, norig) || fc_dm_resume(dmname))
+			fc_warn("%s could not be restored (%s): it is left suspended; 'dmsetup resume %s'",
+				dmname, fc_dm_error(), dmname);
+		else
+			fc_dm_remove(hidden);
+		goto out;
+	}
+	if (!quiet)
+		printf("/dev/mapper/%s\n", dmname);
+	rc = EXIT_OK;
+out:
+	if (orig)
+		fc_dm_free_targets(orig, norig);
+	fc_live_free(&l);
+	return rc;
+}
+
+static int cmd_enable_(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pool", required_argument, NULL, 'p' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "id", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *pool = NULL, *mode = "writeback", *name = NULL, *vol = NULL;
+	uint64_t id = 0;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-p:m:n:i:", opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (vol)
+				return fc_usage("enable", "enable: one VOLUME at a time ('%s' is extra)", optarg);
+			vol = optarg;
+			break;
+		case 'p':
+			pool = optarg;
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'i':
+			if (fc_parse_u64(optarg, &id) || !id || id > MAX_ID)
+				return fc_usage("enable", "enable: bad --id '%s': 1..%d", optarg, MAX_ID);
+			break;
+		default:
+			return fc_usage("enable", "enable: unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!vol)
+		return fc_usage("enable", "enable: expected VOLUME");
+	if (!pool)
+		return fc_usage("enable", "enable: --pool NAME is required");
+	if (strcmp(mode, "writeback") && strcmp(mode, "writethrough") && strcmp(mode, "writearound"))
+		return fc_usage("enable", "enable: bad --mode '%s': writeback, writethrough or writearound", mode);
+	if (name && !fc_valid_name(name))
+		return fc_usage("enable", "enable: bad --name '%s' (letters, digits and -_.+ only)", name);
+	return fc_enable(vol, pool, mode, name, (unsigned int)id, 0);
+}
+
+int cmd_enable(int argc, char **argv)
+{
+	return cmd_enable_(argc, argv);
+}
+
+/* Put the volume back in its original mode after an interrupted disable. */
+static int restore_mode(struct fc_vol *v, const char *oldtable)
+{
+	struct fc_dm_target t = { 0, v->sectors, (char *)FC_VOLUME_TARGET, (char *)oldtable };
+
+	if (fc_dm_load(v->name, &t, 1) || fc_dm_suspend(v->name, 0) || fc_dm_resume(v->name)) {
+		fc_warn("could not restore the mode of %s: %s", v->name, fc_dm_error());
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * @detach_only (config 'down'): take the cache out of the path without
+ * writing back, keeping the volume registered with its data in the pool.
+ */
+int fc_disable(const char *volume, int no_flush, int detach_only)
+{
+	struct fc_live l;
+	struct fc_vol *v;
+	struct fc_pool *p;
+	struct fc_dm_info info;
+	struct fc_dm_target *ot = NULL;
+	char oldtable[1024], params[1024], hidden[160], msg[64];
+	int not = 0, rc = EXIT_FAIL, r;
+	unsigned int id;
+
+	if (fc_live_scan(&l))
+		return fc_fail("disable: cannot talk to device-mapper: %s", fc_dm_error());
+	v = fc_live_vol(&l, volume);
+	if (!v) {
+		fc_fail("disable: %s is not a cached volume (see 'fcachectl status')", volume);
+		goto out;
+	}
+	p = fc_live_pool_by_dev(&l, v->pool_dev);
+	id = v->id;
+	snprintf(oldtable, sizeof(oldtable), "%s", v->table);
+	snprintf(hidden, sizeof(hidden), "%s%s", v->name, FC_DM_HIDDEN_SUFFIX);
+	if (!v->in_place) {
+		if (fc_dm_info(v->name, &info) || info.open_count) {
+			fc_fail("disable: %s is in use (open %d times: mounted?); unmount it first", v->name,
+				info.open_count);
+			goto out;
+		}
+	} else if (fc_dm_table(hidden, &ot, &not) || !not) {
+		fc_fail("disable: cannot read the table of %s: %s", hidden, fc_dm_error());
+		goto out;
+	}
+	if (no_flush && !detach_only && v->in_place && v->st.dirty_blocks) {
+		fc_fail("disable: %s has %" PRIu64 " dirty blocks and keeps its name: without writing them back it would show stale data; run without --no-flush",
+			v->name, v->st.dirty_blocks);
+		goto out;
+	}
+	if (!no_flush && !detach_only) {
+		fc_install_sigint();
+		if (fc_vol_table_with_mode(v, "passthrough", params, sizeof(params)) ||
+		    fc_vol_reload(v, params)) {
+			fc_fail("disable: cannot switch %s to passthrough: %s", v->name, fc_dm_error());
+			goto out;
+		}
+		memcpy(v->table, params, sizeof(v->table));
+		r = fc_flush_wait(p, v);
+		if (!r && fc_dm_message(v->name, "invalidate", NULL)) {
+			fc_fail("disable: cannot invalidate the cached blocks of %s: %s", v->name, fc_dm_error());
+			r = -1;
+		}
+		if (r) {
+			restore_mode(v, oldtable);
+			if (r == -2)
+				fc_fail("disable: interrupted; %s is still cached (mode %s)", v->name, v->mode);
+			goto out;
+		}
+	}
+	/* take the cache out of the path */
+	if (v->in_place) {
+		if (fc_dm_load(v->name, ot, not) || fc_dm_suspend(v->name, 0)) {
+			fc_fail("disable: cannot restore the original table of %s: %s", v->name, fc_dm_error());
+			fc_dm_clear(v->name);
+			if (!no_flush && !detach_only)
+				restore_mode(v, oldtable);
+			goto out;
+		}
+		if (fc_dm_resume(v->name)) {
+			fc_fail("disable: cannot resume %s: %s", v->name, fc_dm_error());
+			goto out;
+		}
+		if (fc_dm_remove(hidden))
+			fc_warn("cannot remove %s: %s", hidden, fc_dm_error());
+	} else if (fc_dm_remove(v->name)) {
+		fc_fail("disable: cannot remove %s: %s", v->name, fc_dm_error());
+		if (!no_flush && !detach_only)
+			restore_mode(v, oldtable);
+		goto out;
+	}
+	if (!no_flush && !detach_only && p) {
+		snprintf(msg, sizeof(msg), "forget %u", id);
+		if (fc_dm_message(p->name, msg, NULL))
+			fc_warn("pool %s did not release volume id %u: %s", p->name, id, fc_dm_error());
+	}
+	if (no_flush && !detach_only && v->st.dirty_blocks)
+		fc_warn("%" PRIu64 " dirty blocks of %s stay in pool %s: its origin is stale until 'fcachectl enable ... --id %u'",
+			v->st.dirty_blocks, v->name, p ? p->name : "?", id);
+	rc = EXIT_OK;
+out:
+	if (ot)
+		fc_dm_free_targets(ot, not);
+	fc_live_free(&l);
+	return rc;
+}
+
+int cmd_disable(int argc, char **argv)
+{
+	const char *vol = NULL;
+	int i, no_flush = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-flush"))
+			no_flush = 1;
+		else if (argv[i][0] == '-')
+			return fc_usage("disable", "disable: unknown option '%s'", argv[i]);
+		else if (vol)
+			return fc_usage("disable", "disable: one VOLUME at a time");
+		else
+			vol = argv[i];
+	}
+	if (!vol)
+		return fc_usage("disable", "disable: expected VOLUME");
+	return fc_disable(vol, no_flush, 0);
+}
