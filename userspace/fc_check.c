@@ -185,9 +185,7 @@ static int read_superblock(struct ctx *c)
 		if (memcmp(sb[s]->hdr.uuid, c->sb.hdr.uuid, 16))
 			problem(c, 0, "superblock_slot",
 				"superblock slot %d belongs to an older pool (other uuid)", s);
-		else if (c->sb_seq[s] == c->S)
-			problem(c, 1, "superblock_slot",
-				"both superblock slots carry seq %" PRIu64, c->S);
+		/* equal seqs: a fresh format writes seq 1 to both slots */
 	}
 	free(sb[0]);
 	free(sb[1]);
