@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_cache: the in-core cache entries: hash table keyed by (volume slot,
+ * origin block), free list, pending-free list, CLOCK eviction and the
+ * per-pool / per-volume block counters.
+ *
+ * Locking: every function here is called with pool->lock held, except
+ * fc_cache_alloc/fc_cache_free (constructor/destructor, no concurrency).
+ *
+ * RAM: struct fc_entry is 24 bytes a cache block, the hash one u32 bucket
+ * per two blocks (2 bytes a block), and two bitmaps per metadata page
+ * (negligible): ~26 bytes per cache block, 832 MiB per TiB at 32 KiB blocks.
+ */
+#include <linux/vmalloc.h>
+#include <linux/log2.h>
+#include <linux/hash.h>
+#include <linux/slab.h>
+
+#include "fc_core.h"
+
+static u32 hash_key(struct fc_pool *pool, u8 vol, u64 oblock)
+{
+	return (u32)hash_64(oblock ^ ((u64)vol << 56), 32) & pool->hash_mask;
+}
+
+int fc_cache_alloc(struct fc_pool *pool)
+{
+	u64 nr = pool->g.nr_blocks, nb;
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(struct fc_entry) != 24);
+	pool->block_shift = ilog2(pool->g.block_sectors);
+	pool->sub_shift = ilog2(pool->g.subblock_sectors);
+	pool->full_mask = (u8)((1u << pool->g.nr_subblocks) - 1);
+	if (nr >= FC_NONE)
+		return -EINVAL;
+	pool->e = vzalloc(array_size(nr, sizeof(struct fc_entry)));
+	nb = roundup_pow_of_two(max_t(u64, nr / 2, 16));
+	pool->buckets = vmalloc(array_size(nb, sizeof(u32)));
+	pool->page_dirty = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
+	pool->page_slot = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
+	pool->ghost_slots = vzalloc(FC_GHOST_SLOTS * sizeof(u32));
+	if (!pool->e || !pool->buckets || !pool->page_dirty || !pool->page_slot ||
+	    !pool->ghost_slots)
+		return -ENOMEM;
+	fc_ghost_init(&pool->ghost, pool->ghost_slots, FC_GHOST_SLOTS);
+	pool->hash_mask = (u32)(nb - 1);
+	for (i = 0; i < nb; i++)
+		pool->buckets[i] = FC_NONE;
+	pool->free_head = FC_NONE;
+	pool->pending_head = FC_NONE;
+	return 0;
+}
+
+/* After format or load: every entry not loaded goes to the free list. */
+void fc_cache_build_free(struct fc_pool *pool)
+{
+	u32 i;
+
+	/* Ascending order: first allocations are at the start of the flash. */
+	pool->free_head = FC_NONE;
+	pool->nr_free = 0;
+	for (i = (u32)pool->g.nr_blocks; i-- > 0;) {
+		if (pool->e[i].flags & FC_E_HASHED)
+			continue;
+		pool->e[i].flags = FC_E_FREE;
+		pool->e[i].next = pool->free_head;
+		pool->free_head = i;
+		pool->nr_free++;
+	}
+}
+
+void fc_cache_free(struct fc_pool *pool)
+{
+	vfree(pool->e);
+	vfree(pool->buckets);
+	bitmap_free(pool->page_dirty);
+	bitmap_free(pool->page_slot);
+	vfree(pool->ghost_slots);
+}
+
+struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock)
+{
+	u32 i = pool->buckets[hash_key(pool, vol, oblock)];
+
+	while (i != FC_NONE) {
+		struct fc_entry *e = &pool->e[i];
+
+		if (e->oblock == oblock && e->vol == vol)
+			return e;
+		i = e->next;
+	}
+	return NULL;
+}
+
+static void hash_insert(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 b = hash_key(pool, e->vol, e->oblock);
+
+	e->next = pool->buckets[b];
+	pool->buckets[b] = fc_eidx(pool, e);
+	e->flags |= FC_E_HASHED;
+}
+
+static void hash_remove(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 *p = &pool->buckets[hash_key(pool, e->vol, e->oblock)];
+	u32 idx = fc_eidx(pool, e);
+
+	while (*p != FC_NONE) {
+		if (*p == idx) {
+			*p = e->next;
+			break;
+		}
+		p = &pool->e[*p].next;
+	}
+	e->next = FC_NONE;
+	e->flags &= ~FC_E_HASHED;
+}
+
+/* Used by recovery: @idx already holds its loaded state. */
+void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx)
+{
+	struct fc_entry *e = &pool->e[idx];
+
+	hash_insert(pool, e);
+	pool->nr_used++;
+	pool->vol[e->vol].cached++;
+	if (e->dirty) {
+		pool->nr_dirty++;
+		pool->vol[e->vol].dirty++;
+	}
+}
+
+/* Set an entry's bitmaps, keeping every counter and the page dirty bit right. */
+void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
+{
+	struct fc_vslot *s = &pool->vol[e->vol];
+
+	dirty &= valid;
+	if (valid == e->valid && dirty == e->dirty)
+		return;
+	if (!e->valid && valid) {
+		pool->nr_used++;
+		s->cached++;
+	} else if (e->valid && !valid) {
+		pool->nr_used--;
+		s->cached--;
+	}
+	if (!e->dirty && dirty) {
+		pool->nr_dirty++;
+		s->dirty++;
+		e->dirty_ts = (u16)(jiffies / HZ);
+	} else if (e->dirty && !dirty) {
+		pool->nr_dirty--;
+		s->dirty--;
+	}
+	e->valid = valid;
+	e->dirty = dirty;
+	fc_mark_page_dirty(pool, fc_eidx(pool, e));
+}
+
+static bool evictable(struct fc_entry *e)
+{
+	return (e->flags & FC_E_HASHED) && !e->inflight && !e->dirty &&
+		!(e->flags & (FC_E_BUSY | FC_E_WB | FC_E_PDIRTY | FC_E_PENDING));
+}
+
+/*
+ * Drop an entry from the hash.  The caller checked it is idle (no in-flight
+ * I/O, not BUSY, not under writeback: "eviction vs in-flight I/O").
+ * Reuse before commit: an entry still committed as dirty (PDIRTY) goes to
+ * the pending list and is only reused after a commit recorded it clean.
+ */
+void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
+{
+	fc_entry_set(pool, e, 0, 0);
+	hash_remove(pool, e);
+	e->flags &= ~(FC_E_REF | FC_E_SER_CLEAN);
+	e->gen++;
+	if (e->flags & FC_E_PDIRTY) {
+		e->flags |= FC_E_PENDING;
+		e->next = pool->pending_head;
+		pool->pending_head = fc_eidx(pool, e);
+		return;
+	}
+	e->flags = FC_E_FREE;
+	e->next = pool->free_head;
+	pool->free_head = fc_eidx(pool, e);
+	pool->nr_free++;
+}
+
+/* After a commit: pending entries no longer PDIRTY become free. */
+void fc_release_pending(struct fc_pool *pool)
+{
+	u32 i = pool->pending_head, keep = FC_NONE;
+
+	while (i != FC_NONE) {
+		struct fc_entry *e = &pool->e[i];
+		u32 next = e->next;
+
+		if (e->flags & FC_E_PDIRTY) {
+			e->next = keep;
+			keep = i;
+		} else {
+			e->flags = FC_E_FREE;
+			e->next = pool->free_head;
+			pool->free_head = i;
+			pool->nr_free++;
+		}
+		i = next;
+	}
+	pool->pending_head = keep;
+}
+
+/* CLOCK: a referenced entry gets a second chance; bounded scan. */
+static struct fc_entry *clock_evict(struct fc_pool *pool)
+{
+	u64 nr = pool->g.nr_blocks;
+	u32 scanned;
+
+	for (scanned = 0; scanned < 2 * min_t(u64, nr, 4096); scanned++) {
+		struct fc_entry *e = &pool->e[pool->clock_hand];
+
+		if (++pool->clock_hand >= nr)
+			pool->clock_hand = 0;
+		if (!evictable(e))
+			continue;
+		if ((e->flags & FC_E_REF) && e->valid) {
+			e->flags &= ~FC_E_REF;
+			continue;
+		}
+		fc_entry_release(pool, e);
+		if (e->flags & FC_E_FREE)
+			return e;
+	}
+	return NULL;
+}
+
+/* A new entry for (vol, oblock), hashed, valid = 0; NULL if none free. */
+struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
+{
+	struct fc_entry *e;
+	u32 i = pool->free_head;
+
+	if (i == FC_NONE) {
+		if (!clock_evict(pool))
+			return NULL;
+		i = pool->free_head;
+		if (i == FC_NONE)
+			return NULL;
+	}
+	e = &pool->e[i];
+	pool->free_head = e->next;
+	pool->nr_free--;
+	e->flags = 0;
+	e->oblock = oblock;
+	e->vol = vol;
+	e->valid = 0;
+	e->dirty = 0;
+	e->inflight = 0;
+	hash_insert(pool, e);
+	return e;
+}
+
+/*
+ * Drop clean data of volume slot @vol; with @drop_all drop dirty data too
+ * (forget of a slot known to hold none).  Entries with I/O in flight are
+ * left alone.
+ */
+void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
+{
+	u64 i;
+
+	for (i = 0; i < pool->g.nr_blocks; i++) {
+		struct fc_entry *e = &pool->e[i];
+
+		if (!(e->flags & FC_E_HASHED) || e->vol != vol)
+			continue;
+		if (e->inflight || (e->flags & (FC_E_BUSY | FC_E_WB)))
+			continue;
+		if (e->dirty && !drop_all) {
+			fc_entry_set(pool, e, e->dirty, e->dirty);
+			continue;
+		}
+		fc_entry_release(pool, e);
+	}
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-fcache internal definitions shared by the kmod/ files.
+ *
+ * Objects:
+ *   struct fc_pool    one per flash device, shared by every table of the
+ *                     pool device and by the volumes (refcounted, found in a
+ *                     global registry keyed by the pool's mapped_device).
+ *   struct fc_pool_c  one per fcache-pool table instance (ti->private).
+ *   struct fc_volume  one per fcache table instance (ti->private).
+ *   struct fc_vslot   in-core copy of a volume table slot, plus stats.
+ *   struct fc_entry   one per cache block (24 bytes, see docs/DESIGN.md).
+ *
+ * Locking:
+ *   fc_registry_lock (mutex)  registry list, pool refcounts, vslot
+ *                             registration and activation.
+ *   pool->lock (spinlock, irq-safe: end_io runs in irq context)
+ *                             every fc_entry field, the hash, the free and
+ *                             pending lists, page dirty bits, vslot block
+ *                             counters, bio lists.  Never held across I/O.
+ *   pool->commit_lock (mutex) serialises commits and metadata writes.
+ *   pool->wb_lock (mutex)     one writeback batch at a time.
+ * Order: fc_registry_lock -> commit_lock -> pool->lock.
+ */
+#ifndef FC_CORE_H
+#define FC_CORE_H
+
+#include <linux/device-mapper.h>
+#include <linux/dm-io.h>
+#include <linux/dm-kcopyd.h>
+#include <linux/bio.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/wait.h>
+#include <linux/atomic.h>
+
+#include "../include/fcache_format.h"
+#include "../include/fcache_abi.h"
+#include "fc_parse.h"
+#include "fc_policy.h"
+#include "fc_compat.h"
+
+#define DM_MSG_PREFIX "fcache"
+
+#define FC_NONE		0xffffffffu
+#define FC_STRIPES	1024u		/* origin-write tracking stripes */
+#define FC_GHOST_SLOTS	65536u
+
+/* fc_entry.flags */
+#define FC_E_BUSY	0x01	/* a fill is in flight: writes wait */
+#define FC_E_REF	0x02	/* CLOCK reference bit */
+#define FC_E_PDIRTY	0x04	/* committed (or being committed) as dirty */
+#define FC_E_SER_CLEAN	0x08	/* serialised clean by the running commit */
+#define FC_E_WB		0x10	/* writeback copy in flight */
+#define FC_E_FREE	0x20	/* on the free list */
+#define FC_E_PENDING	0x40	/* freed while PDIRTY: free after commit */
+#define FC_E_HASHED	0x80	/* in the hash table */
+
+struct fc_entry {
+	u64 oblock;		/* origin block (volume-relative, in blocks) */
+	u32 next;		/* hash chain / free / pending list link */
+	u16 gen;		/* write generation */
+	u8 vol;			/* volume slot */
+	u8 flags;		/* FC_E_* */
+	u8 valid;		/* sub-block bitmap */
+	u8 dirty;		/* sub-block bitmap, subset of valid */
+	u16 inflight;		/* bios remapped to this block's flash */
+	u16 dirty_ts;		/* seconds (wrapping) when first dirtied */
+};
+
+enum fc_md_mode { FC_MD_RW, FC_MD_RO, FC_MD_FAIL };
+
+struct fc_volume;
+
+struct fc_vslot {
+	/* persistent (volume table page) */
+	u32 id;
+	u64 origin_sectors;
+	char label[FC_VOLUME_LABEL_LEN + 1];
+	/* in-core */
+	struct fc_volume *active;	/* resumed target (fc_registry_lock) */
+	bool wb_allowed;		/* writeback may use active->origin */
+	u64 cached, dirty;		/* blocks (pool->lock) */
+	atomic_t wb_inflight;
+	atomic64_t reads, read_hits, writes, write_hits, bypassed, errors,
+		promotions, writebacks;
+};
+
+struct fc_pool {
+	struct list_head list;
+	struct mapped_device *md;	/* the pool device (registry key) */
+	struct block_device *flash;
+	int refs;			/* fc_registry_lock */
+
+	struct fc_geometry g;
+	unsigned int block_shift;	/* log2(block_sectors) */
+	unsigned int sub_shift;		/* log2(subblock_sectors) */
+	u8 full_mask;			/* all sub-blocks */
+	u8 uuid[16];
+	u64 seq;			/* last committed sequence */
+	u32 sb_flags;
+	u64 format_time;
+	struct fc_pool_opts opts;
+
+	spinlock_t lock;
+	struct fc_entry *e;
+	u32 *buckets;
+	u32 hash_mask;
+	u32 free_head, pending_head;
+	u64 nr_free, nr_dirty, nr_used;
+	u32 clock_hand;
+	u32 wb_cursor;
+	unsigned long *page_dirty;	/* logical md pages changed */
+	unsigned long *page_slot;	/* current slot of each page */
+	u32 ow_inflight[FC_STRIPES];	/* origin writes of uncached blocks */
+	u32 ow_big;			/* multi-block origin writes, discards */
+	struct fc_ghost ghost;
+	u32 *ghost_slots;
+	struct fc_vslot vol[FC_MAX_VOLUMES];
+
+	/* bios waiting for the commit worker */
+	struct bio_list flush_bios;	/* empty flushes: commit then origin */
+	struct bio_list fua_bios;	/* completed FUA writes: commit then end */
+	struct bio_list deferred;	/* to the worker: fills, retries, waits */
+	struct bio_list busy_wait;	/* waiting on a BUSY entry / in-flight */
+
+	struct mutex commit_lock;
+	struct mutex wb_lock;
+	struct dm_io_client *io;
+	struct dm_kcopyd_client *kc;
+	struct workqueue_struct *wq;
+	struct work_struct commit_work;
+	struct work_struct worker;
+	struct work_struct wb_work;
+	struct delayed_work tick;
+	void *fill_buf;			/* block_sectors, worker only */
+	void *md_buf;			/* commit pages, commit_lock */
+	unsigned int md_buf_pages;
+
+	enum fc_md_mode md_mode;
+	bool needs_check;
+	bool no_new_dirty;		/* a flash write failed */
+	bool suspended;
+	bool flushing;			/* flush message in progress */
+	atomic64_t flash_read_errors, flash_write_errors, metadata_errors;
+	int wb_state;
+	atomic_t wb_inflight;
+	wait_queue_head_t wb_wait;
+	unsigned long last_io;		/* jiffies of last foreground I/O */
+	u64 commits_wanted;		/* commit requests (pool->lock) */
+	u64 commits_done;
+	wait_queue_head_t commit_wait;
+	int last_commit_err;
+	unsigned long last_commit;	/* jiffies */
+};
+
+/* Per pool table instance. */
+struct fc_pool_c {
+	struct dm_target *ti;
+	struct fc_pool *pool;
+	struct dm_dev *flash_dev;
+	u32 block_sectors;
+	struct fc_pool_opts opts;	/* as given in this table */
+};
+
+struct fc_volume {
+	struct dm_target *ti;
+	struct fc_pool *pool;
+	struct dm_dev *pool_dev;
+	struct dm_dev *origin_dev;
+	struct block_device *origin;
+	u32 id;
+	int slot;
+	int mode;
+	struct fc_vol_opts opts;
+	struct fc_seq seq;		/* pool->lock */
+	bool active;
+};
+
+/* Per-bio data (ti->per_io_data_size). */
+enum fc_bio_kind {
+	FC_BK_NONE,
+	FC_BK_FLASH_READ,
+	FC_BK_FLASH_WRITE,
+	FC_BK_ORIGIN_WRITE,	/* uncached write to the origin (stripe held) */
+	FC_BK_ORIGIN,		/* anything else to the origin */
+};
+
+#define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
+#define FC_BF_COMMITTED	0x02	/* second end_io after the commit */
+#define FC_BF_RETRY	0x04	/* resubmitted to the origin after an error */
+
+struct fc_bio {
+	struct fc_volume *v;
+	u32 eidx;
+	u32 stripe;
+	u16 gen;
+	u8 kind;
+	u8 flags;
+	u8 mask;
+	u8 was_dirty;
+	struct bvec_iter iter;	/* as mapped, for retries */
+	blk_opf_t opf;
+};
+
+static inline struct fc_bio *fc_bio(struct bio *bio)
+{
+	return dm_per_bio_data(bio, sizeof(struct fc_bio));
+}
+
+/* fc_main.c */
+extern struct mutex fc_registry_lock;
+extern struct list_head fc_pools;
+
+/* fc_meta.c */
+int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
+		 char **error);
+int fc_commit(struct fc_pool *pool, bool clean);
+void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
+void fc_mark_vt_dirty(struct fc_pool *pool);
+void fc_meta_error(struct fc_pool *pool, int err);
+int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
+	       sector_t sector, sector_t count, void *buf);
+
+/* fc_cache.c */
+int fc_cache_alloc(struct fc_pool *pool);
+void fc_cache_free(struct fc_pool *pool);
+struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock);
+struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock);
+void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty);
+void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
+void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
+void fc_cache_build_free(struct fc_pool *pool);
+void fc_release_pending(struct fc_pool *pool);
+void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all);
+static inline u32 fc_eidx(struct fc_pool *pool, struct fc_entry *e)
+{
+	return (u32)(e - pool->e);
+}
+
+static inline sector_t fc_block_sector(struct fc_pool *pool, u32 eidx)
+{
+	return pool->g.data_start + ((sector_t)eidx << pool->block_shift);
+}
+
+/* fc_volume.c */
+extern struct target_type fc_volume_target;
+void fc_defer_bio(struct fc_pool *pool, struct bio *bio);
+void fc_worker(struct work_struct *ws);
+void fc_kick_waiters(struct fc_pool *pool);
+
+/* fc_pool.c */
+extern struct target_type fc_pool_target;
+struct fc_pool *fc_pool_lookup(struct mapped_device *md);
+void fc_pool_put(struct fc_pool *pool);
+void fc_commit_work(struct work_struct *ws);
+int fc_request_commit(struct fc_pool *pool);
+int fc_flush_volumes(struct fc_pool *pool, int slot);
+
+/* fc_writeback.c */
+void fc_wb_work(struct work_struct *ws);
+void fc_wb_wait_slot(struct fc_pool *pool, int slot);
+int fc_writeback_all(struct fc_pool *pool, int slot);
+
+#endif

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_meta: pool format, load/recovery and the metadata commit, following
+ * the protocol in include/fcache_format.h:
+ *   1. changed logical pages go to the slot not holding their current copy,
+ *      stamped seq S + 1;
+ *   2. the flash is flushed (this also makes completed data writes durable);
+ *   3. the superblock goes to slot (S + 1) % 2 with FUA;
+ *   4. only then are blocks freed by this commit reused (pending list) and
+ *      PDIRTY dropped from entries this commit recorded clean.
+ *
+ * Locking: fc_commit() holds pool->commit_lock for the whole commit and
+ * takes pool->lock only to serialise pages and to apply the result; no I/O
+ * under pool->lock.  Loading runs in the pool constructor before the pool is
+ * visible to anyone.
+ */
+#include <linux/vmalloc.h>
+#include <linux/random.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+#include <linux/blkdev.h>
+
+#include "fc_core.h"
+
+#define FC_MD_BUF_PAGES 64u
+
+int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
+	       sector_t sector, sector_t count, void *buf)
+{
+	struct dm_io_region where = { .bdev = bdev, .sector = sector, .count = count };
+	struct dm_io_request req = {
+		.bi_opf = opf,
+		.mem.type = is_vmalloc_addr(buf) ? DM_IO_VMA : DM_IO_KMEM,
+		.mem.ptr.vma = buf,
+		.client = pool->io,
+	};
+	unsigned long err = 0;
+	int r;
+
+	r = fc_dm_io(&req, 1, &where, &err);
+	if (!r && err)
+		r = -EIO;
+	return r;
+}
+
+static int flash_flush(struct fc_pool *pool)
+{
+	return blkdev_issue_flush(pool->flash);
+}
+
+static void *buf_page(struct fc_pool *pool, unsigned int i)
+{
+	return (u8 *)pool->md_buf + (size_t)i * FC_PAGE_SIZE;
+}
+
+/* ---- serialisation (pool->lock held) ---- */
+
+static void ser_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
+{
+	unsigned int i;
+
+	memset(vt, 0, sizeof(*vt));
+	for (i = 0; i < FC_MAX_VOLUMES && i < FC_VT_SLOTS; i++) {
+		struct fc_vslot *s = &pool->vol[i];
+
+		if (!s->id)
+			continue;
+		vt->vol[i].id = cpu_to_le32(s->id);
+		vt->vol[i].flags = cpu_to_le32(FC_VOL_IN_USE);
+		vt->vol[i].origin_sectors = cpu_to_le64(s->origin_sectors);
+		vt->vol[i].dirty_blocks = cpu_to_le64(s->dirty);
+		memcpy(vt->vol[i].label, s->label, FC_VOLUME_LABEL_LEN);
+	}
+}
+
+static void ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p)
+{
+	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
+		struct fc_entry *e = &pool->e[first + i];
+		struct fc_disk_entry *d = &p->e[i];
+
+		if (!e->valid || (e->flags & FC_E_FREE))
+			goto not_dirty;
+		d->oblock = cpu_to_le64(e->oblock);
+		d->vol = e->vol;
+		d->valid = e->valid;
+		d->dirty = e->dirty;
+		if (e->dirty) {
+			/* Reuse before commit: pinned until recorded clean. */
+			e->flags |= FC_E_PDIRTY;
+			e->flags &= ~FC_E_SER_CLEAN;
+			continue;
+		}
+not_dirty:
+		if (e->flags & FC_E_PDIRTY)
+			e->flags |= FC_E_SER_CLEAN;
+	}
+}
+
+/* After a successful commit: entries recorded clean lose PDIRTY. */
+static void apply_clean(struct fc_pool *pool, u64 l)
+{
+	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
+	unsigned int i;
+
+	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
+		struct fc_entry *e = &pool->e[first + i];
+
+		if (e->flags & FC_E_SER_CLEAN)
+			e->flags &= ~(FC_E_PDIRTY | FC_E_SER_CLEAN);
+	}
+}
+
+void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx)
+{
+	__set_bit(1 + eidx / FC_ENTRIES_PER_PAGE, pool->page_dirty);
+}
+
+void fc_mark_vt_dirty(struct fc_pool *pool)
+{
+	__set_bit(0, pool->page_dirty);
+}
+
+static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 flags)
+{
+	memset(sb, 0, FC_PAGE_SIZE);
+	sb->block_sectors = cpu_to_le32(pool->g.block_sectors);
+	sb->subblock_sectors = cpu_to_le32(pool->g.subblock_sectors);
+	sb->nr_blocks = cpu_to_le64(pool->g.nr_blocks);
+	sb->data_start = cpu_to_le64(pool->g.data_start);
+	sb->md_pages = cpu_to_le64(pool->g.md_pages);
+	sb->entries_per_page = cpu_to_le32(FC_ENTRIES_PER_PAGE);
+	sb->max_volumes = cpu_to_le32(FC_MAX_VOLUMES);
+	sb->flash_sectors = cpu_to_le64(pool->g.flash_sectors);
+	sb->sb_flags = cpu_to_le32(flags);
+	sb->format_time = cpu_to_le64(pool->format_time);
+}
+
+static int write_sb(struct fc_pool *pool, u64 seq, u32 flags)
+{
+	void *p = buf_page(pool, 0);
+
+	build_sb(pool, p, flags);
+	fc_page_seal(p, FC_SB_MAGIC, seq % 2, seq, pool->uuid);
+	return fc_sync_io(pool, pool->flash, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
+			  (seq % 2) * FC_PAGE_SECTORS, FC_PAGE_SECTORS, p);
+}
+
+/*
+ * Metadata I/O failed: metadata mode rw -> ro (needs_check recorded in a
+ * superblock if it can still be written) -> fail (it could not).
+ */
+void fc_meta_error(struct fc_pool *pool, int err)
+{
+	atomic64_inc(&pool->metadata_errors);
+	if (pool->md_mode == FC_MD_FAIL)
+		return;
+	DMERR_LIMIT("metadata write failed (%d): pool is read-only, run fcachectl check", err);
+	pool->needs_check = true;
+	pool->md_mode = FC_MD_RO;
+}
+
+/* Write one batch of serialised pages (async, waits for all). */
+struct batch_ctx {
+	atomic_t count;
+	int err;
+	struct completion done;
+};
+
+static void batch_endio(unsigned long error, void *context)
+{
+	struct batch_ctx *c = context;
+
+	if (error)
+		c->err = -EIO;
+	if (atomic_dec_and_test(&c->count))
+		complete(&c->done);
+}
+
+static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq)
+{
+	struct batch_ctx c;
+	unsigned int i;
+
+	atomic_set(&c.count, n + 1);
+	c.err = 0;
+	init_completion(&c.done);
+	for (i = 0; i < n; i++) {
+		unsigned int s = !test_bit(pg[i], pool->page_slot);
+		u64 nr = fc_md_page_nr(pg[i], s);
+		void *p = buf_page(pool, i);
+		struct dm_io_region where = {
+			.bdev = pool->flash, .sector = nr * FC_PAGE_SECTORS,
+			.count = FC_PAGE_SECTORS,
+		};
+		struct dm_io_request req = {
+			.bi_opf = REQ_OP_WRITE | REQ_SYNC,
+			.mem.type = DM_IO_VMA, .mem.ptr.vma = p,
+			.notify.fn = batch_endio, .notify.context = &c,
+			.client = pool->io,
+		};
+
+		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
+		if (fc_dm_io(&req, 1, &where, NULL))
+			batch_endio(1, &c);
+	}
+	batch_endio(0, &c);
+	wait_for_completion_io(&c.done);
+	return c.err;
+}
+
+/*
+ * One commit.  @clean: record a clean shutdown (last put of the pool).
+ * Returns 0 or a negative errno (then the pool is ro or fail).
+ */
+int fc_commit(struct fc_pool *pool, bool clean)
+{
+	u64 pg[FC_MD_BUF_PAGES];
+	unsigned long *written;
+	u64 seq, l = 0;
+	unsigned int n;
+	u32 flags;
+	bool any = false;
+	int r = 0;
+
+	mutex_lock(&pool->commit_lock);
+	if (pool->md_mode != FC_MD_RW) {
+		/* Nothing can be recorded: honour the data part of a flush only. */
+		r = flash_flush(pool);
+		mutex_unlock(&pool->commit_lock);
+		return r ? r : -EIO;
+	}
+	seq = pool->seq + 1;
+	/* Bitmap of pages written by this commit, to flip their slots after. */
+	written = bitmap_zalloc(pool->g.md_pages, GFP_NOIO);
+	if (!written) {
+		mutex_unlock(&pool->commit_lock);
+		return -ENOMEM;
+	}
+	for (;;) {
+		n = 0;
+		spin_lock_irq(&pool->lock);
+		while (n < pool->md_buf_pages) {
+			l = find_next_bit(pool->page_dirty, pool->g.md_pages, l);
+			if (l >= pool->g.md_pages)
+				break;
+			__clear_bit(l, pool->page_dirty);
+			__set_bit(l, written);
+			if (l)
+				ser_entries(pool, l, buf_page(pool, n));
+			else
+				ser_voltable(pool, buf_page(pool, n));
+			pg[n++] = l++;
+		}
+		spin_unlock_irq(&pool->lock);
+		if (!n)
+			break;
+		any = true;
+		r = write_pages(pool, pg, n, seq);
+		if (r)
+			goto fail;
+	}
+	/* Step 2: flush the flash: pages and every completed data write. */
+	r = flash_flush(pool);
+	if (r)
+		goto fail;
+	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
+	if (!any && flags == pool->sb_flags)
+		goto out;	/* nothing changed: the flush was all we needed */
+	/* Step 3: the superblock makes seq S + 1 current. */
+	r = write_sb(pool, seq, flags);
+	if (r)
+		goto fail_sb;
+	pool->seq = seq;
+	pool->sb_flags = flags;
+	/* Step 4: flip slots, drop PDIRTY of entries recorded clean, reuse frees. */
+	spin_lock_irq(&pool->lock);
+	for (l = find_first_bit(written, pool->g.md_pages); l < pool->g.md_pages;
+	     l = find_next_bit(written, pool->g.md_pages, l + 1)) {
+		__change_bit(l, pool->page_slot);
+		if (l)
+			apply_clean(pool, l);
+	}
+	fc_release_pending(pool);
+	spin_unlock_irq(&pool->lock);
+out:
+	bitmap_free(written);
+	mutex_unlock(&pool->commit_lock);
+	return 0;
+
+fail:
+	fc_meta_error(pool, r);
+	/*
+	 * Record needs_check.  Pages of seq S + 1 that did land are
+	 * checksummed and self-consistent; failed ones lose to their other
+	 * slot at recovery.  No further commit is attempted (ro).
+	 */
+	if (flash_flush(pool) || write_sb(pool, seq, FC_SB_NEEDS_CHECK))
+		pool->md_mode = FC_MD_FAIL;
+	goto out_err;
+fail_sb:
+	fc_meta_error(pool, r);
+	pool->md_mode = FC_MD_FAIL;
+out_err:
+	bitmap_free(written);
+	mutex_unlock(&pool->commit_lock);
+	return r;
+}
+
+/* ---- format ---- */
+
+static int format_pool(struct fc_pool *pool)
+{
+	u64 l;
+	unsigned int i, n;
+	int r;
+
+	get_random_bytes(pool->uuid, sizeof(pool->uuid));
+	pool->format_time = ktime_get_real_seconds();
+	/* Every logical page: slot 0 an empty page of seq 1, slot 1 zeroed. */
+	for (l = 0; l < pool->g.md_pages; l += n) {
+		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
+		memset(pool->md_buf, 0, (size_t)n * 2 * FC_PAGE_SIZE);
+		for (i = 0; i < n; i++) {
+			void *p = buf_page(pool, 2 * i);
+
+			if (l + i == 0)
+				fc_page_seal(p, FC_VT_MAGIC, fc_md_page_nr(0, 0), 1, pool->uuid);
+			else
+				fc_page_seal(p, FC_ME_MAGIC, fc_md_page_nr(l + i, 0), 1,
+					     pool->uuid);
+		}
+		r = fc_sync_io(pool, pool->flash, REQ_OP_WRITE,
+			       fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+			       (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		if (r)
+			return r;
+	}
+	r = flash_flush(pool);
+	if (r)
+		return r;
+	pool->sb_flags = 0;
+	r = write_sb(pool, 1, 0);
+	if (!r) {
+		/* seq 1 in both slots: build it again for slot 1. */
+		void *p = buf_page(pool, 0);
+
+		build_sb(pool, p, 0);
+		fc_page_seal(p, FC_SB_MAGIC, 1, 1, pool->uuid);
+		r = fc_sync_io(pool, pool->flash, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
+			       FC_PAGE_SECTORS, FC_PAGE_SECTORS, p);
+	}
+	pool->seq = 1;
+	bitmap_zero(pool->page_slot, pool->g.md_pages);
+	return r;
+}
+
+/* ---- load ---- */
+
+static int pick_slot(struct fc_pool *pool, u64 l, void *s0, void *s1, int *slot)
+{
+	u32 magic = l ? FC_ME_MAGIC : FC_VT_MAGIC;
+	int v0 = fc_page_verify(s0, magic, fc_md_page_nr(l, 0), pool->uuid);
+	int v1 = fc_page_verify(s1, magic, fc_md_page_nr(l, 1), pool->uuid);
+	u64 q0 = le64_to_cpu(((struct fc_disk_header *)s0)->seq);
+	u64 q1 = le64_to_cpu(((struct fc_disk_header *)s1)->seq);
+	bool ok0 = !v0 && q0 <= pool->seq, ok1 = !v1 && q1 <= pool->seq;
+
+	if (ok0 && (!ok1 || q0 >= q1))
+		*slot = 0;
+	else if (ok1)
+		*slot = 1;
+	else
+		return v0 ? v0 : FC_ECHK_CSUM;
+	return 0;
+}
+
+static void load_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
+{
+	unsigned int i;
+
+	for (i = 0; i < FC_MAX_VOLUMES && i < FC_VT_SLOTS; i++) {
+		struct fc_vslot *s = &pool->vol[i];
+
+		if (!(le32_to_cpu(vt->vol[i].flags) & FC_VOL_IN_USE) || !vt->vol[i].id)
+			continue;
+		s->id = le32_to_cpu(vt->vol[i].id);
+		s->origin_sectors = le64_to_cpu(vt->vol[i].origin_sectors);
+		memcpy(s->label, vt->vol[i].label, FC_VOLUME_LABEL_LEN);
+		s->label[FC_VOLUME_LABEL_LEN] = 0;
+	}
+}
+
+static void load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
+			 bool was_clean)
+{
+	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
+	unsigned int i;
+	bool changed = false;
+
+	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
+		struct fc_disk_entry *d = &p->e[i];
+		struct fc_entry *e = &pool->e[first + i];
+		u8 valid = d->valid & pool->full_mask, dirty = d->dirty & valid;
+
+		if (!valid)
+			continue;
+		if (d->vol >= FC_MAX_VOLUMES || !pool->vol[d->vol].id) {
+			changed = true;
+			continue;
+		}
+		/* Crash rule: after an unclean shutdown only dirty data is trusted. */
+		if (!was_clean && valid != dirty) {
+			valid = dirty;
+			changed = true;
+			if (!valid)
+				continue;
+		}
+		e->oblock = le64_to_cpu(d->oblock);
+		e->vol = d->vol;
+		e->valid = valid;
+		e->dirty = dirty;
+		if (dirty)
+			e->flags |= FC_E_PDIRTY;
+		fc_cache_insert_loaded(pool, first + i);
+	}
+	if (changed)
+		__set_bit(l, pool->page_dirty);
+}
+
+static int load_pool(struct fc_pool *pool, char **error)
+{
+	bool was_clean = pool->sb_flags & FC_SB_CLEAN;
+	u64 l;
+	unsigned int i, n;
+	int r, slot;
+
+	for (l = 0; l < pool->g.md_pages; l += n) {
+		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
+		r = fc_sync_io(pool, pool->flash, REQ_OP_READ,
+			       fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+			       (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		if (r) {
+			*error = "fcache-pool: cannot read the pool metadata (I/O error)";
+			return r;
+		}
+		for (i = 0; i < n; i++) {
+			void *p;
+
+			if (pick_slot(pool, l + i, buf_page(pool, 2 * i),
+				      buf_page(pool, 2 * i + 1), &slot)) {
+				*error = "fcache-pool: a metadata page is damaged in both slots; run fcachectl check";
+				return -EINVAL;
+			}
+			if (slot)
+				__set_bit(l + i, pool->page_slot);
+			p = buf_page(pool, 2 * i + slot);
+			if (l + i == 0)
+				load_voltable(pool, p);
+			else
+				load_entries(pool, l + i, p, was_clean);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Read the superblock: format a blank device, load a pool, or refuse.
+ * Fills pool->g and every in-core structure (via fc_cache_alloc).
+ */
+int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
+		 char **error)
+{
+	struct fc_disk_superblock *sb0, *sb1, *sb;
+	const char *why;
+	int v0, v1, r;
+	u64 q0, q1;
+	bool blank;
+
+	pool->md_buf_pages = FC_MD_BUF_PAGES;
+	pool->md_buf = vmalloc(FC_MD_BUF_PAGES * FC_PAGE_SIZE);
+	if (!pool->md_buf) {
+		*error = "fcache-pool: out of memory";
+		return -ENOMEM;
+	}
+	sb0 = buf_page(pool, 0);
+	sb1 = buf_page(pool, 1);
+	r = fc_sync_io(pool, pool->flash, REQ_OP_READ, 0, 2 * FC_PAGE_SECTORS, pool->md_buf);
+	if (r) {
+		*error = "fcache-pool: cannot read the flash device's first 8 KiB (I/O error)";
+		return r;
+	}
+	v0 = fc_page_verify(sb0, FC_SB_MAGIC, 0, NULL);
+	v1 = fc_page_verify(sb1, FC_SB_MAGIC, 1, NULL);
+	blank = v0 == FC_ECHK_ZERO && v1 != 0;
+
+	if (blank) {
+		if (fc_geometry_compute(&pool->g, dev_sectors, block_sectors)) {
+			*error = "fcache-pool: the flash device is too small for this block size";
+			return -EINVAL;
+		}
+		r = fc_cache_alloc(pool);
+		if (r) {
+			*error = "fcache-pool: out of memory for the cache entries";
+			return r;
+		}
+		fc_cache_build_free(pool);
+		r = format_pool(pool);
+		if (r) {
+			*error = "fcache-pool: formatting the flash device failed (I/O error)";
+			return r;
+		}
+		DMINFO("formatted a new pool: %llu blocks of %u sectors",
+		       pool->g.nr_blocks, block_sectors);
+		return 0;
+	}
+
+	if (v0 && v1) {
+		if (v0 == FC_ECHK_MAGIC && v1 == FC_ECHK_MAGIC)
+			*error = "fcache-pool: the flash device holds other data (no fcache superblock, first 4 KiB not zero); wipe it to format";
+		else
+			*error = "fcache-pool: the fcache superblock is damaged in both slots; run fcachectl check";
+		return -EINVAL;
+	}
+	q0 = le64_to_cpu(sb0->hdr.seq);
+	q1 = le64_to_cpu(sb1->hdr.seq);
+	if (!v0 && !v1 && memcmp(sb0->hdr.uuid, sb1->hdr.uuid, 16))
+		sb = q0 >= q1 ? sb0 : sb1;
+	else if (!v0 && (v1 || q0 >= q1))
+		sb = sb0;
+	else
+		sb = sb1;
+
+	if (fc_sb_check_geometry(sb, dev_sectors, &pool->g, &why)) {
+		*error = (char *)why;
+		return -EINVAL;
+	}
+	if (pool->g.block_sectors != block_sectors) {
+		*error = "fcache-pool: block_size differs from the pool's superblock";
+		return -EINVAL;
+	}
+	memcpy(pool->uuid, sb->hdr.uuid, 16);
+	pool->seq = le64_to_cpu(sb->hdr.seq);
+	pool->sb_flags = le32_to_cpu(sb->sb_flags);
+	pool->format_time = le64_to_cpu(sb->format_time);
+	pool->needs_check = pool->sb_flags & FC_SB_NEEDS_CHECK;
+
+	r = fc_cache_alloc(pool);
+	if (r) {
+		*error = "fcache-pool: out of memory for the cache entries";
+		return r;
+	}
+	r = load_pool(pool, error);
+	if (r)
+		return r;
+	fc_cache_build_free(pool);
+	/* Rewrite the volume table (dirty counts) with the first commit. */
+	fc_mark_vt_dirty(pool);
+	DMINFO("loaded pool: seq %llu, %s shutdown, %llu blocks used, %llu dirty",
+	       pool->seq, (pool->sb_flags & FC_SB_CLEAN) ? "clean" : "unclean",
+	       pool->nr_used, pool->nr_dirty);
+	return 0;
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_parse: option, mode and message parsing for dm-fcache.  Pure C built
+ * through include/fcache_env.h (see fc_parse.h); no locking, no allocation.
+ */
+#include "fc_parse.h"
+
+struct opt_desc {
+	const char *name;
+	__u32 min, max, def;
+	const char *range;
+};
+
+static const struct opt_desc pool_opts[FC_NR_POOL_OPTS] = {
+	[FC_OPT_WRITEBACK_HIGH] = { "writeback_high", 1, 100,
+		FC_DEFAULT_WRITEBACK_HIGH, "writeback_high must be 1..100 (percent)" },
+	[FC_OPT_WRITEBACK_LOW] = { "writeback_low", 0, 100,
+		FC_DEFAULT_WRITEBACK_LOW, "writeback_low must be 0..100 (percent)" },
+	[FC_OPT_MAX_DIRTY_AGE] = { "max_dirty_age", 0, 86400,
+		FC_DEFAULT_MAX_DIRTY_AGE, "max_dirty_age must be 0..86400 (seconds, 0 = off)" },
+	[FC_OPT_WRITEBACK_JOBS] = { "writeback_jobs", 1, 1024,
+		FC_DEFAULT_WRITEBACK_JOBS, "writeback_jobs must be 1..1024" },
+	[FC_OPT_COMMIT_INTERVAL] = { "commit_interval", 0, 3600000,
+		FC_DEFAULT_COMMIT_INTERVAL, "commit_interval must be 0..3600000 (ms)" },
+};
+
+static const char *const vol_opt_names[FC_NR_VOL_OPTS] = {
+	[FC_VOPT_SEQUENTIAL_CUTOFF] = "sequential_cutoff",
+	[FC_VOPT_LABEL] = "label",
+};
+
+static const char *const mode_names[] = {
+	[FC_MODE_WRITEBACK] = "writeback",
+	[FC_MODE_WRITETHROUGH] = "writethrough",
+	[FC_MODE_WRITEAROUND] = "writearound",
+	[FC_MODE_PASSTHROUGH] = "passthrough",
+};
+
+int fc_parse_u32(const char *s, __u32 *v)
+{
+	__u64 x = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		x = x * 10 + (__u64)(*s - '0');
+		if (x > 0xffffffffull)
+			return -EINVAL;
+	}
+	*v = (__u32)x;
+	return 0;
+}
+
+int fc_parse_mode(const char *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (!strcmp(s, mode_names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *fc_mode_name(int mode)
+{
+	if (mode < 0 || mode > FC_MODE_PASSTHROUGH)
+		return "unknown";
+	return mode_names[mode];
+}
+
+const char *fc_pool_opt_name(unsigned int opt)
+{
+	return opt < FC_NR_POOL_OPTS ? pool_opts[opt].name : NULL;
+}
+
+const char *fc_vol_opt_name(unsigned int opt)
+{
+	return opt < FC_NR_VOL_OPTS ? vol_opt_names[opt] : NULL;
+}
+
+void fc_pool_opts_default(struct fc_pool_opts *o)
+{
+	unsigned int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < FC_NR_POOL_OPTS; i++)
+		o->val[i] = pool_opts[i].def;
+}
+
+void fc_vol_opts_default(struct fc_vol_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seq_cutoff_kib = FC_DEFAULT_SEQ_CUTOFF_KIB;
+}
+
+static void record_given(__u8 *order, __u8 *nr, unsigned int max, unsigned int opt)
+{
+	unsigned int i;
+
+	for (i = 0; i < *nr; i++)
+		if (order[i] == opt)
+			return;
+	if (*nr < max)
+		order[(*nr)++] = (__u8)opt;
+}
+
+int fc_pool_opt_set(struct fc_pool_opts *o, const char *key, const char *val,
+		    const char **why)
+{
+	unsigned int i;
+	__u32 v;
+
+	for (i = 0; i < FC_NR_POOL_OPTS; i++) {
+		if (strcmp(key, pool_opts[i].name))
+			continue;
+		if (fc_parse_u32(val, &v) || v < pool_opts[i].min || v > pool_opts[i].max) {
+			*why = pool_opts[i].range;
+			return -EINVAL;
+		}
+		o->val[i] = v;
+		record_given(o->order, &o->nr_given, FC_NR_POOL_OPTS, i);
+		return 0;
+	}
+	*why = "unknown pool option (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval)";
+	return -EINVAL;
+}
+
+int fc_pool_opts_check(const struct fc_pool_opts *o, const char **why)
+{
+	if (o->val[FC_OPT_WRITEBACK_LOW] > o->val[FC_OPT_WRITEBACK_HIGH]) {
+		*why = "writeback_low must not exceed writeback_high";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Common "<#opt_args> <key> <value>..." walker. */
+static int opts_walk(void *o, unsigned int argc, char **argv, const char **why,
+		     int (*set)(void *o, const char *k, const char *v, const char **why))
+{
+	__u32 n, i;
+	int r;
+
+	if (!argc)
+		return 0;
+	if (fc_parse_u32(argv[0], &n)) {
+		*why = "#opt_args is not a number";
+		return -EINVAL;
+	}
+	if (n != argc - 1) {
+		*why = "#opt_args does not match the number of option words";
+		return -EINVAL;
+	}
+	if (n % 2) {
+		*why = "options are key value pairs: #opt_args must be even";
+		return -EINVAL;
+	}
+	for (i = 1; i < argc; i += 2) {
+		r = set(o, argv[i], argv[i + 1], why);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int pool_set_cb(void *o, const char *k, const char *v, const char **why)
+{
+	return fc_pool_opt_set(o, k, v, why);
+}
+
+int fc_pool_opts_parse(struct fc_pool_opts *o, unsigned int argc, char **argv,
+		       const char **why)
+{
+	int r = opts_walk(o, argc, argv, why, pool_set_cb);
+
+	return r ? r : fc_pool_opts_check(o, why);
+}
+
+int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,
+		   const char **why)
+{
+	size_t len;
+	__u32 v;
+
+	if (!strcmp(key, "sequential_cutoff")) {
+		if (fc_parse_u32(val, &v) || v > 4194304) {
+			*why = "sequential_cutoff must be 0..4194304 (KiB, 0 = off)";
+			return -EINVAL;
+		}
+		o->seq_cutoff_kib = v;
+		record_given(o->order, &o->nr_given, FC_NR_VOL_OPTS, FC_VOPT_SEQUENTIAL_CUTOFF);
+		return 0;
+	}
+	if (!strcmp(key, "label")) {
+		len = strlen(val);
+		if (!len || len > FC_VOLUME_LABEL_LEN) {
+			*why = "label must be 1..40 characters";
+			return -EINVAL;
+		}
+		memset(o->label, 0, sizeof(o->label));
+		memcpy(o->label, val, len);
+		record_given(o->order, &o->nr_given, FC_NR_VOL_OPTS, FC_VOPT_LABEL);
+		return 0;
+	}
+	*why = "unknown volume option (sequential_cutoff, label)";
+	return -EINVAL;
+}
+
+static int vol_set_cb(void *o, const char *k, const char *v, const char **why)
+{
+	return fc_vol_opt_set(o, k, v, why);
+}
+
+int fc_vol_opts_parse(struct fc_vol_opts *o, unsigned int argc, char **argv,
+		      const char **why)
+{
+	return opts_walk(o, argc, argv, why, vol_set_cb);
+}
+
+int fc_parse_volume_id(const char *s, __u32 *id, const char **why)
+{
+	if (fc_parse_u32(s, id) || !*id || *id > 0x7fffffffu) {
+		*why = "volume_id must be a number 1..2147483647";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int no_args(unsigned int argc, const char **why)
+{
+	if (argc != 1) {
+		*why = "this message takes no arguments";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
+		      const char **why)
+{
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	if (!argc) {
+		*why = "empty message";
+		return -EINVAL;
+	}
+	if (!strcmp(argv[0], "flush")) {
+		m->kind = FC_MSG_FLUSH;
+		return no_args(argc, why);
+	}
+	if (!strcmp(argv[0], "clear_stats")) {
+		m->kind = FC_MSG_CLEAR_STATS;
+		return no_args(argc, why);
+	}
+	if (!strcmp(argv[0], "forget")) {
+		m->kind = FC_MSG_FORGET;
+		if (argc != 2) {
+			*why = "usage: forget <volume_id>";
+			return -EINVAL;
+		}
+		return fc_parse_volume_id(argv[1], &m->id, why);
+	}
+	for (i = 0; i < FC_NR_POOL_OPTS; i++) {
+		if (strcmp(argv[0], pool_opts[i].name))
+			continue;
+		if (argc != 2) {
+			*why = "usage: <tunable> <value>";
+			return -EINVAL;
+		}
+		m->kind = FC_MSG_SET;
+		m->key = argv[0];
+		m->val = argv[1];
+		return 0;
+	}
+	*why = "unknown pool message (flush, clear_stats, forget, or a tunable)";
+	return -EINVAL;
+}
+
+int fc_parse_vol_msg(unsigned int argc, char **argv, struct fc_msg *m,
+		     const char **why)
+{
+	__u32 v;
+
+	memset(m, 0, sizeof(*m));
+	if (!argc) {
+		*why = "empty message";
+		return -EINVAL;
+	}
+	if (!strcmp(argv[0], "flush")) {
+		m->kind = FC_MSG_FLUSH;
+		return no_args(argc, why);
+	}
+	if (!strcmp(argv[0], "clear_stats")) {
+		m->kind = FC_MSG_CLEAR_STATS;
+		return no_args(argc, why);
+	}
+	if (!strcmp(argv[0], "invalidate")) {
+		m->kind = FC_MSG_INVALIDATE;
+		return no_args(argc, why);
+	}
+	if (!strcmp(argv[0], "sequential_cutoff")) {
+		if (argc != 2 || fc_parse_u32(argv[1], &v) || v > 4194304) {
+			*why = "usage: sequential_cutoff <KiB 0..4194304>";
+			return -EINVAL;
+		}
+		m->kind = FC_MSG_SET;
+		m->key = argv[0];
+		m->val = argv[1];
+		return 0;
+	}
+	*why = "unknown volume message (flush, clear_stats, invalidate, sequential_cutoff)";
+	return -EINVAL;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fc_policy: cache admission and writeback pacing decisions.  Pure C
+ * (include/fcache_env.h), unit-tested on the host (tests/unit/test_policy.c).
+ *
+ * Contract: the policy never does I/O, never allocates and never sleeps.
+ * The caller serialises calls on one object (dm-fcache holds pool->lock).
+ */
+#ifndef FC_POLICY_H
+#define FC_POLICY_H
+
+#include "../include/fcache_env.h"
+
+/*
+ * Ghost table: a read miss is admitted on its second touch.  One u32
+ * fingerprint per slot; a slot is overwritten by newer keys, which makes the
+ * "window" the last ~nr_slots distinct misses.
+ */
+struct fc_ghost {
+	__u32 *slot;
+	__u32 mask;		/* nr_slots - 1, nr_slots a power of two */
+};
+
+/* @slots must hold mask + 1 entries, zeroed. */
+void fc_ghost_init(struct fc_ghost *g, __u32 *slots, __u32 nr_slots);
+/* True if @key was seen recently (and forget it), else remember it. */
+bool fc_ghost_admit(struct fc_ghost *g, __u64 key);
+
+/* Sequential stream detector: several concurrent streams per volume. */
+#define FC_SEQ_STREAMS 8
+
+struct fc_seq {
+	struct {
+		__u64 next;	/* sector following the stream's last I/O */
+		__u64 len;	/* sectors seen contiguously */
+		__u32 used;	/* LRU stamp */
+	} s[FC_SEQ_STREAMS];
+	__u32 tick;
+};
+
+void fc_seq_init(struct fc_seq *d);
+/*
+ * Account an I/O of @sectors at @sector; returns true when it belongs to a
+ * stream longer than @cutoff sectors (0: never), i.e. it should bypass.
+ */
+bool fc_seq_check(struct fc_seq *d, __u64 sector, __u32 sectors, __u64 cutoff);
+
+/* Writeback pacing. */
+enum fc_wb_state {
+	FC_WB_IDLE,		/* below low and nothing aged: nothing to do */
+	FC_WB_BACKGROUND,	/* between watermarks (or idle/aged below low) */
+	FC_WB_ACTIVE,		/* at or above high: full speed */
+	FC_WB_THROTTLED,	/* above high and writes going around the cache */
+};
+
+struct fc_wb_input {
+	__u64 dirty, total;	/* blocks */
+	__u32 high, low;	/* percent */
+	bool idle;		/* no foreground I/O for a while */
+	bool aged;		/* some dirty block is older than max_dirty_age */
+	bool flushing;		/* a flush message wants everything written */
+	__u32 jobs;		/* writeback_jobs */
+};
+
+/* Returns the state and sets *@max_inflight (0 when nothing to do). */
+enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight);
+
+/* Is the pool at or above the high watermark (new writes go around)? */
+bool fc_wb_above_high(__u64 dirty, __u64 total, __u32 high);
+
+const char *fc_wb_state_name(enum fc_wb_state s);
+
+#endif

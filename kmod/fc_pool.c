@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_pool: the fcache-pool target and the shared pool object.
+ *
+ * As in dm-thin, the pool object (struct fc_pool) outlives table reloads of
+ * the pool device: every fcache-pool table instance (struct fc_pool_c) and
+ * every volume holds a reference, counted under fc_registry_lock; the pool
+ * is found by its mapped_device.  The last put commits with the CLEAN flag.
+ *
+ * I/O sent to the pool device itself is refused (DM_MAPIO_KILL).
+ *
+ * The commit worker (fc_commit_work) implements group commit: every queued
+ * empty flush and every completed FUA write waits for one commit, which is
+ * then shared by all of them.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/blkdev.h>
+#include <linux/jiffies.h>
+
+#include "fc_core.h"
+
+#define FC_TICK (HZ / 10)
+
+struct fc_pool *fc_pool_lookup(struct mapped_device *md)
+{
+	struct fc_pool *pool;
+
+	list_for_each_entry(pool, &fc_pools, list)
+		if (pool->md == md)
+			return pool;
+	return NULL;
+}
+
+static struct fc_pool *lookup_by_flash(struct block_device *bdev)
+{
+	struct fc_pool *pool;
+
+	list_for_each_entry(pool, &fc_pools, list)
+		if (pool->flash == bdev)
+			return pool;
+	return NULL;
+}
+
+/* ---- commit worker and periodic tick ---- */
+
+void fc_commit_work(struct work_struct *ws)
+{
+	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
+	struct bio_list flushes, fuas;
+	struct bio *bio;
+	int r;
+
+	spin_lock_irq(&pool->lock);
+	flushes = pool->flush_bios;
+	fuas = pool->fua_bios;
+	bio_list_init(&pool->flush_bios);
+	bio_list_init(&pool->fua_bios);
+	spin_unlock_irq(&pool->lock);
+
+	r = fc_commit(pool, false);
+	pool->last_commit = jiffies;
+
+	/* REQ_PREFLUSH: the commit made the flash durable; now the origin. */
+	while ((bio = bio_list_pop(&flushes))) {
+		struct fc_bio *fb = fc_bio(bio);
+
+		if (r) {
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+			continue;
+		}
+		bio_set_dev(bio, fb->v->origin);
+		submit_bio_noacct(bio);
+	}
+	/* REQ_FUA writes: their data and mapping are now durable. */
+	while ((bio = bio_list_pop(&fuas))) {
+		fc_bio(bio)->flags |= FC_BF_COMMITTED;
+		if (r)
+			bio->bi_status = BLK_STS_IOERR;
+		bio_endio(bio);
+	}
+}
+
+static void fc_tick(struct work_struct *ws)
+{
+	struct fc_pool *pool = container_of(to_delayed_work(ws), struct fc_pool, tick);
+	u32 interval = pool->opts.val[FC_OPT_COMMIT_INTERVAL];
+	bool md_dirty, waiters;
+
+	spin_lock_irq(&pool->lock);
+	md_dirty = find_first_bit(pool->page_dirty, pool->g.md_pages) < pool->g.md_pages;
+	waiters = !bio_list_empty(&pool->busy_wait);
+	spin_unlock_irq(&pool->lock);
+
+	if (interval && md_dirty &&
+	    time_after_eq(jiffies, pool->last_commit + msecs_to_jiffies(interval)))
+		queue_work(pool->wq, &pool->commit_work);
+	if (waiters)
+		fc_kick_waiters(pool);
+	if (!pool->suspended)
+		queue_work(pool->wq, &pool->wb_work);
+	queue_delayed_work(pool->wq, &pool->tick, FC_TICK);
+}
+
+int fc_request_commit(struct fc_pool *pool)
+{
+	int r = fc_commit(pool, false);
+
+	pool->last_commit = jiffies;
+	return r;
+}
+
+/* ---- pool object lifetime ---- */
+
+static void pool_destroy(struct fc_pool *pool)
+{
+	cancel_delayed_work_sync(&pool->tick);
+	flush_workqueue(pool->wq);
+	mutex_lock(&pool->wb_lock);
+	mutex_unlock(&pool->wb_lock);
+	/* Clean shutdown: the next load keeps the clean cached data too. */
+	if (pool->e && pool->md_mode == FC_MD_RW && pool->seq)
+		if (fc_commit(pool, true))
+			DMERR("final commit failed: the pool will be recovered as after a crash");
+	if (pool->wq)
+		destroy_workqueue(pool->wq);
+	if (!IS_ERR_OR_NULL(pool->kc))
+		dm_kcopyd_client_destroy(pool->kc);
+	if (!IS_ERR_OR_NULL(pool->io))
+		dm_io_client_destroy(pool->io);
+	fc_cache_free(pool);
+	vfree(pool->fill_buf);
+	vfree(pool->md_buf);
+	kfree(pool);
+}
+
+void fc_pool_put(struct fc_pool *pool)
+{
+	bool last;
+
+	mutex_lock(&fc_registry_lock);
+	last = !--pool->refs;
+	if (last)
+		list_del(&pool->list);
+	mutex_unlock(&fc_registry_lock);
+	if (last)
+		pool_destroy(pool);
+}
+
+static struct fc_pool *pool_create(struct mapped_device *md, struct block_device *flash,
+				   u32 block_sectors, const struct fc_pool_opts *opts,
+				   char **error)
+{
+	struct fc_pool *pool;
+	unsigned int i;
+	int r;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool) {
+		*error = "fcache-pool: out of memory";
+		return ERR_PTR(-ENOMEM);
+	}
+	pool->md = md;
+	pool->flash = flash;
+	pool->refs = 1;
+	pool->opts = *opts;
+	spin_lock_init(&pool->lock);
+	mutex_init(&pool->commit_lock);
+	mutex_init(&pool->wb_lock);
+	bio_list_init(&pool->flush_bios);
+	bio_list_init(&pool->fua_bios);
+	bio_list_init(&pool->deferred);
+	bio_list_init(&pool->busy_wait);
+	init_waitqueue_head(&pool->wb_wait);
+	INIT_WORK(&pool->commit_work, fc_commit_work);
+	INIT_WORK(&pool->worker, fc_worker);
+	INIT_WORK(&pool->wb_work, fc_wb_work);
+	INIT_DELAYED_WORK(&pool->tick, fc_tick);
+	for (i = 0; i < FC_MAX_VOLUMES; i++)
+		atomic_set(&pool->vol[i].wb_inflight, 0);
+	pool->last_io = jiffies;
+	pool->last_commit = jiffies;
+
+	pool->io = dm_io_client_create();
+	if (IS_ERR(pool->io)) {
+		r = PTR_ERR(pool->io);
+		*error = "fcache-pool: cannot create a dm-io client";
+		goto bad;
+	}
+	pool->kc = dm_kcopyd_client_create(NULL);
+	if (IS_ERR(pool->kc)) {
+		r = PTR_ERR(pool->kc);
+		*error = "fcache-pool: cannot create a dm-kcopyd client";
+		goto bad;
+	}
+	pool->wq = alloc_workqueue("fcache-pool", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!pool->wq) {
+		r = -ENOMEM;
+		*error = "fcache-pool: cannot create a workqueue";
+		goto bad;
+	}
+	pool->fill_buf = vmalloc((size_t)block_sectors << SECTOR_SHIFT);
+	if (!pool->fill_buf) {
+		r = -ENOMEM;
+		*error = "fcache-pool: out of memory";
+		goto bad;
+	}
+	r = fc_meta_open(pool, block_sectors, bdev_nr_sectors(flash), error);
+	if (r)
+		goto bad;
+	/* The first commit clears CLEAN (and persists recovery) before any I/O. */
+	r = fc_commit(pool, false);
+	if (r) {
+		*error = "fcache-pool: the first metadata commit failed (I/O error)";
+		goto bad;
+	}
+	queue_delayed_work(pool->wq, &pool->tick, FC_TICK);
+	return pool;
+bad:
+	pool->seq = 0;	/* no final commit of a half-built pool */
+	pool_destroy(pool);
+	return ERR_PTR(r);
+}
+
+/* ---- the fcache-pool target ---- */
+
+static void pool_dtr(struct dm_target *ti)
+{
+	struct fc_pool_c *pc = ti->private;
+
+	if (pc->pool)
+		fc_pool_put(pc->pool);
+	if (pc->flash_dev)
+		dm_put_device(ti, pc->flash_dev);
+	kfree(pc);
+}
+
+/* fcache-pool <flash_dev> <block_size> [<#opt_args> <opt_arg>...] */
+static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct mapped_device *md = dm_table_get_md(ti->table);
+	struct fc_pool_c *pc;
+	struct fc_pool *pool;
+	const char *why;
+	int r;
+
+	if (argc < 2) {
+		ti->error = "fcache-pool: usage: <flash_dev> <block_size> [<#opt_args> <opt_arg>...]";
+		return -EINVAL;
+	}
+	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+	if (!pc) {
+		ti->error = "fcache-pool: out of memory";
+		return -ENOMEM;
+	}
+	ti->private = pc;
+	pc->ti = ti;
+	fc_pool_opts_default(&pc->opts);
+	if (fc_parse_u32(argv[1], &pc->block_sectors) ||
+	    !is_power_of_2(pc->block_sectors) || pc->block_sectors < FC_MIN_BLOCK_SECTORS ||
+	    pc->block_sectors > FC_MAX_BLOCK_SECTORS) {
+		ti->error = "fcache-pool: block_size must be a power of two, 8..2048 sectors (4 KiB..1 MiB)";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (fc_pool_opts_parse(&pc->opts, argc - 2, argv + 2, &why)) {
+		ti->error = (char *)why;
+		r = -EINVAL;
+		goto bad;
+	}
+	r = dm_get_device(ti, argv[0], FMODE_READ | FMODE_WRITE, &pc->flash_dev);
+	if (r) {
+		ti->error = "fcache-pool: cannot open the flash device";
+		goto bad;
+	}
+	if (ti->len != bdev_nr_sectors(pc->flash_dev->bdev)) {
+		ti->error = "fcache-pool: the target length must equal the flash device's size";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	mutex_lock(&fc_registry_lock);
+	pool = fc_pool_lookup(md);
+	if (pool) {
+		/* A reload of a live pool device: same flash, same block size. */
+		if (pool->flash != pc->flash_dev->bdev) {
+			ti->error = "fcache-pool: this pool device already uses another flash device";
+			r = -EINVAL;
+		} else if (pool->g.block_sectors != pc->block_sectors) {
+			ti->error = "fcache-pool: block_size differs from the pool's superblock";
+			r = -EINVAL;
+		} else {
+			pool->refs++;
+			pc->pool = pool;
+		}
+	} else if (lookup_by_flash(pc->flash_dev->bdev)) {
+		ti->error = "fcache-pool: the flash device is already used by another pool device";
+		r = -EBUSY;
+	} else {
+		pool = pool_create(md, pc->flash_dev->bdev, pc->block_sectors, &pc->opts,
+				   &ti->error);
+		if (IS_ERR(pool)) {
+			r = PTR_ERR(pool);
+		} else {
+			list_add(&pool->list, &fc_pools);
+			pc->pool = pool;
+		}
+	}
+	mutex_unlock(&fc_registry_lock);
+	if (r)
+		goto bad;
+	ti->num_flush_bios = 0;
+	ti->num_discard_bios = 0;
+	return 0;
+bad:
+	pool_dtr(ti);
+	return r;
+}
+
+static int pool_map(struct dm_target *ti, struct bio *bio)
+{
+	DMERR_LIMIT("I/O to a pool device is refused; use an fcache volume");
+	return DM_MAPIO_KILL;
+}
+
+static int pool_preresume(struct dm_target *ti)
+{
+	struct fc_pool_c *pc = ti->private;
+
+	/* The table being resumed brings its tunables. */
+	pc->pool->opts = pc->opts;
+	return 0;
+}
+
+static void pool_resume(struct dm_target *ti)
+{
+	struct fc_pool_c *pc = ti->private;
+
+	pc->pool->suspended = false;
+}
+
+static void pool_postsuspend(struct dm_target *ti)
+{
+	struct fc_pool_c *pc = ti->private;
+	struct fc_pool *pool = pc->pool;
+
+	pool->suspended = true;
+	/* Let a running writeback batch finish, then commit. */
+	mutex_lock(&pool->wb_lock);
+	mutex_unlock(&pool->wb_lock);
+	fc_request_commit(pool);
+}
+
+static void pool_status(struct dm_target *ti, status_type_t type,
+			unsigned int status_flags, char *result, unsigned int maxlen)
+{
+	static const char *const md_modes[] = { "rw", "ro", "fail" };
+	struct fc_pool_c *pc = ti->private;
+	struct fc_pool *pool = pc->pool;
+	unsigned int sz = 0, i, active = 0, registered = 0;
+	u64 used, dirty, nfree;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		mutex_lock(&fc_registry_lock);
+		for (i = 0; i < FC_MAX_VOLUMES; i++) {
+			registered += !!pool->vol[i].id;
+			active += !!pool->vol[i].active;
+		}
+		mutex_unlock(&fc_registry_lock);
+		spin_lock_irq(&pool->lock);
+		used = pool->nr_used;
+		dirty = pool->nr_dirty;
+		nfree = pool->nr_free;
+		spin_unlock_irq(&pool->lock);
+		DMEMIT("%u %llu %llu %llu %s %u %lld %lld %lld %s %d %llu %u %u %llu",
+		       pool->g.block_sectors, pool->g.nr_blocks, used, dirty,
+		       md_modes[pool->md_mode], pool->needs_check ? 1 : 0,
+		       atomic64_read(&pool->flash_read_errors),
+		       atomic64_read(&pool->flash_write_errors),
+		       atomic64_read(&pool->metadata_errors),
+		       fc_wb_state_name(pool->wb_state), atomic_read(&pool->wb_inflight),
+		       pool->seq, active, registered, nfree);
+		break;
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);
+		if (pc->opts.nr_given) {
+			DMEMIT(" %u", 2 * pc->opts.nr_given);
+			for (i = 0; i < pc->opts.nr_given; i++)
+				DMEMIT(" %s %u", fc_pool_opt_name(pc->opts.order[i]),
+				       pc->opts.val[pc->opts.order[i]]);
+		}
+		break;
+	case STATUSTYPE_IMA:
+		*result = '\0';
+		break;
+	}
+}
+
+static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned int maxlen)
+{
+	unsigned int i;
+	int r = -ENOENT;
+
+	mutex_lock(&fc_registry_lock);
+	for (i = 0; i < FC_MAX_VOLUMES; i++) {
+		struct fc_vslot *s = &pool->vol[i];
+
+		if (s->id != id)
+			continue;
+		if (s->active) {
+			DMWARN("forget %u: the volume is active; remove it first", id);
+			r = -EBUSY;
+			break;
+		}
+		spin_lock_irq(&pool->lock);
+		if (s->dirty) {
+			spin_unlock_irq(&pool->lock);
+			DMWARN("forget %u: the volume has dirty data; activate and flush it first", id);
+			r = -EBUSY;
+			break;
+		}
+		fc_invalidate_volume(pool, i, true);
+		if (s->cached) {
+			spin_unlock_irq(&pool->lock);
+			r = -EBUSY;
+			break;
+		}
+		s->id = 0;
+		s->origin_sectors = 0;
+		memset(s->label, 0, sizeof(s->label));
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+		r = 0;
+		break;
+	}
+	mutex_unlock(&fc_registry_lock);
+	if (!r)
+		r = fc_request_commit(pool);
+	return r;
+}
+
+static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
+			char *result, unsigned int maxlen)
+{
+	struct fc_pool_c *pc = ti->private;
+	struct fc_pool *pool = pc->pool;
+	struct fc_pool_opts o;
+	struct fc_msg m;
+	const char *why;
+	unsigned int i;
+
+	if (fc_parse_pool_msg(argc, argv, &m, &why)) {
+		DMWARN("pool message refused: %s", why);
+		return -EINVAL;
+	}
+	switch (m.kind) {
+	case FC_MSG_FLUSH:
+		return fc_flush_volumes(pool, -1);
+	case FC_MSG_CLEAR_STATS:
+		for (i = 0; i < FC_MAX_VOLUMES; i++) {
+			struct fc_vslot *s = &pool->vol[i];
+
+			atomic64_set(&s->reads, 0);
+			atomic64_set(&s->read_hits, 0);
+			atomic64_set(&s->writes, 0);
+			atomic64_set(&s->write_hits, 0);
+			atomic64_set(&s->bypassed, 0);
+			atomic64_set(&s->errors, 0);
+			atomic64_set(&s->promotions, 0);
+			atomic64_set(&s->writebacks, 0);
+		}
+		return 0;
+	case FC_MSG_SET:
+		o = pc->opts;
+		if (fc_pool_opt_set(&o, m.key, m.val, &why) || fc_pool_opts_check(&o, &why)) {
+			DMWARN("pool message refused: %s", why);
+			return -EINVAL;
+		}
+		pc->opts = o;
+		pool->opts = o;
+		queue_work(pool->wq, &pool->wb_work);
+		return 0;
+	case FC_MSG_FORGET:
+		return forget_volume(pool, m.id, result, maxlen);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int pool_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn fn,
+				void *data)
+{
+	struct fc_pool_c *pc = ti->private;
+
+	return fn(ti, pc->flash_dev, 0, ti->len, data);
+}
+
+struct target_type fc_pool_target = {
+	.name = FC_POOL_TARGET,
+	.version = {1, 0, 0},
+	.module = THIS_MODULE,
+	.ctr = pool_ctr,
+	.dtr = pool_dtr,
+	.map = pool_map,
+	.postsuspend = pool_postsuspend,
+	.preresume = pool_preresume,
+	.resume = pool_resume,
+	.status = pool_status,
+	.message = pool_message,
+	.iterate_devices = pool_iterate_devices,
+};

@@ -1,0 +1,944 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_volume: the fcache target, one cached origin volume of a pool.
+ *
+ * map() classifies every bio under pool->lock and either remaps it to the
+ * flash or to the origin, queues it to the commit worker (empty flush), or
+ * defers it to the pool worker (fills need process context; bios touching
+ * a BUSY entry wait on pool->busy_wait).  map() and end_io() never sleep.
+ * The worker (fc_worker) runs the same classification with fills allowed:
+ * a fill reads the origin into pool->fill_buf and writes it to the flash
+ * synchronously, then the bio is classified again (now a hit).
+ *
+ * A bio that spans cache blocks is cut at the block boundary with
+ * dm_accept_partial_bio() (only possible in map) when a spanned block is
+ * cached or the write will be cached; otherwise it goes to the origin whole.
+ *
+ * Locking: pool->lock (irq-safe) for every entry and list; the worker holds
+ * no lock across the fill I/O, the entry is BUSY instead.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+
+#include "fc_core.h"
+
+#define FC_BF_NOFILL	0x08	/* a fill for this bio failed: use the origin */
+
+enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL };
+
+static inline u32 stripe_of(struct fc_volume *v, u64 block)
+{
+	return (u32)((block ^ ((u64)v->slot << 40)) % FC_STRIPES);
+}
+
+static void remap_flash(struct fc_pool *pool, struct bio *bio, u32 eidx, sector_t off)
+{
+	bio_set_dev(bio, pool->flash);
+	bio->bi_iter.bi_sector = fc_block_sector(pool, eidx) + off;
+}
+
+static void remap_origin(struct fc_volume *v, struct bio *bio)
+{
+	bio->bi_iter.bi_sector = dm_target_offset(v->ti, bio->bi_iter.bi_sector);
+	bio_set_dev(bio, v->origin);
+}
+
+/* Defer @bio to the worker (lock held by the caller). */
+static void defer_locked(struct fc_pool *pool, struct bio *bio)
+{
+	bio_list_add(&pool->deferred, bio);
+	queue_work(pool->wq, &pool->worker);
+}
+
+void fc_defer_bio(struct fc_pool *pool, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	defer_locked(pool, bio);
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/* Re-map every waiting bio (an entry went idle or a fill ended). */
+void fc_kick_waiters(struct fc_pool *pool)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (!bio_list_empty(&pool->busy_wait)) {
+		bio_list_merge(&pool->deferred, &pool->busy_wait);
+		bio_list_init(&pool->busy_wait);
+		queue_work(pool->wq, &pool->worker);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+static bool origin_writes_in_flight(struct fc_pool *pool, u32 stripe)
+{
+	return pool->ow_inflight[stripe] || pool->ow_big;
+}
+
+/* ---- discard ---- */
+
+/*
+ * Discard: invalidate fully covered sub-blocks and pass down.  Discard vs
+ * writeback / in-flight I/O: an entry with I/O or a copy in flight makes
+ * the discard wait; the generation bump stops a writeback that completes
+ * later from marking anything clean.
+ */
+static int map_discard(struct fc_volume *v, struct bio *bio)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_bio *fb = fc_bio(bio);
+	sector_t start = dm_target_offset(v->ti, bio->bi_iter.bi_sector);
+	sector_t end = start + bio_sectors(bio);
+	u64 bsz = pool->g.block_sectors, b, first = start >> pool->block_shift;
+	u64 last = (end - 1) >> pool->block_shift;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	for (b = first; b <= last && pool->vol[v->slot].cached; b++) {
+		struct fc_entry *e = fc_lookup(pool, v->slot, b);
+		sector_t bs = b << pool->block_shift, s0, s1, sub = pool->g.subblock_sectors;
+		u8 m;
+
+		if (!e)
+			continue;
+		s0 = max(start, bs);
+		s1 = min(end, bs + bsz);
+		s0 = round_up(s0 - bs, sub);
+		s1 = round_down(s1 - bs, sub);
+		if (s1 <= s0)
+			continue;
+		m = fc_subblock_mask(s0, s1 - s0, sub);
+		if (!((e->valid | e->dirty) & m))
+			continue;
+		if (e->inflight || (e->flags & (FC_E_BUSY | FC_E_WB))) {
+			bio_list_add(&pool->busy_wait, bio);
+			spin_unlock_irqrestore(&pool->lock, flags);
+			return FC_DONE_SUBMITTED;
+		}
+		e->gen++;
+		fc_entry_set(pool, e, e->valid & ~m, e->dirty & ~m);
+		if (!e->valid)
+			fc_entry_release(pool, e);
+	}
+	fb->kind = FC_BK_ORIGIN_WRITE;
+	fb->stripe = FC_NONE;
+	pool->ow_big++;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (!bdev_max_discard_sectors(v->origin)) {
+		fb->kind = FC_BK_ORIGIN;
+		spin_lock_irqsave(&pool->lock, flags);
+		pool->ow_big--;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		bio_endio(bio);
+		return FC_DONE_SUBMITTED;
+	}
+	remap_origin(v, bio);
+	return FC_DONE_REMAP;
+}
+
+/* ---- reads and writes ---- */
+
+static bool block_cacheable(struct fc_volume *v, u64 block)
+{
+	return ((block + 1) << v->pool->block_shift) <= v->ti->len;
+}
+
+/* Does [block b, b + n) hold any cached block of this volume? */
+static bool span_cached(struct fc_volume *v, u64 b, u64 n)
+{
+	struct fc_pool *pool = v->pool;
+
+	if (!pool->vol[v->slot].cached)
+		return false;
+	for (; n--; b++)
+		if (fc_lookup(pool, v->slot, b))
+			return true;
+	return false;
+}
+
+static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill);
+
+/*
+ * Classify and map one bio (already within one block, or going to the
+ * origin whole).  @worker: process context, fills allowed.
+ */
+static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	struct fc_bio *fb = fc_bio(bio);
+	sector_t sector = dm_target_offset(v->ti, bio->bi_iter.bi_sector);
+	u32 bsz = pool->g.block_sectors, sub = pool->g.subblock_sectors;
+	u64 block = sector >> pool->block_shift;
+	u32 off = sector & (bsz - 1), len = bio_sectors(bio);
+	bool write = op_is_write(bio_op(bio)), seq_bypass = false, admit;
+	unsigned long flags;
+	struct fc_entry *e;
+	u8 mask, partial, fill;
+	u32 stripe;
+	int r;
+
+again:
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->last_io = jiffies;
+	e = fc_lookup(pool, v->slot, block);
+	if (off + len > bsz) {
+		u64 n = ((u64)off + len + bsz - 1) / bsz;
+
+		if (!worker && (e || span_cached(v, block, n) ||
+				(write && v->mode == FC_MODE_WRITEBACK))) {
+			dm_accept_partial_bio(bio, bsz - off);
+			len = bsz - off;
+		} else {
+			/* Large I/O of uncached blocks goes to the origin whole. */
+			goto origin_whole;
+		}
+	}
+	if (!block_cacheable(v, block) && !e)
+		goto origin_whole;
+	if (!worker && len)
+		seq_bypass = fc_seq_check(&v->seq, sector, len,
+					  (u64)v->opts.seq_cutoff_kib * 2);
+	mask = fc_subblock_mask(off, len, sub);
+	partial = fc_subblock_partial(off, len, sub);
+
+	/* Promotion vs a write: a BUSY entry (fill in flight) makes us wait. */
+	if (e && (e->flags & FC_E_BUSY))
+		goto wait;
+
+	if (!write) {
+		if (!worker)
+			atomic64_inc(&s->reads);
+		if (e && (e->valid & mask) == mask) {
+			if (!worker)
+				atomic64_inc(&s->read_hits);
+			goto to_flash;
+		}
+		if (fb->flags & FC_BF_NOFILL) {
+			if (e && (e->dirty & mask))
+				goto kill;	/* the only copy is unreadable */
+			goto to_origin;
+		}
+		if (e && (e->dirty & mask)) {
+			fill = mask & ~e->valid;
+			goto need_fill;
+		}
+		if (v->mode == FC_MODE_PASSTHROUGH || pool->md_mode != FC_MD_RW ||
+		    pool->no_new_dirty || seq_bypass || !block_cacheable(v, block)) {
+			if (seq_bypass && !worker)
+				atomic64_inc(&s->bypassed);
+			goto to_origin;
+		}
+		admit = e || worker || fc_ghost_admit(&pool->ghost,
+						       (block << 6) | v->slot);
+		if (!admit)
+			goto to_origin;
+		fill = mask & ~(e ? e->valid : 0);
+		goto need_fill;
+	}
+
+	/* Writes. */
+	if (!worker)
+		atomic64_inc(&s->writes);
+	if ((e && (e->dirty & mask)) ||
+	    (v->mode == FC_MODE_WRITEBACK && pool->md_mode == FC_MD_RW &&
+	     !pool->no_new_dirty && !seq_bypass && !(fb->flags & FC_BF_NOFILL) &&
+	     block_cacheable(v, block) &&
+	     (e || !fc_wb_above_high(pool->nr_dirty, pool->g.nr_blocks,
+				     pool->opts.val[FC_OPT_WRITEBACK_HIGH])))) {
+		/* Writeback path (also any write touching dirty sub-blocks). */
+		if (pool->md_mode != FC_MD_RW && (mask & ~e->dirty))
+			goto kill;
+		if (!e) {
+			e = fc_alloc_entry(pool, v->slot, block);
+			if (!e)
+				goto to_origin;
+		} else if (!worker) {
+			atomic64_inc(&s->write_hits);
+		}
+		/* Partial writes: a partly covered invalid sub-block is filled first. */
+		fill = partial & ~e->valid;
+		if (fill) {
+			if (fb->flags & FC_BF_NOFILL)
+				goto kill;
+			goto need_fill;
+		}
+		/* Writeback vs a new write: bump the generation at map too. */
+		e->gen++;
+		fb->mask = mask;
+		if (bio->bi_opf & REQ_FUA) {
+			/* FUA: strip it on the flash; completion waits for a commit. */
+			bio->bi_opf &= ~REQ_FUA;
+			fb->flags |= FC_BF_FUA;
+		}
+		fb->kind = FC_BK_FLASH_WRITE;
+		goto to_flash_kind;
+	}
+	if (!worker && v->mode == FC_MODE_WRITEBACK)
+		atomic64_inc(&s->bypassed);
+	/* Write-around: drop the touched clean sub-blocks, write the origin. */
+	if (e) {
+		e->gen++;
+		fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
+		if (!e->valid && !e->inflight && !(e->flags & FC_E_WB))
+			fc_entry_release(pool, e);
+	}
+	stripe = stripe_of(v, block);
+	pool->ow_inflight[stripe]++;
+	fb->stripe = stripe;
+	fb->kind = FC_BK_ORIGIN_WRITE;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	remap_origin(v, bio);
+	return FC_DONE_REMAP;
+
+to_flash:
+	fb->kind = FC_BK_FLASH_READ;
+	fb->mask = mask;
+to_flash_kind:
+	if (e->inflight == U16_MAX)
+		goto wait;
+	e->inflight++;
+	e->flags |= FC_E_REF;
+	fb->eidx = fc_eidx(pool, e);
+	fb->gen = e->gen;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	remap_flash(pool, bio, fb->eidx, off);
+	return FC_DONE_REMAP;
+
+origin_whole:
+	if (write) {
+		/* Write-around of uncached blocks: tracked for fills (pool-wide). */
+		if (!worker)
+			atomic64_inc(&s->writes);
+		pool->ow_big++;
+		fb->stripe = FC_NONE;
+		fb->kind = FC_BK_ORIGIN_WRITE;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		remap_origin(v, bio);
+		return FC_DONE_REMAP;
+	}
+	if (!worker)
+		atomic64_inc(&s->reads);
+to_origin:
+	fb->kind = FC_BK_ORIGIN;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	remap_origin(v, bio);
+	return FC_DONE_REMAP;
+
+kill:
+	spin_unlock_irqrestore(&pool->lock, flags);
+	atomic64_inc(&s->errors);
+	return FC_DONE_KILL;
+
+wait:
+	bio_list_add(&pool->busy_wait, bio);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return FC_DONE_SUBMITTED;
+
+need_fill:
+	if (!worker) {
+		defer_locked(pool, bio);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return FC_DONE_SUBMITTED;
+	}
+	/*
+	 * Promotion vs a write: no fill while writes of this stripe are in
+	 * flight to the origin; once the entry is BUSY new writes wait.
+	 * Eviction vs in-flight I/O: no fill while the entry has I/O in flight.
+	 */
+	if (origin_writes_in_flight(pool, stripe_of(v, block)) ||
+	    (e && (e->inflight || (e->flags & FC_E_WB)))) {
+		if (!write && (!e || !(e->dirty & mask))) {
+			if (e && !e->valid && !e->inflight && !(e->flags & FC_E_WB))
+				fc_entry_release(pool, e);
+			goto to_origin;
+		}
+		goto wait;
+	}
+	if (!e) {
+		e = fc_alloc_entry(pool, v->slot, block);
+		if (!e)
+			goto to_origin;
+	}
+	e->flags |= FC_E_BUSY;
+	spin_unlock_irqrestore(&pool->lock, flags);
+
+	r = do_fill(v, e, block, fill);
+
+	spin_lock_irqsave(&pool->lock, flags);
+	e->flags &= ~FC_E_BUSY;
+	if (!r) {
+		fc_entry_set(pool, e, e->valid | fill, e->dirty);
+		atomic64_inc(&s->promotions);
+	} else {
+		fb->flags |= FC_BF_NOFILL;
+		if (!e->valid && !e->inflight)
+			fc_entry_release(pool, e);
+	}
+	if (!bio_list_empty(&pool->busy_wait)) {
+		bio_list_merge(&pool->deferred, &pool->busy_wait);
+		bio_list_init(&pool->busy_wait);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	goto again;
+}
+
+/* Copy the sub-blocks @fill of @block from the origin to @e's flash block. */
+static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
+{
+	struct fc_pool *pool = v->pool;
+	u32 sub = pool->g.subblock_sectors, i = 0, j;
+	u32 eidx = fc_eidx(pool, e);
+	int r;
+
+	while (i < pool->g.nr_subblocks) {
+		if (!(fill & (1u << i))) {
+			i++;
+			continue;
+		}
+		for (j = i; j < pool->g.nr_subblocks && (fill & (1u << j)); j++)
+			;
+		r = fc_sync_io(pool, v->origin, REQ_OP_READ,
+			       (block << pool->block_shift) + i * sub, (j - i) * sub,
+			       pool->fill_buf);
+		if (r) {
+			DMERR_LIMIT("fill: origin read failed (%d)", r);
+			return r;
+		}
+		r = fc_sync_io(pool, pool->flash, REQ_OP_WRITE,
+			       fc_block_sector(pool, eidx) + i * sub, (j - i) * sub,
+			       pool->fill_buf);
+		if (r) {
+			DMERR_LIMIT("fill: flash write failed (%d)", r);
+			atomic64_inc(&pool->flash_write_errors);
+			return r;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
+{
+	if (bio_op(bio) == REQ_OP_DISCARD)
+		return map_discard(v, bio);
+	return map_rw(v, bio, worker);
+}
+
+void fc_worker(struct work_struct *ws)
+{
+	struct fc_pool *pool = container_of(ws, struct fc_pool, worker);
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&pool->lock);
+	list = pool->deferred;
+	bio_list_init(&pool->deferred);
+	spin_unlock_irq(&pool->lock);
+
+	while ((bio = bio_list_pop(&list))) {
+		struct fc_bio *fb = fc_bio(bio);
+
+		switch (map_bio(fb->v, bio, true)) {
+		case FC_DONE_REMAP:
+			submit_bio_noacct(bio);
+			break;
+		case FC_DONE_KILL:
+			bio_io_error(bio);
+			break;
+		default:
+			break;
+		}
+		cond_resched();
+	}
+}
+
+static int fc_map(struct dm_target *ti, struct bio *bio)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_bio *fb = fc_bio(bio);
+	unsigned long flags;
+
+	memset(fb, 0, sizeof(*fb));
+	fb->v = v;
+	fb->iter = bio->bi_iter;
+	fb->opf = bio->bi_opf;
+
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		/*
+		 * REQ_PREFLUSH (always empty here: num_flush_bios = 1): group
+		 * commit, which flushes the flash, then the flush goes on to
+		 * the origin, in every mode.
+		 */
+		spin_lock_irqsave(&pool->lock, flags);
+		bio_list_add(&pool->flush_bios, bio);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		queue_work(pool->wq, &pool->commit_work);
+		return DM_MAPIO_SUBMITTED;
+	}
+	switch (map_bio(v, bio, false)) {
+	case FC_DONE_REMAP:
+		return DM_MAPIO_REMAPPED;
+	case FC_DONE_KILL:
+		return DM_MAPIO_KILL;
+	default:
+		return DM_MAPIO_SUBMITTED;
+	}
+}
+
+/* Restore a bio as mapped and hand it to the worker (retry after an error). */
+static int retry_bio(struct fc_pool *pool, struct bio *bio)
+{
+	struct fc_bio *fb = fc_bio(bio);
+
+	bio->bi_iter = fb->iter;
+	bio->bi_opf = fb->opf;
+	bio->bi_status = BLK_STS_OK;
+	fb->kind = FC_BK_NONE;
+	fb->flags = FC_BF_NOFILL | FC_BF_RETRY;
+	defer_locked(pool, bio);
+	return DM_ENDIO_INCOMPLETE;
+}
+
+static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	struct fc_bio *fb = fc_bio(bio);
+	int r = DM_ENDIO_DONE;
+	struct fc_entry *e;
+	unsigned long flags;
+	bool kick = false;
+
+	if (fb->flags & FC_BF_COMMITTED)
+		return DM_ENDIO_DONE;	/* second pass of a FUA write */
+
+	spin_lock_irqsave(&pool->lock, flags);
+	switch (fb->kind) {
+	case FC_BK_FLASH_READ:
+		e = &pool->e[fb->eidx];
+		kick = !--e->inflight;
+		if (!*error)
+			break;
+		atomic64_inc(&pool->flash_read_errors);
+		if (e->dirty & fb->mask) {
+			/* Flash read error on dirty data: the only copy. */
+			DMERR_LIMIT("flash read error on dirty data (volume %u block %llu)",
+				    v->id, e->oblock);
+			atomic64_inc(&s->errors);
+			break;
+		}
+		/* Clean: invalidate and retry from the origin. */
+		e->gen++;
+		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
+		r = retry_bio(pool, bio);
+		break;
+	case FC_BK_FLASH_WRITE:
+		e = &pool->e[fb->eidx];
+		kick = !--e->inflight;
+		/* Writeback vs a new write: bump the generation at completion. */
+		e->gen++;
+		if (!*error) {
+			fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
+			if (fb->flags & FC_BF_FUA) {
+				bio_list_add(&pool->fua_bios, bio);
+				queue_work(pool->wq, &pool->commit_work);
+				r = DM_ENDIO_INCOMPLETE;
+			}
+			break;
+		}
+		atomic64_inc(&pool->flash_write_errors);
+		pool->no_new_dirty = true;
+		DMERR_LIMIT("flash write error: the pool stops caching new dirty data");
+		if (e->dirty & fb->mask) {
+			/* Older dirty data of these sub-blocks may be damaged. */
+			atomic64_inc(&s->errors);
+			break;
+		}
+		/* No dirty data at risk: drop the sub-blocks, retry on the origin. */
+		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
+		r = retry_bio(pool, bio);
+		break;
+	case FC_BK_ORIGIN_WRITE:
+		if (fb->stripe == FC_NONE)
+			pool->ow_big--;
+		else
+			pool->ow_inflight[fb->stripe]--;
+		kick = true;
+		if (*error)
+			atomic64_inc(&s->errors);
+		break;
+	case FC_BK_ORIGIN:
+		if (*error)
+			atomic64_inc(&s->errors);
+		break;
+	default:
+		break;
+	}
+	if (kick && !bio_list_empty(&pool->busy_wait)) {
+		bio_list_merge(&pool->deferred, &pool->busy_wait);
+		bio_list_init(&pool->busy_wait);
+		queue_work(pool->wq, &pool->worker);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return r;
+}
+
+/* ---- constructor / destructor ---- */
+
+static int register_slot(struct fc_volume *v, char **error)
+{
+	struct fc_pool *pool = v->pool;
+	sector_t size = bdev_nr_sectors(v->origin);
+	int i, free_slot = -1;
+
+	for (i = 0; i < FC_MAX_VOLUMES; i++) {
+		if (pool->vol[i].id == v->id)
+			break;
+		if (!pool->vol[i].id && free_slot < 0)
+			free_slot = i;
+	}
+	if (i == FC_MAX_VOLUMES) {
+		if (free_slot < 0) {
+			*error = "fcache: the pool already has 63 volumes; forget one first";
+			return -ENOSPC;
+		}
+		i = free_slot;
+		spin_lock_irq(&pool->lock);
+		pool->vol[i].id = v->id;
+		pool->vol[i].origin_sectors = size;
+		memset(pool->vol[i].label, 0, sizeof(pool->vol[i].label));
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+	} else if (pool->vol[i].origin_sectors != size) {
+		spin_lock_irq(&pool->lock);
+		if (pool->vol[i].dirty) {
+			spin_unlock_irq(&pool->lock);
+			DMERR("volume %u has dirty data for an origin of %llu sectors, this origin has %llu",
+			      v->id, pool->vol[i].origin_sectors, (u64)size);
+			*error = "fcache: the volume has dirty data for an origin of another size; refusing";
+			return -EINVAL;
+		}
+		/* No dirty data: forget the clean blocks of the old origin. */
+		fc_invalidate_volume(pool, i, false);
+		pool->vol[i].origin_sectors = size;
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+	}
+	if (v->opts.label[0] && strncmp(pool->vol[i].label, v->opts.label, FC_VOLUME_LABEL_LEN)) {
+		spin_lock_irq(&pool->lock);
+		memcpy(pool->vol[i].label, v->opts.label, sizeof(pool->vol[i].label));
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+	}
+	v->slot = i;
+	return 0;
+}
+
+static void deactivate(struct fc_volume *v)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+
+	mutex_lock(&fc_registry_lock);
+	spin_lock_irq(&pool->lock);
+	if (s->active == v)
+		s->wb_allowed = false;
+	spin_unlock_irq(&pool->lock);
+	mutex_unlock(&fc_registry_lock);
+	/* Suspend quiesces: no writeback copy of this volume in flight after. */
+	fc_wb_wait_slot(pool, v->slot);
+	mutex_lock(&fc_registry_lock);
+	spin_lock_irq(&pool->lock);
+	if (s->active == v)
+		s->active = NULL;
+	spin_unlock_irq(&pool->lock);
+	v->active = false;
+	mutex_unlock(&fc_registry_lock);
+}
+
+static void fc_dtr(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+
+	if (v->active)
+		deactivate(v);
+	if (v->origin_dev)
+		dm_put_device(ti, v->origin_dev);
+	if (v->pool)
+		fc_pool_put(v->pool);
+	if (v->pool_dev)
+		dm_put_device(ti, v->pool_dev);
+	kfree(v);
+}
+
+/* fcache <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...] */
+static int fc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct mapped_device *pool_md;
+	struct fc_volume *v;
+	const char *why;
+	int r;
+
+	if (argc < 4) {
+		ti->error = "fcache: usage: <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...]";
+		return -EINVAL;
+	}
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v) {
+		ti->error = "fcache: out of memory";
+		return -ENOMEM;
+	}
+	ti->private = v;
+	v->ti = ti;
+	fc_vol_opts_default(&v->opts);
+	fc_seq_init(&v->seq);
+	if (fc_parse_volume_id(argv[2], &v->id, &why)) {
+		ti->error = (char *)why;
+		r = -EINVAL;
+		goto bad;
+	}
+	v->mode = fc_parse_mode(argv[3]);
+	if (v->mode < 0) {
+		ti->error = "fcache: mode must be writeback, writethrough, writearound or passthrough";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (fc_vol_opts_parse(&v->opts, argc - 4, argv + 4, &why)) {
+		ti->error = (char *)why;
+		r = -EINVAL;
+		goto bad;
+	}
+	r = dm_get_device(ti, argv[0], FMODE_READ | FMODE_WRITE, &v->pool_dev);
+	if (r) {
+		ti->error = "fcache: cannot open the pool device";
+		goto bad;
+	}
+	pool_md = dm_get_md(v->pool_dev->bdev->bd_dev);
+	if (!pool_md) {
+		ti->error = "fcache: pool_dev is not a device-mapper device";
+		r = -EINVAL;
+		goto bad;
+	}
+	mutex_lock(&fc_registry_lock);
+	v->pool = fc_pool_lookup(pool_md);
+	if (v->pool)
+		v->pool->refs++;
+	mutex_unlock(&fc_registry_lock);
+	dm_put(pool_md);
+	if (!v->pool) {
+		ti->error = "fcache: pool_dev is not an fcache-pool device";
+		r = -EINVAL;
+		goto bad;
+	}
+	r = dm_get_device(ti, argv[1], FMODE_READ | FMODE_WRITE, &v->origin_dev);
+	if (r) {
+		ti->error = "fcache: cannot open the origin device";
+		goto bad;
+	}
+	v->origin = v->origin_dev->bdev;
+	if (v->origin == v->pool->flash || v->origin == v->pool_dev->bdev) {
+		ti->error = "fcache: the origin cannot be the pool or its flash device";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (ti->len > bdev_nr_sectors(v->origin)) {
+		ti->error = "fcache: the target is longer than the origin device";
+		r = -EINVAL;
+		goto bad;
+	}
+	mutex_lock(&fc_registry_lock);
+	r = register_slot(v, &ti->error);
+	mutex_unlock(&fc_registry_lock);
+	if (r)
+		goto bad;
+
+	ti->num_flush_bios = 1;
+	ti->flush_supported = true;
+	ti->num_discard_bios = 1;
+	ti->discards_supported = true;
+	ti->per_io_data_size = sizeof(struct fc_bio);
+	return 0;
+bad:
+	fc_dtr(ti);
+	return r;
+}
+
+static int fc_preresume(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	int r = 0;
+
+	mutex_lock(&fc_registry_lock);
+	if (s->id != v->id) {
+		DMERR("volume %u was forgotten by its pool; load the table again", v->id);
+		r = -EINVAL;
+	} else if (s->active && s->active != v) {
+		DMERR("volume %u is already active on another device", v->id);
+		r = -EBUSY;
+	} else {
+		spin_lock_irq(&pool->lock);
+		s->active = v;
+		s->wb_allowed = true;
+		spin_unlock_irq(&pool->lock);
+		v->active = true;
+	}
+	mutex_unlock(&fc_registry_lock);
+	if (r)
+		return r;
+	/* Leaving writeback: write back this volume's dirty data first. */
+	if (v->mode != FC_MODE_WRITEBACK && READ_ONCE(s->dirty)) {
+		r = fc_flush_volumes(pool, v->slot);
+		if (r)
+			DMERR("volume %u: writeback before the mode change failed (%d); dirty data stays cached",
+			      v->id, r);
+	}
+	return 0;
+}
+
+static void fc_postsuspend(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+
+	deactivate(v);
+	fc_request_commit(v->pool);
+}
+
+static void fc_status(struct dm_target *ti, status_type_t type,
+		      unsigned int status_flags, char *result, unsigned int maxlen)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	unsigned int sz = 0, i;
+	u64 cached, dirty;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		spin_lock_irq(&pool->lock);
+		cached = s->cached;
+		dirty = s->dirty;
+		spin_unlock_irq(&pool->lock);
+		DMEMIT("%s %llu %llu %lld %lld %lld %lld %lld %d %lld %lld %lld %u",
+		       fc_mode_name(v->mode), cached, dirty,
+		       atomic64_read(&s->reads), atomic64_read(&s->read_hits),
+		       atomic64_read(&s->writes), atomic64_read(&s->write_hits),
+		       atomic64_read(&s->bypassed), atomic_read(&s->wb_inflight),
+		       atomic64_read(&s->errors), atomic64_read(&s->promotions),
+		       atomic64_read(&s->writebacks), v->id);
+		break;
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s %s %u %s", v->pool_dev->name, v->origin_dev->name, v->id,
+		       fc_mode_name(v->mode));
+		if (v->opts.nr_given) {
+			DMEMIT(" %u", 2 * v->opts.nr_given);
+			for (i = 0; i < v->opts.nr_given; i++) {
+				if (v->opts.order[i] == FC_VOPT_LABEL)
+					DMEMIT(" label %s", v->opts.label);
+				else
+					DMEMIT(" sequential_cutoff %u", v->opts.seq_cutoff_kib);
+			}
+		}
+		break;
+	case STATUSTYPE_IMA:
+		*result = '\0';
+		break;
+	}
+}
+
+static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
+		      char *result, unsigned int maxlen)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	struct fc_msg m;
+	const char *why;
+
+	if (fc_parse_vol_msg(argc, argv, &m, &why)) {
+		DMWARN("volume message refused: %s", why);
+		return -EINVAL;
+	}
+	switch (m.kind) {
+	case FC_MSG_FLUSH:
+		if (!v->active) {
+			DMWARN("flush: volume %u is not active", v->id);
+			return -EINVAL;
+		}
+		return fc_flush_volumes(pool, v->slot);
+	case FC_MSG_CLEAR_STATS:
+		atomic64_set(&s->reads, 0);
+		atomic64_set(&s->read_hits, 0);
+		atomic64_set(&s->writes, 0);
+		atomic64_set(&s->write_hits, 0);
+		atomic64_set(&s->bypassed, 0);
+		atomic64_set(&s->errors, 0);
+		atomic64_set(&s->promotions, 0);
+		atomic64_set(&s->writebacks, 0);
+		return 0;
+	case FC_MSG_SET:
+		if (fc_vol_opt_set(&v->opts, m.key, m.val, &why)) {
+			DMWARN("volume message refused: %s", why);
+			return -EINVAL;
+		}
+		return 0;
+	case FC_MSG_INVALIDATE:
+		spin_lock_irq(&pool->lock);
+		fc_invalidate_volume(pool, v->slot, false);
+		spin_unlock_irq(&pool->lock);
+		return fc_request_commit(pool);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int fc_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn fn,
+			      void *data)
+{
+	struct fc_volume *v = ti->private;
+
+	return fn(ti, v->origin_dev, 0, ti->len, data);
+}
+
+static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct fc_volume *v = ti->private;
+	struct block_device *flash = v->pool->flash;
+
+	/* Bios are remapped to the flash too: honour its sector size. */
+	limits->logical_block_size = max_t(unsigned int, limits->logical_block_size,
+					   bdev_logical_block_size(flash));
+	limits->physical_block_size = max_t(unsigned int, limits->physical_block_size,
+					    bdev_physical_block_size(flash));
+	limits->io_min = max_t(unsigned int, limits->io_min, limits->logical_block_size);
+	if (!limits->max_discard_sectors) {
+		/* Discards still invalidate cached data even if the origin ignores them. */
+		limits->max_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
+		limits->max_hw_discard_sectors = limits->max_discard_sectors;
+		limits->discard_granularity = v->pool->g.subblock_sectors << SECTOR_SHIFT;
+	}
+}
+
+struct target_type fc_volume_target = {
+	.name = FC_VOLUME_TARGET,
+	.version = {1, 0, 0},
+	.module = THIS_MODULE,
+	.ctr = fc_ctr,
+	.dtr = fc_dtr,
+	.map = fc_map,
+	.end_io = fc_end_io,
+	.preresume = fc_preresume,
+	.postsuspend = fc_postsuspend,
+	.status = fc_status,
+	.message = fc_message,
+	.iterate_devices = fc_iterate_devices,
+	.io_hints = fc_io_hints,
+};

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_writeback: copies dirty sub-blocks from the flash to the origins.
+ *
+ * One batch at a time (pool->wb_lock).  A batch is collected by a cursor
+ * scan of the entry array under pool->lock, then sorted by (volume, origin
+ * block) so each origin sees ascending LBAs, and copied with dm-kcopyd, one
+ * job per contiguous run of dirty sub-blocks, all jobs in flight together
+ * (at most the pacing limit from fc_wb_decide()).  When every copy is done
+ * the origins are flushed, and only then are sub-blocks marked clean, then
+ * the batch ends with a commit.
+ *
+ * Races (docs/DESIGN.md):
+ *  - Writeback vs a new write: only idle entries (no I/O in flight) are
+ *    taken; their generation is snapshotted and sub-blocks are marked clean
+ *    only if it is unchanged when the copy and the origin flush are done.
+ *  - Discard / eviction vs writeback: FC_E_WB pins the entry (discard waits,
+ *    CLOCK skips it) until the batch ends.
+ *  - Writeback durability: the origin is flushed before marking clean.
+ *  - Suspend: a volume's postsuspend clears vslot->wb_allowed under
+ *    pool->lock and waits for vslot->wb_inflight to drop to zero.
+ */
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+
+#include "fc_core.h"
+
+#define FC_WB_MAX_BATCH	256u
+#define FC_WB_SCAN	65536u
+
+struct wb_item {
+	u64 oblock;
+	u32 eidx;
+	u16 gen;
+	u8 vol;
+	u8 mask;		/* dirty sub-blocks copied */
+	int err;
+	atomic_t jobs;
+	struct wb_batch *batch;
+};
+
+struct wb_batch {
+	atomic_t count;
+	struct completion done;
+};
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct wb_item *x = a, *y = b;
+
+	if (x->vol != y->vol)
+		return x->vol < y->vol ? -1 : 1;
+	if (x->oblock != y->oblock)
+		return x->oblock < y->oblock ? -1 : 1;
+	return 0;
+}
+
+static void copy_done(int read_err, unsigned long write_err, void *context)
+{
+	struct wb_item *it = context;
+
+	if (read_err || write_err)
+		it->err = -EIO;
+	if (atomic_dec_and_test(&it->batch->count))
+		complete(&it->batch->done);
+}
+
+static bool aged(struct fc_pool *pool, struct fc_entry *e, u32 max_age)
+{
+	u16 now = (u16)(jiffies / HZ);
+
+	return max_age && (u16)(now - e->dirty_ts) >= min_t(u32, max_age, 32767);
+}
+
+/*
+ * Collect up to @max idle dirty entries (of slot @only, or all when < 0).
+ * @only_aged: take only entries older than max_dirty_age.
+ */
+static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigned int max,
+			    int only, bool only_aged)
+{
+	u32 max_age = pool->opts.val[FC_OPT_MAX_DIRTY_AGE];
+	u64 nr = pool->g.nr_blocks;
+	unsigned int n = 0, scanned;
+
+	spin_lock_irq(&pool->lock);
+	for (scanned = 0; scanned < min_t(u64, nr, FC_WB_SCAN) && n < max; scanned++) {
+		struct fc_entry *e = &pool->e[pool->wb_cursor];
+		struct fc_vslot *s = &pool->vol[e->vol];
+
+		if (++pool->wb_cursor >= nr)
+			pool->wb_cursor = 0;
+		if (!e->dirty || e->inflight || (e->flags & (FC_E_BUSY | FC_E_WB)))
+			continue;
+		if ((only >= 0 && e->vol != only) || !s->wb_allowed || !s->active)
+			continue;
+		if (only_aged && !aged(pool, e, max_age))
+			continue;
+		e->flags |= FC_E_WB;
+		atomic_inc(&s->wb_inflight);
+		items[n].oblock = e->oblock;
+		items[n].eidx = fc_eidx(pool, e);
+		items[n].gen = e->gen;
+		items[n].vol = e->vol;
+		items[n].mask = e->dirty;
+		items[n].err = 0;
+		n++;
+	}
+	spin_unlock_irq(&pool->lock);
+	return n;
+}
+
+/* Copy, flush the origins, mark clean.  Returns the number of failures. */
+static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n)
+{
+	u32 sub = pool->g.subblock_sectors;
+	bool flushed[FC_MAX_VOLUMES] = { false };
+	int flush_err[FC_MAX_VOLUMES] = { 0 };
+	struct wb_batch batch;
+	unsigned int k, i, j, failed = 0;
+
+	sort(items, n, sizeof(*items), item_cmp, NULL);
+	atomic_set(&batch.count, 1);
+	init_completion(&batch.done);
+	atomic_add(n, &pool->wb_inflight);
+	for (k = 0; k < n; k++) {
+		struct wb_item *it = &items[k];
+		struct block_device *origin = pool->vol[it->vol].active->origin;
+
+		it->batch = &batch;
+		for (i = 0; i < pool->g.nr_subblocks;) {
+			struct dm_io_region from, to;
+
+			if (!(it->mask & (1u << i))) {
+				i++;
+				continue;
+			}
+			for (j = i; j < pool->g.nr_subblocks && (it->mask & (1u << j)); j++)
+				;
+			from.bdev = pool->flash;
+			from.sector = fc_block_sector(pool, it->eidx) + i * sub;
+			from.count = (j - i) * sub;
+			to.bdev = origin;
+			to.sector = (it->oblock << pool->block_shift) + i * sub;
+			to.count = from.count;
+			atomic_inc(&batch.count);
+			dm_kcopyd_copy(pool->kc, &from, 1, &to, 0, copy_done, it);
+			i = j;
+		}
+	}
+	if (!atomic_dec_and_test(&batch.count))
+		wait_for_completion_io(&batch.done);
+	atomic_sub(n, &pool->wb_inflight);
+
+	/* Writeback durability: flush each origin before marking anything clean. */
+	for (k = 0; k < n; k++) {
+		u8 vol = items[k].vol;
+
+		if (flushed[vol])
+			continue;
+		flushed[vol] = true;
+		flush_err[vol] = blkdev_issue_flush(pool->vol[vol].active->origin);
+	}
+
+	spin_lock_irq(&pool->lock);
+	for (k = 0; k < n; k++) {
+		struct wb_item *it = &items[k];
+		struct fc_entry *e = &pool->e[it->eidx];
+		struct fc_vslot *s = &pool->vol[it->vol];
+
+		e->flags &= ~FC_E_WB;
+		if (it->err || flush_err[it->vol]) {
+			/* A failed writeback keeps the block dirty. */
+			failed++;
+			atomic64_inc(&s->errors);
+		} else if (e->gen == it->gen) {
+			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
+			atomic64_inc(&s->writebacks);
+		}
+		atomic_dec(&s->wb_inflight);
+	}
+	if (!bio_list_empty(&pool->busy_wait)) {
+		bio_list_merge(&pool->deferred, &pool->busy_wait);
+		bio_list_init(&pool->busy_wait);
+		queue_work(pool->wq, &pool->worker);
+	}
+	spin_unlock_irq(&pool->lock);
+	wake_up_all(&pool->wb_wait);
+	if (failed)
+		DMERR_LIMIT("writeback: %u blocks failed and stay dirty", failed);
+	return failed;
+}
+
+void fc_wb_work(struct work_struct *ws)
+{
+	struct fc_pool *pool = container_of(ws, struct fc_pool, wb_work);
+	struct fc_wb_input in;
+	struct wb_item *items;
+	enum fc_wb_state st;
+	unsigned int n;
+	u32 max;
+
+	if (pool->suspended || !mutex_trylock(&pool->wb_lock))
+		return;
+	spin_lock_irq(&pool->lock);
+	in.dirty = pool->nr_dirty;
+	spin_unlock_irq(&pool->lock);
+	in.total = pool->g.nr_blocks;
+	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
+	in.low = pool->opts.val[FC_OPT_WRITEBACK_LOW];
+	in.idle = time_after(jiffies, pool->last_io + HZ);
+	in.aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
+	in.flushing = false;
+	in.jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
+	st = fc_wb_decide(&in, &max);
+	pool->wb_state = st;
+	if (!max)
+		goto out;
+	items = kmalloc_array(FC_WB_MAX_BATCH, sizeof(*items), GFP_NOIO);
+	if (!items)
+		goto out;
+	/* Below low and not idle: only data older than max_dirty_age. */
+	n = collect(pool, items, min(max, FC_WB_MAX_BATCH), -1,
+		    !in.idle && in.dirty * 100 < in.total * in.low);
+	if (n) {
+		run_batch(pool, items, n);
+		fc_request_commit(pool);
+	} else if (st != FC_WB_THROTTLED) {
+		pool->wb_state = FC_WB_IDLE;
+	}
+	kfree(items);
+out:
+	mutex_unlock(&pool->wb_lock);
+}
+
+void fc_wb_wait_slot(struct fc_pool *pool, int slot)
+{
+	wait_event(pool->wb_wait, !atomic_read(&pool->vol[slot].wb_inflight));
+}
+
+/* Write back every dirty block of @slot (all active volumes if < 0). */
+int fc_writeback_all(struct fc_pool *pool, int slot)
+{
+	struct wb_item *items;
+	unsigned int n, idle = 0;
+	u64 left;
+	int r = 0, i;
+
+	items = kmalloc_array(FC_WB_MAX_BATCH, sizeof(*items), GFP_KERNEL);
+	if (!items)
+		return -ENOMEM;
+	mutex_lock(&pool->wb_lock);
+	pool->wb_state = FC_WB_ACTIVE;
+	for (;;) {
+		spin_lock_irq(&pool->lock);
+		left = 0;
+		for (i = 0; i < FC_MAX_VOLUMES; i++)
+			if ((slot < 0 || i == slot) && pool->vol[i].active)
+				left += pool->vol[i].dirty;
+		spin_unlock_irq(&pool->lock);
+		if (!left)
+			break;
+		n = collect(pool, items, min_t(u32, FC_WB_MAX_BATCH,
+					       pool->opts.val[FC_OPT_WRITEBACK_JOBS]),
+			    slot, false);
+		if (!n) {
+			/* Entries with I/O in flight: try again shortly. */
+			if (++idle > 1000) {
+				r = -EBUSY;
+				break;
+			}
+			msleep(10);
+			continue;
+		}
+		idle = 0;
+		if (run_batch(pool, items, n)) {
+			r = -EIO;
+			break;
+		}
+	}
+	pool->wb_state = FC_WB_IDLE;
+	mutex_unlock(&pool->wb_lock);
+	kfree(items);
+	return r;
+}
+
+/* Flush message / mode change: write back, then commit the clean state. */
+int fc_flush_volumes(struct fc_pool *pool, int slot)
+{
+	int r = fc_writeback_all(pool, slot), c;
+
+	c = fc_request_commit(pool);
+	return r ? r : c;
+}

@@ -1,0 +1,107 @@
+/* Unit tests of kmod/fc_parse.c: option, mode and message parsing. */
+#include "kmod/fc_parse.h"
+#include "unit.h"
+
+static void test_numbers(void)
+{
+	__u32 v = 0;
+
+	CHECK("u32 parses", fc_parse_u32("4294967295", &v) == 0 && v == 4294967295u);
+	CHECK("u32 overflow refused", fc_parse_u32("4294967296", &v) == -EINVAL);
+	CHECK("u32 sign refused", fc_parse_u32("-1", &v) == -EINVAL);
+	CHECK("u32 garbage refused", fc_parse_u32("12x", &v) == -EINVAL);
+	CHECK("u32 empty refused", fc_parse_u32("", &v) == -EINVAL);
+}
+
+static void test_modes(void)
+{
+	CHECK("mode writeback", fc_parse_mode("writeback") == FC_MODE_WRITEBACK);
+	CHECK("mode writethrough", fc_parse_mode("writethrough") == FC_MODE_WRITETHROUGH);
+	CHECK("mode writearound", fc_parse_mode("writearound") == FC_MODE_WRITEAROUND);
+	CHECK("mode passthrough", fc_parse_mode("passthrough") == FC_MODE_PASSTHROUGH);
+	CHECK("mode unknown refused", fc_parse_mode("writeback2") == -EINVAL);
+	CHECK("mode name round trip", !strcmp(fc_mode_name(fc_parse_mode("writearound")), "writearound"));
+}
+
+static void test_pool_opts(void)
+{
+	struct fc_pool_opts o;
+	const char *why = NULL;
+	char *ok[] = { "4", "commit_interval", "250", "writeback_high", "60" };
+	char *odd[] = { "3", "writeback_high", "60", "x" };
+	char *miscount[] = { "4", "writeback_high", "60" };
+	char *range[] = { "2", "writeback_high", "101" };
+	char *cross[] = { "4", "writeback_high", "40", "writeback_low", "50" };
+	char *unknown[] = { "2", "frobnicate", "1" };
+
+	fc_pool_opts_default(&o);
+	CHECK("defaults", o.val[FC_OPT_WRITEBACK_HIGH] == FC_DEFAULT_WRITEBACK_HIGH &&
+	      o.val[FC_OPT_COMMIT_INTERVAL] == FC_DEFAULT_COMMIT_INTERVAL && !o.nr_given);
+	CHECK("no opts ok", fc_pool_opts_parse(&o, 0, NULL, &why) == 0);
+	CHECK("opts parse", fc_pool_opts_parse(&o, 5, ok, &why) == 0);
+	CHECK("opts values", o.val[FC_OPT_COMMIT_INTERVAL] == 250 && o.val[FC_OPT_WRITEBACK_HIGH] == 60);
+	CHECK("opts order remembered", o.nr_given == 2 && o.order[0] == FC_OPT_COMMIT_INTERVAL &&
+	      o.order[1] == FC_OPT_WRITEBACK_HIGH);
+	fc_pool_opts_default(&o);
+	CHECK("odd count refused", fc_pool_opts_parse(&o, 4, odd, &why) == -EINVAL && why);
+	CHECK("miscount refused", fc_pool_opts_parse(&o, 3, miscount, &why) == -EINVAL);
+	CHECK("range refused", fc_pool_opts_parse(&o, 3, range, &why) == -EINVAL);
+	fc_pool_opts_default(&o);
+	CHECK("low above high refused", fc_pool_opts_parse(&o, 5, cross, &why) == -EINVAL);
+	CHECK("unknown refused", fc_pool_opts_parse(&o, 3, unknown, &why) == -EINVAL);
+	fc_pool_opts_default(&o);
+	CHECK("set by message", fc_pool_opt_set(&o, "writeback_jobs", "8", &why) == 0 &&
+	      o.val[FC_OPT_WRITEBACK_JOBS] == 8 && o.nr_given == 1);
+	CHECK("set twice recorded once", fc_pool_opt_set(&o, "writeback_jobs", "9", &why) == 0 &&
+	      o.nr_given == 1);
+	CHECK("jobs 0 refused", fc_pool_opt_set(&o, "writeback_jobs", "0", &why) == -EINVAL);
+}
+
+static void test_vol_opts(void)
+{
+	struct fc_vol_opts o;
+	const char *why;
+	char *ok[] = { "4", "label", "db1", "sequential_cutoff", "0" };
+	char *longl[] = { "2", "label", "0123456789012345678901234567890123456789x" };
+
+	fc_vol_opts_default(&o);
+	CHECK("vol default cutoff", o.seq_cutoff_kib == FC_DEFAULT_SEQ_CUTOFF_KIB);
+	CHECK("vol opts parse", fc_vol_opts_parse(&o, 5, ok, &why) == 0 &&
+	      !strcmp(o.label, "db1") && o.seq_cutoff_kib == 0 && o.nr_given == 2 &&
+	      o.order[0] == FC_VOPT_LABEL);
+	CHECK("long label refused", fc_vol_opts_parse(&o, 3, longl, &why) == -EINVAL);
+}
+
+static void test_messages(void)
+{
+	struct fc_msg m;
+	const char *why;
+	char *flush[] = { "flush" }, *flushx[] = { "flush", "now" };
+	char *forget[] = { "forget", "7" }, *forget0[] = { "forget", "0" };
+	char *tun[] = { "writeback_high", "60" }, *bad[] = { "bogus" };
+	char *inval[] = { "invalidate" }, *cut[] = { "sequential_cutoff", "512" };
+
+	CHECK("pool flush", fc_parse_pool_msg(1, flush, &m, &why) == 0 && m.kind == FC_MSG_FLUSH);
+	CHECK("pool flush args refused", fc_parse_pool_msg(2, flushx, &m, &why) == -EINVAL);
+	CHECK("pool forget", fc_parse_pool_msg(2, forget, &m, &why) == 0 &&
+	      m.kind == FC_MSG_FORGET && m.id == 7);
+	CHECK("forget 0 refused", fc_parse_pool_msg(2, forget0, &m, &why) == -EINVAL);
+	CHECK("pool tunable", fc_parse_pool_msg(2, tun, &m, &why) == 0 && m.kind == FC_MSG_SET);
+	CHECK("pool unknown refused", fc_parse_pool_msg(1, bad, &m, &why) == -EINVAL);
+	CHECK("pool invalidate refused", fc_parse_pool_msg(1, inval, &m, &why) == -EINVAL);
+	CHECK("vol invalidate", fc_parse_vol_msg(1, inval, &m, &why) == 0 &&
+	      m.kind == FC_MSG_INVALIDATE);
+	CHECK("vol cutoff", fc_parse_vol_msg(2, cut, &m, &why) == 0 && m.kind == FC_MSG_SET);
+	CHECK("vol forget refused", fc_parse_vol_msg(2, forget, &m, &why) == -EINVAL);
+	CHECK("empty refused", fc_parse_vol_msg(0, NULL, &m, &why) == -EINVAL);
+}
+
+int main(void)
+{
+	test_numbers();
+	test_modes();
+	test_pool_opts();
+	test_vol_opts();
+	test_messages();
+	return unit_failed;
+}

@@ -1,0 +1,74 @@
+/* Unit tests of kmod/fc_policy.c: admission, sequential detection, pacing. */
+#include "kmod/fc_policy.h"
+#include "unit.h"
+#include <stdlib.h>
+
+static void test_ghost(void)
+{
+	static __u32 slots[1024];
+	struct fc_ghost g;
+	int i, admitted = 0;
+
+	fc_ghost_init(&g, slots, 1024);
+	CHECK("first touch not admitted", !fc_ghost_admit(&g, 42));
+	CHECK("second touch admitted", fc_ghost_admit(&g, 42));
+	CHECK("admission forgets", !fc_ghost_admit(&g, 42));
+	for (i = 0; i < 100000; i++)
+		admitted += fc_ghost_admit(&g, 1000000 + (__u64)i);
+	CHECK("one-touch scan rarely admitted", admitted < 100);
+}
+
+static void test_seq(void)
+{
+	struct fc_seq d;
+	int i, bypass = 0;
+
+	fc_seq_init(&d);
+	for (i = 0; i < 16; i++)
+		bypass |= fc_seq_check(&d, (__u64)i * 128, 128, 2048);
+	CHECK("short stream cached", !bypass);
+	CHECK("long stream bypassed", fc_seq_check(&d, 16 * 128, 128, 2048));
+	CHECK("random io not bypassed", !fc_seq_check(&d, 999999, 32, 2048));
+	CHECK("cutoff 0 never bypasses", !fc_seq_check(&d, 17 * 128, 128, 0));
+	fc_seq_init(&d);
+	/* Two interleaved streams are both detected. */
+	for (i = 0; i < 40; i++) {
+		fc_seq_check(&d, (__u64)i * 64, 64, 1024);
+		bypass = fc_seq_check(&d, 1000000 + (__u64)i * 64, 64, 1024);
+	}
+	CHECK("interleaved streams detected", bypass);
+}
+
+static void test_pacing(void)
+{
+	struct fc_wb_input in = { .dirty = 0, .total = 1000, .high = 80, .low = 50,
+				  .jobs = 32 };
+	__u32 max;
+
+	CHECK("nothing dirty idle", fc_wb_decide(&in, &max) == FC_WB_IDLE && max == 0);
+	in.dirty = 100;
+	CHECK("below low busy idle", fc_wb_decide(&in, &max) == FC_WB_IDLE && max == 0);
+	in.aged = true;
+	CHECK("below low aged writes back", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 8);
+	in.aged = false;
+	in.idle = true;
+	CHECK("below low idle full speed", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 32);
+	in.idle = false;
+	in.dirty = 600;
+	CHECK("between watermarks background", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 8);
+	in.dirty = 800;
+	CHECK("at high throttled", fc_wb_decide(&in, &max) == FC_WB_THROTTLED && max == 32);
+	CHECK("above high detected", fc_wb_above_high(800, 1000, 80) && !fc_wb_above_high(799, 1000, 80));
+	in.dirty = 10;
+	in.flushing = true;
+	CHECK("flush full speed", fc_wb_decide(&in, &max) == FC_WB_ACTIVE && max == 32);
+	CHECK("state names", !strcmp(fc_wb_state_name(FC_WB_THROTTLED), "throttled"));
+}
+
+int main(void)
+{
+	test_ghost();
+	test_seq();
+	test_pacing();
+	return unit_failed;
+}
