@@ -1,0 +1,221 @@
+# Sourced by guest test scripts (run inside the QEMU guest by
+# tests/vm/run-guest.sh).  POSIX sh.
+#
+#   pass NAME / fail NAME [WHY]   print "PASS: <t>/NAME" / "FAIL: <t>/NAME"
+#   check NAME CMD...             pass if CMD succeeds, else fail
+#   check_fails NAME CMD...       pass if CMD fails, else fail
+#   load_fcache / unload_fcache   insmod $FC_KO (with its dm deps) / rmmod
+#   mk_spindles N SIZE_MB         N null_blk "HDDs" (~250 IOPS each); prints paths
+#   mk_raid10 SIZE_MB             md RAID10 of 4 spindles, SIZE_MB usable; prints /dev/md0
+#   mk_brd_flash SIZE_MB [N]      brd RAM disk(s); prints /dev/ram0..
+#   mk_fast_disk SIZE_MB          memory-backed null_blk without delay; prints path
+#   dm_create NAME TABLE          dmsetup create + mknodes + assert block device
+#   dm_remove NAME                dmsetup remove (retries while busy)
+#   fio_verify DEV ARGS...        fio with verify=crc32c, do_verify, verify_fatal
+#   dev_sectors DEV               size in 512-byte sectors
+#   status_field DEV N            N-th (1-based) target status field of DEV
+#   dmesg_clean                   fail if dmesg has BUG/WARNING/Oops/hung task
+#   finish                        summary; exit 1 on any failure or no pass
+#
+# Test names are prefixed with the script's name ($FC_T, default basename).
+
+FC_T=${FC_T:-$(basename "$0" .sh)}
+FC_PASSES=0
+FC_FAILS=0
+FC_LOGDIR=${FC_LOGDIR:-/tmp/fclogs}
+mkdir -p "$FC_LOGDIR"
+export DM_DISABLE_UDEV=1 MDADM_NO_UDEV=1
+
+pass() {
+	echo "PASS: $FC_T/$1"
+	FC_PASSES=$((FC_PASSES + 1))
+}
+
+fail() {
+	if [ -n "${2:-}" ]; then echo "FAIL: $FC_T/$1 ($2)"; else echo "FAIL: $FC_T/$1"; fi
+	FC_FAILS=$((FC_FAILS + 1))
+}
+
+info() { echo "# $*"; }
+
+check() {
+	_n=$1; shift
+	if "$@" >"$FC_LOGDIR/check.out" 2>&1; then
+		pass "$_n"
+	else
+		fail "$_n" "$* -> $(tail -n 3 "$FC_LOGDIR/check.out" | tr '\n' ' ')"
+	fi
+}
+
+check_fails() {
+	_n=$1; shift
+	if "$@" >"$FC_LOGDIR/check.out" 2>&1; then
+		fail "$_n" "'$*' succeeded, expected an error"
+	else
+		pass "$_n"
+	fi
+}
+
+# Abort the script (counts as a failure) when a precondition cannot be met.
+die() {
+	fail "${2:-setup}" "$1"
+	finish
+}
+
+load_fcache() {
+	[ -f "$FC_KO" ] || { echo "load_fcache: no module $FC_KO (run make module)" >&2; return 1; }
+	for m in dm-mod dm-bufio dm-kcopyd libcrc32c crc32c_generic \
+		$(modinfo -F depends "$FC_KO" 2>/dev/null | tr ',' ' '); do
+		modprobe -q "$m" 2>/dev/null
+	done
+	grep -q '^dm_fcache ' /proc/modules && return 0
+	insmod "$FC_KO" || return 1
+	grep -q '^dm_fcache ' /proc/modules
+}
+
+unload_fcache() {
+	grep -q '^dm_fcache ' /proc/modules || return 0
+	rmmod dm_fcache
+}
+
+_nullb_seq=0
+# _nullb NAME SIZE_MB ATTR=VALUE... : create a configfs null_blk device
+_nullb() {
+	_nm=$1 _sz=$2; shift 2
+	grep -q '^null_blk ' /proc/modules || modprobe null_blk nr_devices=0 || return 1
+	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	_d=/sys/kernel/config/nullb/$_nm
+	mkdir "$_d" || return 1
+	echo "$_sz" >"$_d/size" || return 1
+	for _kv in "$@"; do
+		echo "${_kv#*=}" >"$_d/${_kv%%=*}" || { echo "_nullb: cannot set $_kv" >&2; return 1; }
+	done
+	echo 1 >"$_d/power" || return 1
+	_i=0
+	while [ ! -b "/dev/$_nm" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	[ -b "/dev/$_nm" ] || { echo "_nullb: /dev/$_nm did not appear" >&2; return 1; }
+	echo "/dev/$_nm"
+}
+
+_nullb_next() {
+	_k=0
+	while [ -e "/sys/kernel/config/nullb/$1$_k" ]; do _k=$((_k + 1)); done
+	echo "$1$_k"
+}
+
+# mk_spindles N SIZE_MB: HDD-like null_blk devices (4 ms per I/O, depth 1).
+mk_spindles() {
+	_n=$1 _s=$2 _j=0
+	while [ $_j -lt "$_n" ]; do
+		_nullb "$(_nullb_next fcspin)" "$_s" memory_backed=1 irqmode=2 \
+			completion_nsec=4000000 hw_queue_depth=1 submit_queues=1 \
+			queue_mode=2 || return 1
+		_j=$((_j + 1))
+	done
+}
+
+# mk_fast_disk SIZE_MB: memory-backed, no delay, discard on.
+mk_fast_disk() {
+	_nullb "$(_nullb_next fcfast)" "$1" memory_backed=1 irqmode=0 queue_mode=2 \
+		discard=1
+}
+
+# mk_raid10 SIZE_MB: 4 spindles of SIZE_MB/2 (+ md metadata) in RAID10.
+mk_raid10() {
+	_per=$(($1 / 2 + 4))
+	_devs=$(mk_spindles 4 "$_per" | tr '\n' ' ') || return 1
+	[ "$(echo $_devs | wc -w)" -eq 4 ] || return 1
+	# shellcheck disable=SC2086
+	mdadm --create /dev/md0 --run --quiet --level=10 --raid-devices=4 \
+		--assume-clean --metadata=1.2 --bitmap=none $_devs >"$FC_LOGDIR/mdadm.out" 2>&1 ||
+		{ cat "$FC_LOGDIR/mdadm.out" >&2; return 1; }
+	_i=0
+	while [ ! -b /dev/md0 ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	[ -b /dev/md0 ] || return 1
+	echo /dev/md0
+}
+
+# mk_brd_flash SIZE_MB [N]: brd can only be configured once per boot.
+mk_brd_flash() {
+	_nr=${2:-1}
+	if grep -q '^brd ' /proc/modules; then
+		echo "mk_brd_flash: brd already loaded" >&2
+		return 1
+	fi
+	modprobe brd rd_nr="$_nr" rd_size=$(($1 * 1024)) max_part=0 || return 1
+	_j=0
+	while [ $_j -lt "$_nr" ]; do
+		[ -b "/dev/ram$_j" ] || return 1
+		echo "/dev/ram$_j"
+		_j=$((_j + 1))
+	done
+}
+
+dev_sectors() { blockdev --getsz "$1"; }
+
+# dm_create NAME TABLE: create, make the node, assert it is a block device.
+dm_create() {
+	_name=$1; shift
+	if ! printf '%s\n' "$*" | dmsetup create "$_name" >"$FC_LOGDIR/dmsetup.out" 2>&1; then
+		cat "$FC_LOGDIR/dmsetup.out" >&2
+		return 1
+	fi
+	dmsetup mknodes "$_name" >/dev/null 2>&1
+	[ -b "/dev/mapper/$_name" ] || { echo "dm_create: /dev/mapper/$_name is not a block device" >&2; return 1; }
+}
+
+# dm_reload NAME TABLE: load a new table (inactive); caller suspends/resumes.
+dm_reload() {
+	_name=$1; shift
+	printf '%s\n' "$*" | dmsetup reload "$_name"
+}
+
+dm_remove() {
+	_i=0
+	while [ $_i -lt 20 ]; do
+		dmsetup remove "$1" 2>/dev/null && return 0
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+	dmsetup remove "$1"
+}
+
+# fio_verify DEV ARGS...: write with crc32c verify headers and verify them.
+# Extra ARGS override defaults (e.g. --rw=randwrite --bsrange=4k-64k --size=64M
+# or --verify_only).  Output in $FC_LOGDIR/fio-*.log; tail printed on failure.
+fio_verify() {
+	_dev=$1; shift
+	[ -b "$_dev" ] || { echo "fio_verify: $_dev is not a block device" >&2; return 1; }
+	_log=$FC_LOGDIR/fio-$(basename "$_dev")-$$.log
+	fio --name=fcverify --filename="$_dev" --direct=1 --ioengine=libaio \
+		--iodepth=8 --rw=randwrite --bs=4k --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --verify_backlog=0 --randrepeat=1 --exitall_on_error=1 \
+		--group_reporting=1 "$@" >"$_log" 2>&1
+	_rc=$?
+	if [ $_rc -ne 0 ] || grep -qiE 'verify.*fail|bad magic|crc32c.*mismatch|err= *[1-9]' "$_log"; then
+		echo "fio_verify $_dev $*: rc=$_rc" >&2
+		grep -i 'verify\|err\|bad\|mismatch' "$_log" | head -n 10 >&2
+		tail -n 5 "$_log" >&2
+		[ $_rc -ne 0 ] || _rc=1
+	fi
+	return $_rc
+}
+
+# status_field DEV N: N-th field after "start len target".
+status_field() {
+	dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'
+}
+
+dmesg_clean() {
+	if dmesg | grep -E 'BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|list_(add|del) corruption' >"$FC_LOGDIR/dmesg.bad"; then
+		fail "${1:-dmesg-clean}" "$(head -n 3 "$FC_LOGDIR/dmesg.bad" | tr '\n' ' ')"
+	else
+		pass "${1:-dmesg-clean}"
+	fi
+}
+
+finish() {
+	echo "# $FC_T: $FC_PASSES passed, $FC_FAILS failed"
+	[ "$FC_FAILS" -eq 0 ] && [ "$FC_PASSES" -gt 0 ] && exit 0
+	exit 1
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Guest harness smoke test: in-kernel targets only (no dm-fcache needed).
+# dm-linear over brd with fio verify (+ a negative control), md RAID10 of
+# null_blk spindles, and a power cut (--kill-after) on a persistent virtio
+# image whose synced blocks must survive byte for byte.
+. "$(dirname "$0")/../vm/suite-lib.sh"
+
+guest_run smoke-basic --timeout 240 tests/guest/smoke.sh basic
+
+img=$SUITE_TOP/build/vm/smoke-powercut.img
+rm -f "$img"
+token=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+res=$SUITE_TOP/build/vm/results-smoke
+mkdir -p "$res"
+rm -f "$res/powercut.log"
+guest_expect_killed smoke-powercut-killed --results "$res" --flash-img "$img:64" \
+	--kill-after 35 tests/guest/smoke.sh powercut-write "$token"
+guest_run smoke-powercut-check --results "$res" --flash-img "$img:64" --timeout 180 \
+	tests/guest/smoke.sh powercut-check "$token"
+rm -f "$img"

@@ -1,0 +1,296 @@
+#!/bin/sh
+# Boot Debian's kernel under QEMU and run one guest script in it.
+#
+#   tests/vm/run-guest.sh [options] GUEST_SCRIPT [args...]
+#
+# The host root is shared read-only (9p) with a tmpfs overlay on top, so every
+# host tool is available in the guest; GUEST_SCRIPT is a path in this repo and
+# has the same path in the guest.  See docs/TESTING.md.
+#
+# Options:
+#   --flash-img FILE[:SIZE_MB]  persistent virtio disk, /dev/vdb in the guest
+#                               (created sparse if missing; default 1024 MB)
+#   --disk2 FILE[:SIZE_MB]      persistent virtio disk, /dev/vdc
+#   --disk3 FILE[:SIZE_MB]      persistent virtio disk, /dev/vdd
+#   --results DIR               host dir shared writable as /results
+#                               (default build/vm/results)
+#   --mem MB                    guest RAM (default 3072)
+#   --timeout SECONDS           kill qemu after this; the run fails (default 300)
+#   --kill-after SECONDS        SIGKILL qemu after N s (power cut); the run is
+#                               OK only if the kill happened
+#   --accel kvm|tcg             default $FC_ACCEL or tcg
+#   --loglevel N                console loglevel (default 5: warnings and up;
+#                               the full dmesg is appended to the log anyway)
+#   --name NAME                 log name (default: script basename)
+#   --quiet                     do not copy the console to stdout while running
+#
+# /dev/vda is always a fresh 256 MB scratch disk (deleted after the run).
+#
+# Exit status: the guest script's exit code (clamped to 1..31 when non-zero),
+# or 120 kernel error lines in the console (BUG, WARNING, Oops, ...),
+# 121 guest finished before --kill-after, 124 timeout, 125 harness error,
+# 126 guest died without reporting (panic, crash, poweroff).
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vmdir=$top/build/vm
+
+die() { echo "run-guest: $*" >&2; exit 125; }
+
+flash="" disk2="" disk3="" results=$vmdir/results mem=3072 timeout=300
+kill_after="" accel=${FC_ACCEL:-tcg} loglevel=5 name="" quiet=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--flash-img) flash=$2; shift 2 ;;
+	--disk2) disk2=$2; shift 2 ;;
+	--disk3) disk3=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--kill-after) kill_after=$2; shift 2 ;;
+	--accel) accel=$2; shift 2 ;;
+	--loglevel) loglevel=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || die "usage: run-guest.sh [options] GUEST_SCRIPT [args...]"
+script=$1; shift
+case "$script" in /*) ;; *) script=$(pwd)/$script ;; esac
+[ -f "$script" ] || die "no guest script $script"
+script=$(cd "$(dirname "$script")" && pwd)/$(basename "$script")
+[ -n "$name" ] || name=$(basename "$script" .sh)
+case "$accel" in kvm|tcg) ;; *) die "--accel must be kvm or tcg" ;; esac
+
+# --- kernel: newest /boot/vmlinuz-* with a build tree, or FC_KVER --------
+if [ -n "${FC_KVER:-}" ]; then
+	kver=$FC_KVER
+else
+	kver=""
+	for k in $(ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V); do
+		[ -d "/lib/modules/$k/build" ] && kver=$k
+	done
+fi
+[ -n "$kver" ] || die "no /boot/vmlinuz-* with /lib/modules/<ver>/build (install linux-image-amd64 linux-headers-amd64)"
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || die "cannot read $kernel"
+moddir=/lib/modules/$kver
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+bb=$(command -v busybox) || die "busybox missing (apt-get install busybox-static)"
+
+mkdir -p "$vmdir/logs" "$results" || die "cannot create $vmdir"
+results=$(cd "$results" && pwd)
+
+# --- initramfs, built once per kernel version and init text ---------------
+initmods="virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev virtio virtio_pci 9pnet 9pnet_virtio netfs fscache 9p overlay"
+init_text=$(cat <<'EOF'
+#!/bin/busybox sh
+# fcache guest stage 1: mount the host root (9p, ro) under a tmpfs overlay and
+# switch_root into it; stage 2 is /fcctl/stage2.sh from the host.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /host /ov /newroot
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in $(cat /modules.order); do insmod /mod/$m.ko || echo "fcache-init: insmod $m failed"; done
+fail() { echo "fcache-init: $*"; echo o >/proc/sysrq-trigger; sleep 5; exit 1; }
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host /host || fail "mount host"
+mount -t tmpfs -o size=1g tmpfs /ov || fail "tmpfs"
+mkdir -p /ov/u /ov/w
+mount -t overlay overlay -o lowerdir=/host,upperdir=/ov/u,workdir=/ov/w /newroot || fail "overlay"
+mkdir -p /newroot/fcctl /newroot/results
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 fcctl /newroot/fcctl || fail "mount fcctl"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results /newroot/results || fail "mount results"
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot /bin/sh /fcctl/stage2.sh
+EOF
+)
+key=$(printf '%s\n%s\n%s\n' "$kver" "$initmods" "$init_text" | sha256sum | cut -c1-12)
+initrd=$vmdir/initramfs-$kver-$key.cpio.gz
+
+# Serialize guest runs (shared 2-core machine) and the initramfs build.
+exec 9>/tmp/fcache-vm.lock
+if ! flock -n 9; then
+	echo "run-guest: waiting for /tmp/fcache-vm.lock (another guest run)" >&2
+	flock -w 3600 9 || die "lock wait timed out"
+fi
+
+if [ ! -s "$initrd" ]; then
+	echo "run-guest: building $initrd" >&2
+	ird=$(mktemp -d) || die mktemp
+	mkdir -p "$ird/bin" "$ird/mod"
+	cp "$bb" "$ird/bin/busybox" || die "copy busybox"
+	printf '%s\n' "$init_text" >"$ird/init"
+	chmod 755 "$ird/init"
+	: >"$ird/modules.order"
+	for m in $initmods; do
+		f=$(modinfo -k "$kver" -n "$m" 2>/dev/null) || die "module $m not found for $kver"
+		case "$f" in
+		*.ko) cp "$f" "$ird/mod/$m.ko" ;;
+		*.ko.xz) xz -dc "$f" >"$ird/mod/$m.ko" ;;
+		*.ko.zst) zstd -qdc "$f" >"$ird/mod/$m.ko" ;;
+		*.ko.gz) gzip -dc "$f" >"$ird/mod/$m.ko" ;;
+		*) die "module $m: unexpected file $f" ;;
+		esac
+		echo "$m" >>"$ird/modules.order"
+	done
+	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp" || die "cpio"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$ird"
+fi
+
+# --- per-run control share: stage 2 and the job --------------------------
+ctl=$vmdir/ctl
+rm -rf "$ctl"
+mkdir -p "$ctl" || die "mkdir $ctl"
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+{
+	echo "cd $(q "$top") || exit 99"
+	printf 'exec %s' "$(q "$script")"
+	for a in "$@"; do printf ' %s' "$(q "$a")"; done
+	echo
+} >"$ctl/job.sh"
+cat >"$ctl/stage2.sh" <<EOF
+# fcache guest stage 2 (host /bin/sh, in the overlay root)
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mkdir -p /dev/pts /dev/shm /dev/mapper
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+echo 1 >/proc/sys/kernel/sysrq
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8 DM_DISABLE_UDEV=1
+export FC_TOP=$(q "$top") FC_KO=$(q "$top/dm-fcache.ko") FC_IN_GUEST=1 FC_KVER=$(q "$kver")
+hostname fcache-guest 2>/dev/null
+modprobe virtio_blk
+i=0; while [ ! -b /dev/vda ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done
+echo "FCACHE-GUEST-START \$(uname -r)"
+sh /fcctl/job.sh </dev/null
+rc=\$?
+echo "FCACHE-GUEST-END rc=\$rc"
+dmesg >/fcctl/dmesg 2>/dev/null
+echo \$rc >/fcctl/rc
+sync
+[ \$rc -gt 31 ] && rc=31
+v=\$((32 + rc))
+printf "\\\\\$(printf %o \$v)" | dd of=/dev/port bs=1 seek=244 count=1 status=none
+echo "fcache-guest: isa-debug-exit failed, powering off"
+echo o >/proc/sysrq-trigger
+sleep 10
+EOF
+
+# --- disks -------------------------------------------------------------------
+# mkimg FILE[:SIZE_MB] -> prints FILE; creates a sparse image if missing.
+mkimg() {
+	f=${1%%:*} sz=1024
+	case "$1" in *:*) sz=${1##*:} ;; esac
+	if [ ! -e "$f" ]; then
+		mkdir -p "$(dirname "$f")" && truncate -s "${sz}M" "$f" || die "cannot create $f"
+	fi
+	echo "$f"
+}
+scratch=$vmdir/scratch-$$.img
+rm -f "$scratch"
+truncate -s 256M "$scratch" || die "scratch"
+drives="-drive file=$scratch,if=none,id=d0,format=raw,cache=unsafe -device virtio-blk-pci,drive=d0,addr=0x8"
+[ -n "$flash" ] && { f=$(mkimg "$flash") || exit 125; drives="$drives -drive file=$f,if=none,id=d1,format=raw,cache=unsafe -device virtio-blk-pci,drive=d1,addr=0x9"; }
+[ -n "$disk2" ] && { [ -n "$flash" ] || die "--disk2 needs --flash-img"; f=$(mkimg "$disk2") || exit 125; drives="$drives -drive file=$f,if=none,id=d2,format=raw,cache=unsafe -device virtio-blk-pci,drive=d2,addr=0xa"; }
+[ -n "$disk3" ] && { [ -n "$disk2" ] || die "--disk3 needs --disk2"; f=$(mkimg "$disk3") || exit 125; drives="$drives -drive file=$f,if=none,id=d3,format=raw,cache=unsafe -device virtio-blk-pci,drive=d3,addr=0xb"; }
+
+if [ "$accel" = kvm ]; then
+	acc="-accel kvm -cpu host"
+else
+	acc="-accel tcg,thread=multi -cpu max"
+fi
+
+ts=$(date -u +%Y%m%d-%H%M%S)
+log=$vmdir/logs/$name-$ts-$$.log
+append="console=ttyS0 loglevel=$loglevel panic=-1 panic_on_warn=1 slub_debug=FZPU mitigations=off no_timer_check 8250.nr_uarts=1 random.trust_cpu=on"
+: >"$log"
+echo "run-guest: $name on $kver ($accel), log $log" >&2
+
+lim=$timeout
+[ -n "$kill_after" ] && lim=$kill_after
+# shellcheck disable=SC2086
+timeout -s KILL "$lim" qemu-system-x86_64 $acc -smp 2 -m "$mem" \
+	-machine q35 -nodefaults -display none -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	-chardev file,id=con,path="$log" -serial chardev:con \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	-fsdev local,id=h,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=h,mount_tag=host \
+	-fsdev local,id=c,path="$ctl",security_model=none,multidevs=remap \
+	-device virtio-9p-pci,fsdev=c,mount_tag=fcctl \
+	-fsdev local,id=r,path="$results",security_model=none,multidevs=remap \
+	-device virtio-9p-pci,fsdev=r,mount_tag=results \
+	$drives </dev/null >"$log.qemu" 2>&1 &
+qpid=$!
+tpid=""
+if [ "$quiet" -eq 0 ]; then
+	tail -n +1 -f --pid="$qpid" "$log" &
+	tpid=$!
+fi
+wait "$qpid"
+qrc=$?
+[ -n "$tpid" ] && wait "$tpid" 2>/dev/null
+rm -f "$scratch"
+
+# --- verdict -------------------------------------------------------------
+{
+	if [ -s "$log.qemu" ]; then echo "=== qemu stderr"; cat "$log.qemu"; fi
+	if [ -f "$ctl/dmesg" ]; then echo "=== guest dmesg"; cat "$ctl/dmesg"; fi
+} >>"$log"
+rm -f "$log.qemu"
+
+grc=""
+if [ $((qrc % 2)) -eq 1 ] && [ "$qrc" -ge 65 ] && [ "$qrc" -le 127 ]; then
+	grc=$(( (qrc - 1) / 2 - 32 ))
+	frc=$(cat "$ctl/rc" 2>/dev/null || echo x)
+	# the rc file holds the unclamped code; both must agree
+	if [ "$frc" != "$grc" ] && ! { [ "$grc" -eq 31 ] && [ "$frc" -ge 31 ] 2>/dev/null; }; then
+		echo "run-guest: exit code mismatch (port $grc, file $frc)" >&2
+		grc=""
+	fi
+fi
+
+# Kernel error lines: only lines that look like kernel messages ("[  1.2] ...")
+# or the panic banner, so test output naming "WARNING" cannot trip it.
+kerr=$(grep -aE '^(\[ *[0-9]+\.[0-9]+\] |<[0-9]>)?.*(BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|KASAN|[Kk]ernel panic|UBSAN|list_add corruption|list_del corruption)' "$log" |
+	grep -aE '^\[ *[0-9]+\.[0-9]+\]|[Kk]ernel panic' | head -n 20)
+
+rc=0
+if [ -n "$kill_after" ] && [ "$qrc" -eq 137 ]; then
+	echo "run-guest: killed after ${kill_after}s as requested (power cut)" >&2
+	rc=0
+elif [ "$qrc" -eq 137 ]; then
+	echo "run-guest: TIMEOUT after ${timeout}s, qemu killed" >&2
+	rc=124
+elif [ -z "$grc" ]; then
+	echo "run-guest: guest died without reporting a result (qemu status $qrc: panic, crash or poweroff)" >&2
+	rc=126
+elif [ "$grc" -ne 0 ]; then
+	echo "run-guest: guest script failed with status $grc" >&2
+	rc=$grc
+elif [ -n "$kill_after" ]; then
+	echo "run-guest: guest finished before the --kill-after power cut" >&2
+	rc=121
+fi
+if [ -n "$kerr" ]; then
+	echo "run-guest: kernel error lines in the console log:" >&2
+	printf '%s\n' "$kerr" >&2
+	[ "$rc" -eq 0 ] && rc=120
+fi
+echo "run-guest: log $log (status $rc)" >&2
+exit "$rc"
