@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `fcachectl bench`: command line of the OLTP benchmark mode and the
+ * prepare / run / compare verbs.  The engine is in bench_gen.c, reports in
+ * bench_stats.c, cache stacks in bench_stack.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_int.h"
+#include "bench_stack.h"
+
+#define EX_OK	 0
+#define EX_FAIL	 1
+#define EX_USAGE 2
+
+static const char usage_text[] =
+"usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
+"       fcachectl bench run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
+"       fcachectl bench compare --origin DEV --flash DEV [--anchors] [--quick]\n"
+"                               [--output DIR] [--size MB] [RUN OPTIONS]\n"
+"\n"
+"prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
+"         creates it): every page carries a checksum, its page number and a\n"
+"         version; a version map and a redo log region follow.\n"
+"run      warm-up, then a ladder of user counts; an interval line every\n"
+"         --report-interval seconds, then a table per user count (TPS,\n"
+"         average, p95, p99 response time) and the largest user count whose\n"
+"         average response time stays under --rt-limit.  Every page read is\n"
+"         verified; a wrong or stale page fails the run (exit 1).\n"
+"compare  prepares the datafile on the origin and runs the same workload\n"
+"         (same seed, same data state, same warm-up) on: baseline (the bare\n"
+"         origin), fcache-writeback (fcache pool on the flash), and with\n"
+"         --anchors dm-cache (smq, writeback) and dm-writecache (ssd mode);\n"
+"         prints the ratios, writes results.json and chart.svg to --output\n"
+"         (default .), and ends with one line per configuration:\n"
+"         summary <config>: TPS <r>x baseline, avg response time <r>x baseline at <n> users\n"
+"\n"
+"run options:\n"
+"  --profile P          tpcc (default), read-write, read-only\n"
+"  --users LIST         user counts of the ladder (default 8,16,32,64,128)\n"
+"  --time S             seconds per user count (default 60; --quick 15)\n"
+"  --warmup S           warm-up seconds at the largest user count (default 30)\n"
+"  --report-interval S  interval line period (default 10; 0: none)\n"
+"  --rt-limit S         average response time limit (default 2)\n"
+"  --buffer-pool MB     in-process buffer pool (default 16; 0: only what\n"
+"                       in-flight and dirty pages need)\n"
+"  --dist D             access skew: zipf:THETA (default zipf:0.99),\n"
+"                       pareto:H (1-H of accesses to H of pages), \n"
+"                       hotset:ACCESS%%:DATA%%, uniform\n"
+"  --seed N             random seed (default 42)\n"
+"  --cleaner-batch N    pages per page-cleaner batch (default 64)\n"
+"  --cleaner-interval S page cleaner period when few pages are dirty (1)\n"
+"  --no-direct          buffered I/O (for files on filesystems without O_DIRECT)\n"
+"  --quiet              no interval lines\n"
+"  --inject-stale S     test hook: S seconds into the run, write an older\n"
+"                       version of a page behind the generator's back (the\n"
+"                       run must then fail its integrity check)\n"
+"exit status: 0 ok, 1 failed (I/O or integrity error), 2 usage\n";
+
+enum {
+	O_PROFILE = 256, O_USERS, O_TIME, O_WARMUP, O_INTERVAL, O_RTLIMIT, O_BP,
+	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
+	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
+	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS,
+};
+
+static const struct option lopts[] = {
+	{ "profile", 1, 0, O_PROFILE }, { "users", 1, 0, O_USERS },
+	{ "time", 1, 0, O_TIME }, { "warmup", 1, 0, O_WARMUP },
+	{ "report-interval", 1, 0, O_INTERVAL }, { "rt-limit", 1, 0, O_RTLIMIT },
+	{ "buffer-pool", 1, 0, O_BP }, { "dist", 1, 0, O_DIST },
+	{ "seed", 1, 0, O_SEED }, { "cleaner-batch", 1, 0, O_CBATCH },
+	{ "cleaner-interval", 1, 0, O_CINTERVAL }, { "no-direct", 0, 0, O_NODIRECT },
+	{ "quiet", 0, 0, O_QUIET }, { "inject-stale", 1, 0, O_INJECT },
+	{ "json", 1, 0, O_JSON }, { "label", 1, 0, O_LABEL },
+	{ "size", 1, 0, O_SIZE }, { "page-size", 1, 0, O_PAGESIZE },
+	{ "log-size", 1, 0, O_LOGSIZE }, { "origin", 1, 0, O_ORIGIN },
+	{ "flash", 1, 0, O_FLASH }, { "anchors", 0, 0, O_ANCHORS },
+	{ "quick", 0, 0, O_QUICK }, { "output", 1, 0, O_OUTPUT },
+	{ "configs", 1, 0, O_CONFIGS }, { "help", 0, 0, O_HELP },
+	{ 0, 0, 0, 0 },
+};
+
+struct cli {
+	struct bench_opts o;
+	const char *json, *label, *origin, *flash, *output, *configs;
+	double size_mb, log_mb;
+	unsigned page_kib;
+	int anchors, quick, time_set, warm_set, users_set;
+};
+
+static int usage(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fprintf(stderr, "fcachectl bench: ");
+		fprintf(stderr, fmt, arg);
+		fprintf(stderr, "\n");
+	}
+	fputs(usage_text, fmt ? stderr : stdout);
+	return fmt ? EX_USAGE : EX_OK;
+}
+
+static int num(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || end == s || *end || *v < 0 ? -1 : 0;
+}
+
+static int parse_users(struct bench_opts *o, const char *s)
+{
+	char *dup = strdup(s), *tok, *save = NULL;
+
+	o->nsteps = 0;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (*end || v < 1 || v > 4096 || o->nsteps >= BENCH_MAX_STEPS) {
+			free(dup);
+			return -1;
+		}
+		o->users[o->nsteps++] = v;
+	}
+	free(dup);
+	return o->nsteps ? 0 : -1;
+}
+
+static int parse_dist(struct bench_opts *o, const char *s)
+{
+	double a = 0, b = 0;
+
+	snprintf(o->dist_str, sizeof(o->dist_str), "%s", s);
+	if (!strcmp(s, "uniform")) {
+		o->dist = DIST_UNIFORM;
+		return 0;
+	}
+	if (sscanf(s, "zipf:%lf", &a) == 1 && a > 0 && a < 1.5 && a != 1.0) {
+		o->dist = DIST_ZIPF;
+		o->dist_a = a;
+		return 0;
+	}
+	if (sscanf(s, "pareto:%lf", &a) == 1 && a > 0 && a < 0.5) {
+		o->dist = DIST_PARETO;
+		o->dist_a = a;
+		return 0;
+	}
+	if (sscanf(s, "hotset:%lf:%lf", &a, &b) == 2 && a >= 0 && a <= 100 &&
+	    b > 0 && b < 100) {
+		o->dist = DIST_HOTSET;
+		o->dist_a = a;
+		o->dist_b = b;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
+{
+	struct bench_opts *o = &c->o;
+	double v;
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	o->profile = "tpcc";
+	parse_users(o, "8,16,32,64,128");
+	o->time_s = 60;
+	o->warmup_s = 30;
+	o->interval_s = 10;
+	o->rt_limit_s = 2;
+	o->bp_mb = 16;
+	parse_dist(o, "zipf:0.99");
+	o->seed = 42;
+	o->cleaner_batch = 64;
+	o->cleaner_interval_s = 1;
+	o->direct = 1;
+	o->inject_stale_s = -1;
+	o->out = stdout;
+	c->page_kib = 16;
+	*npos = 0;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		const char *a = optarg;
+
+		switch (opt) {
+		case O_PROFILE:
+			if (!bench_profile_find(a))
+				return usage("unknown profile '%s' (tpcc, read-write, read-only)", a);
+			o->profile = a;
+			break;
+		case O_USERS:
+			if (parse_users(o, a))
+				return usage("bad --users list '%s'", a);
+			c->users_set = 1;
+			break;
+		case O_DIST:
+			if (parse_dist(o, a))
+				return usage("bad --dist '%s'", a);
+			break;
+		case O_NODIRECT: o->direct = 0; break;
+		case O_QUIET: o->quiet = 1; break;
+		case O_JSON: c->json = a; break;
+		case O_LABEL: c->label = a; break;
+		case O_ORIGIN: c->origin = a; break;
+		case O_FLASH: c->flash = a; break;
+		case O_ANCHORS: c->anchors = 1; break;
+		case O_QUICK: c->quick = 1; break;
+		case O_OUTPUT: c->output = a; break;
+		case O_CONFIGS: c->configs = a; break;
+		case 'h':
+		case O_HELP:
+			usage(NULL, NULL);
+			return -1;
+		case '?':
+			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
+		default:
+			if (num(a, &v))
+				return usage("bad number '%s'", a);
+			switch (opt) {
+			case O_TIME: o->time_s = v; c->time_set = 1; break;
+			case O_WARMUP: o->warmup_s = v; c->warm_set = 1; break;
+			case O_INTERVAL: o->interval_s = v; break;
+			case O_RTLIMIT: o->rt_limit_s = v; break;
+			case O_BP: o->bp_mb = v; break;
+			case O_SEED: o->seed = (uint64_t)v; break;
+			case O_CBATCH: o->cleaner_batch = v < 1 ? 1 : v > 1024 ? 1024 : (int)v; break;
+			case O_CINTERVAL: o->cleaner_interval_s = v; break;
+			case O_INJECT: o->inject_stale_s = v; break;
+			case O_SIZE: c->size_mb = v; break;
+			case O_PAGESIZE: c->page_kib = (unsigned)v; break;
+			case O_LOGSIZE: c->log_mb = v; break;
+			}
+		}
+	}
+	while (optind < argc && *npos < 4)
+		pos[(*npos)++] = argv[optind++];
+	if (optind < argc)
+		return usage("too many arguments ('%s')", argv[optind]);
+	if (o->time_s <= 0)
+		return usage("--time must be positive%s", "");
+	if (o->interval_s <= 0)
+		o->interval_s = 1e9;
+	return 0;
+}
+
+static void sig_ignore_pipe(void)
+{
+}
+
+static int cmd_prepare(struct cli *c, char **pos, int npos)
+{
+	if (npos != 1)
+		return usage("prepare needs one device or file%s", "");
+	return bench_prepare(pos[0], c->size_mb, c->page_kib, c->log_mb,
+			     c->o.direct, 0) ? EX_FAIL : EX_OK;
+}
+
+static void header(FILE *f, const struct bench_opts *o, const char *what)
+{
+	const struct bench_profile *p = bench_profile_find(o->profile);
+	int i;
+
+	fprintf(f, "fcachectl bench %s: profile %s (%s)\n", what, p->name, p->desc);
+	fprintf(f, "access skew %s, seed %llu, warm-up %.0f s, %.0f s per user count, "
+		"users", o->dist_str, (unsigned long long)o->seed, o->warmup_s, o->time_s);
+	for (i = 0; i < o->nsteps; i++)
+		fprintf(f, "%s%d", i ? "," : " ", o->users[i]);
+	fprintf(f, ", response time limit %.3g s\n", o->rt_limit_s);
+	fflush(f);
+}
+
+static char *command_line(int argc, char **argv)
+{
+	size_t n = 32;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	s = malloc(n);
+	strcpy(s, "fcachectl");
+	for (i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
+{
+	struct bench_result *r;
+	int ret;
+
+	if (npos != 1)
+		return usage("run needs one device or file%s", "");
+	r = calloc(1, sizeof(*r));
+	snprintf(r->config, sizeof(r->config), "%s", c->label ? c->label : "run");
+	c->o.label = c->label ? c->label : "";
+	header(stdout, &c->o, "run");
+	ret = bench_run(pos[0], &c->o, r);
+	if (r->nsteps)
+		bench_print_table(stdout, r, c->o.rt_limit_s);
+	if (c->json) {
+		char *cmd = command_line(argc, argv);
+
+		if (bench_write_json(c->json, &c->o, r, 1, NULL, cmd))
+			ret = 1;
+		free(cmd);
+	}
+	if (ret)
+		fprintf(stderr, "fcachectl bench: run FAILED%s%s\n",
+			r->error[0] ? ": " : "", r->error);
+	free(r->final_ver);
+	free(r);
+	return ret ? EX_FAIL : EX_OK;
+}
+
+static int cmd_compare(struct cli *c, int argc, char **argv)
+{
+	const char *all[] = { "baseline", "fcache-writeback", "dm-cache", "dm-writecache" };
+	const char *cfg[8];
+	char top[512], json[1024], svg[1024], st[1024];
+	struct bench_result *r;
+	const char *out = c->output ? c->output : ".";
+	int ncfg = 0, nr = 0, i, failed = 0;
+	char *cmd;
+	uint64_t t0 = bench_now_ns();
+
+	if (!c->origin || !c->flash)
+		return usage("compare needs --origin DEV and --flash DEV%s", "");
+	if (c->configs) {
+		char *d = strdup(c->configs), *t, *sv = NULL;
+
+		cfg[ncfg++] = "baseline";
+		for (t = strtok_r(d, ",", &sv); t && ncfg < 8; t = strtok_r(NULL, ",", &sv)) {
+			int k = 0;
+
+			if (!strcmp(t, "baseline"))
+				continue;
+			for (i = 1; i < 4; i++)
+				if (!strcmp(t, all[i]))
+					k = i;
+			if (!k) {
+				usage("unknown configuration '%s'", t);
+				free(d);
+				return EX_USAGE;
+			}
+			cfg[ncfg++] = all[k];
+		}
+		free(d);
+	} else {
+		cfg[ncfg++] = all[0];
+		cfg[ncfg++] = all[1];
+		if (c->anchors) {
+			cfg[ncfg++] = all[2];
+			cfg[ncfg++] = all[3];
+		}
+	}
+	if (c->quick) {
+		if (!c->users_set)
+			parse_users(&c->o, "16,128");
+		if (!c->time_set)
+			c->o.time_s = 15;
+		if (!c->warm_set)
+			c->o.warmup_s = 10;
+	}
+	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "bench: %s: %s\n", out, strerror(errno));
+		return EX_FAIL;
+	}
+	header(stdout, &c->o, "compare");
+	printf("origin %s, flash %s, configurations:", c->origin, c->flash);
+	for (i = 0; i < ncfg; i++)
+		printf(" %s", cfg[i]);
+	printf("\n");
+	bench_stack_cleanup();
+	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
+		return EX_FAIL;
+	r = calloc(ncfg, sizeof(*r));
+	for (i = 0; i < ncfg; i++) {
+		struct bench_result *x = &r[nr];
+		uint64_t ts = bench_now_ns();
+		int rc;
+
+		printf("\n=== %s\n", cfg[i]);
+		fflush(stdout);
+		if (bench_stack_up(cfg[i], c->origin, c->flash, top, sizeof(top)) < 0) {
+			printf("%s: SKIPPED (the stack could not be built; see above)\n", cfg[i]);
+			if (i == 0)
+				return EX_FAIL;
+			failed = 1;
+			continue;
+		}
+		snprintf(x->config, sizeof(x->config), "%s", cfg[i]);
+		c->o.label = cfg[i];
+		rc = bench_run(top, &c->o, x);
+		bench_stack_status(cfg[i], st, sizeof(st));
+		if (st[0])
+			printf("%s status: %s\n", cfg[i], st);
+		bench_stack_cleanup();
+		if (x->nsteps)
+			bench_print_table(stdout, x, c->o.rt_limit_s);
+		if (rc) {
+			fprintf(stderr, "fcachectl bench: %s FAILED: %s\n", cfg[i],
+				x->error[0] ? x->error : "see above");
+			failed = 1;
+			nr++;
+			break;
+		}
+		nr++;
+		/* the next configuration starts from the same data state */
+		if (i + 1 < ncfg && bench_restore(c->origin, x->final_ver, 1) < 0) {
+			fprintf(stderr, "fcachectl bench: restoring %s failed\n", c->origin);
+			failed = 1;
+			break;
+		}
+		printf("%s: %.0f s (run and restore)\n", cfg[i], (bench_now_ns() - ts) / 1e9);
+	}
+	if (nr > 1 || (nr == 1 && !failed))
+		bench_print_compare(stdout, r, nr);
+	snprintf(json, sizeof(json), "%s/results.json", out);
+	snprintf(svg, sizeof(svg), "%s/chart.svg", out);
+	cmd = command_line(argc, argv);
+	if (bench_write_svg(svg, r, nr) || bench_write_json(json, &c->o, r, nr, "chart.svg", cmd))
+		failed = 1;
+	free(cmd);
+	printf("results: %s\nchart (TPS and average response time versus users): %s\n",
+	       json, svg);
+	printf("total time %.0f s\n", (bench_now_ns() - t0) / 1e9);
+	for (i = 0; i < nr; i++)
+		free(r[i].final_ver);
+	bench_print_summary(stdout, r, nr);
+	free(r);
+	if (failed)
+		fprintf(stderr, "fcachectl bench: compare FAILED\n");
+	return failed ? EX_FAIL : EX_OK;
+}
+
+int fc_cmd_bench(int argc, char **argv)
+{
+	struct cli *c = calloc(1, sizeof(*c));
+	char *pos[4];
+	const char *verb;
+	int npos, ret;
+
+	sig_ignore_pipe();
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		free(c);
+		return usage(argc < 2 ? "missing verb (prepare, run, compare)%s" : NULL, "");
+	}
+	verb = argv[1];
+	ret = parse(c, argc - 1, argv + 1, pos, &npos);
+	if (ret) {
+		free(c);
+		return ret < 0 ? EX_OK : ret;
+	}
+	if (!strcmp(verb, "prepare"))
+		ret = cmd_prepare(c, pos, npos);
+	else if (!strcmp(verb, "run"))
+		ret = cmd_run(c, pos, npos, argc, argv);
+	else if (!strcmp(verb, "compare"))
+		ret = npos ? usage("compare takes no positional argument ('%s')", pos[0]) :
+			     cmd_compare(c, argc, argv);
+	else
+		ret = usage("unknown verb '%s' (prepare, run, compare)", verb);
+	free(c);
+	return ret;
+}

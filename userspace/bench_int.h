@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals of the OLTP benchmark (bench*.c); see bench.h for the verbs.
+ *
+ * Files:
+ *   bench.c         command line, the prepare / run / compare verbs
+ *   bench_gen.c     datafile layout, page images, the transaction engine
+ *                   (io_uring event loop multiplexing all users on one thread)
+ *   bench_stats.c   latency histograms, interval lines, tables, JSON, SVG
+ *   bench_stack.c   the cache stacks of `compare` (fcache, dm-cache,
+ *                   dm-writecache) built with libdevmapper through fc_dm
+ *
+ * On-device layout (all offsets in bytes from the start of DEV):
+ *   0                 header (4 KiB): struct bench_hdr
+ *   4096              version map: one u32 per page, the version on disk
+ *                     after the last clean end of a run
+ *   data_off          npages pages of page_size bytes (1 MiB aligned)
+ *   log_off           the redo log region, log_size bytes, 4 KiB records
+ *
+ * Page image: struct bench_page_hdr then filler derived from
+ * (page number, version); the checksum covers the whole page.  A read is
+ * good only if magic, checksum, page number and version (against the
+ * in-memory expected version) all match.
+ */
+#ifndef FC_BENCH_INT_H
+#define FC_BENCH_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_HDR_MAGIC		0x314843424346ull	/* "FCBCH1" */
+#define BENCH_PAGE_MAGIC	0x3150424346ull		/* "FCBP1" */
+#define BENCH_LOG_MAGIC		0x31474c424346ull	/* "FCBLG1" */
+#define BENCH_LOG_REC		4096u
+#define BENCH_MAX_STEPS		32
+#define BENCH_MAX_TYPES		8
+#define BENCH_HIST_BUCKETS	(64 * 16)
+
+struct bench_hdr {
+	uint64_t magic;
+	uint32_t page_size;
+	uint32_t clean;		/* 1: version map is valid (no run active) */
+	uint64_t npages;
+	uint64_t map_off;
+	uint64_t data_off;
+	uint64_t log_off;
+	uint64_t log_size;
+	uint64_t runs;		/* completed runs since prepare */
+	uint64_t checksum;	/* over the header with this field zero */
+};
+
+struct bench_page_hdr {
+	uint64_t magic;
+	uint64_t page;
+	uint64_t version;
+	uint64_t checksum;	/* over the whole page with this field zero */
+};
+
+/* Latency histogram: log-linear buckets of microseconds (~6% precision). */
+struct bench_hist {
+	uint64_t count;
+	uint64_t sum_us;
+	uint64_t max_us;
+	uint64_t b[BENCH_HIST_BUCKETS];
+};
+
+void bh_reset(struct bench_hist *h);
+void bh_add(struct bench_hist *h, uint64_t us);
+void bh_merge(struct bench_hist *dst, const struct bench_hist *src);
+double bh_avg_ms(const struct bench_hist *h);
+double bh_pct_ms(const struct bench_hist *h, double pct);
+
+/* One transaction type of a profile. */
+struct bench_txn_type {
+	const char *name;
+	unsigned pct;		/* share of the mix, percent */
+	unsigned reads;		/* point reads (page accesses) */
+	unsigned updates;	/* of those, pages updated */
+	unsigned ranges;	/* range scans ... */
+	unsigned range_len;	/* ... of this many consecutive pages */
+};
+
+struct bench_profile {
+	const char *name;
+	const char *desc;
+	int ntypes;
+	struct bench_txn_type t[BENCH_MAX_TYPES];
+};
+
+const struct bench_profile *bench_profile_find(const char *name);
+
+enum bench_dist { DIST_UNIFORM, DIST_ZIPF, DIST_PARETO, DIST_HOTSET };
+
+/* Counters of one measured step (or the warm-up). */
+struct bench_counts {
+	uint64_t txns;
+	uint64_t txn_by_type[BENCH_MAX_TYPES];
+	uint64_t page_accesses;	/* logical page reads */
+	uint64_t page_updates;	/* logical page updates */
+	uint64_t hot_accesses;	/* accesses to the hottest 10% of pages */
+	uint64_t bp_hits;	/* accesses served by the buffer pool */
+	uint64_t dev_reads;	/* pages read from DEV (each one verified) */
+	uint64_t dev_writes;	/* pages written by the page cleaner */
+	uint64_t log_writes;	/* redo records written with RWF_DSYNC */
+	uint64_t fsyncs;	/* fdatasync per cleaner batch */
+	uint64_t cleaner_batches;
+	uint64_t verify_errors;
+	uint64_t free_waits;	/* users that waited for a free frame */
+};
+
+struct bench_step {
+	int users;
+	double seconds;
+	struct bench_counts c;
+	struct bench_hist lat;	/* transaction response times */
+	double tps, avg_ms, p95_ms, p99_ms, max_ms;
+};
+
+struct bench_opts {
+	const char *profile;
+	int users[BENCH_MAX_STEPS];
+	int nsteps;
+	double time_s;
+	double warmup_s;
+	double interval_s;
+	double rt_limit_s;
+	double bp_mb;
+	enum bench_dist dist;
+	double dist_a, dist_b;	/* zipf theta / pareto h / hotset access%, data% */
+	char dist_str[64];
+	uint64_t seed;
+	int cleaner_batch;
+	double cleaner_interval_s;
+	int direct;		/* O_DIRECT (default 1) */
+	double inject_stale_s;	/* test hook: < 0 off */
+	int quiet;		/* no interval lines */
+	FILE *out;		/* where reports go (stdout) */
+	const char *label;	/* configuration name in interval lines */
+};
+
+struct bench_result {
+	char config[64];
+	char device[256];
+	const struct bench_profile *profile;
+	uint64_t npages;
+	uint32_t page_size;
+	double bp_mb;
+	uint64_t bp_frames;
+	struct bench_counts warm;
+	double warm_s;
+	int nsteps;
+	struct bench_step step[BENCH_MAX_STEPS];
+	uint64_t verify_errors;
+	uint64_t pages_verified;
+	int max_users_under_limit;	/* 0: none */
+	char error[512];		/* integrity failure or I/O error text */
+	double elapsed_s;
+	uint32_t *final_ver;		/* versions on disk at the end (malloc) */
+};
+
+/* bench_gen.c */
+int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
+		  double log_mb, int direct, int quiet);
+int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r);
+int bench_restore(const char *dev, const uint32_t *ver, int direct);
+uint64_t bench_now_ns(void);
+int bench_dev_size(const char *dev, uint64_t *bytes);
+
+/* bench_stats.c */
+void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s);
+void bench_print_interval(FILE *f, const char *label, double t, int users,
+			  double tps, const struct bench_hist *h,
+			  uint64_t reads, uint64_t writes, uint64_t syncs, double dt);
+int bench_write_json(const char *path, const struct bench_opts *o,
+		     const struct bench_result *r, int nr, const char *chart,
+		     const char *command);
+int bench_write_svg(const char *path, const struct bench_result *r, int nr);
+void bench_print_compare(FILE *f, const struct bench_result *r, int nr);
+void bench_print_summary(FILE *f, const struct bench_result *r, int nr);
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device stacks `fcachectl bench compare` measures, built through
+ * fc_dm (libdevmapper), all over the same origin and flash devices:
+ *
+ *   baseline          the origin itself
+ *   fcache-writeback  fcache-pool on the flash (32 KiB blocks), an fcache
+ *                     volume in writeback mode over the origin
+ *   dm-cache          cache target, smq policy, writeback; metadata on a
+ *                     dm-linear slice at the start of the flash, cache blocks
+ *                     on a second slice (32 KiB blocks)
+ *   dm-writecache     writecache target in ssd mode, 4 KiB blocks
+ *
+ * Every stack starts from a blank cache: the start of the flash (or of the
+ * metadata slice) is zeroed so the target formats it afresh.  The devices
+ * are named fcbench-*; leftovers of an interrupted run are removed first.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "bench_int.h"
+#include "bench_stack.h"
+#include "fc_dm.h"
+
+#define META_SECTORS	(16ull * 2048)	/* 16 MiB dm-cache metadata slice */
+#define BLOCK_SECTORS	64		/* 32 KiB cache blocks */
+
+static const char *const names[] = {
+	"fcbench-vol", "fcbench-pool", "fcbench-cache", "fcbench-wc",
+	"fcbench-cdata", "fcbench-meta",
+};
+
+static int zero_start(const char *dev, uint64_t bytes)
+{
+	void *b;
+	int fd = open(dev, O_WRONLY | O_DIRECT), ret = -1;
+
+	if (fd < 0) {
+		fprintf(stderr, "bench: cannot open %s: %s\n", dev, strerror(errno));
+		return -1;
+	}
+	if (posix_memalign(&b, 4096, bytes) == 0) {
+		memset(b, 0, bytes);
+		if (pwrite(fd, b, bytes, 0) == (ssize_t)bytes && fdatasync(fd) == 0)
+			ret = 0;
+		else
+			fprintf(stderr, "bench: zeroing %s failed: %s\n", dev,
+				strerror(errno));
+		free(b);
+	}
+	close(fd);
+	return ret;
+}
+
+static int wait_node(const char *name, char *path, size_t len)
+{
+	struct fc_dm_info info;
+	struct stat st;
+	int i;
+
+	snprintf(path, len, "/dev/mapper/%s", name);
+	for (i = 0; i < 50; i++) {
+		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
+			return 0;
+		usleep(100000);
+	}
+	/* no node (no udev and libdm did not make one): make it ourselves */
+	if (fc_dm_info(name, &info) == 0 && info.exists &&
+	    mknod(path, S_IFBLK | 0600, makedev(info.major, info.minor)) == 0 &&
+	    stat(path, &st) == 0 && S_ISBLK(st.st_mode))
+		return 0;
+	fprintf(stderr, "bench: /dev/mapper/%s is not a block device\n", name);
+	return -1;
+}
+
+static int mk(const char *name, uint64_t sectors, const char *type,
+	      const char *params, char *path, size_t len)
+{
+	struct fc_dm_target t = { 0, sectors, (char *)type, (char *)params };
+
+	if (fc_dm_create(name, NULL, &t, 1) < 0) {
+		fprintf(stderr, "bench: creating %s (%s %s) failed: %s\n", name,
+			type, params, fc_dm_error());
+		return -1;
+	}
+	return wait_node(name, path, len);
+}
+
+static int devno(const char *name, char *buf, size_t len)
+{
+	struct fc_dm_info info;
+
+	if (fc_dm_info(name, &info) < 0 || !info.exists)
+		return -1;
+	snprintf(buf, len, "%u:%u", info.major, info.minor);
+	return 0;
+}
+
+static int need_target(const char *type, const char *module)
+{
+	char cmd[128];
+
+	if (fc_dm_has_target(type) == 1)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "modprobe -q %s >/dev/null 2>&1", module);
+	if (system(cmd) != 0 || fc_dm_has_target(type) != 1) {
+		fprintf(stderr, "bench: the kernel has no '%s' target (module %s)\n",
+			type, module);
+		return -1;
+	}
+	return 0;
+}
+
+void bench_stack_cleanup(void)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct fc_dm_info info;
+
+		if (fc_dm_info(names[i], &info) < 0 || !info.exists)
+			continue;
+		for (k = 0; k < 20; k++) {
+			if (fc_dm_remove(names[i]) == 0)
+				break;
+			usleep(200000);
+		}
+		if (k == 20)
+			fprintf(stderr, "bench: cannot remove %s: %s\n", names[i],
+				fc_dm_error());
+	}
+}
+
+int bench_stack_up(const char *config, const char *origin, const char *flash,
+		   char *top, size_t len)
+{
+	uint64_t osz, fsz, os, fs;
+	char p[512], a[64], b[64], c[64];
+
+	if (!strcmp(config, "baseline")) {
+		snprintf(top, len, "%s", origin);
+		return 0;
+	}
+	if (bench_dev_size(origin, &osz) < 0 || bench_dev_size(flash, &fsz) < 0) {
+		fprintf(stderr, "bench: cannot size %s / %s\n", origin, flash);
+		return -1;
+	}
+	os = osz / 512;
+	fs = fsz / 512;
+	bench_stack_cleanup();
+	if (!strcmp(config, "fcache-writeback")) {
+		if (need_target("fcache-pool", "dm-fcache") < 0 ||
+		    zero_start(flash, 1 << 20) < 0)
+			return -1;
+		snprintf(p, sizeof(p), "%s %d", flash, BLOCK_SECTORS);
+		if (mk("fcbench-pool", fs, "fcache-pool", p, c, sizeof(c)) < 0 ||
+		    devno("fcbench-pool", a, sizeof(a)) < 0)
+			goto fail;
+		snprintf(p, sizeof(p), "%s %s 1 writeback", a, origin);
+		if (mk("fcbench-vol", os, "fcache", p, top, len) < 0)
+			goto fail;
+		return 0;
+	}
+	if (!strcmp(config, "dm-cache")) {
+		if (need_target("cache", "dm-cache-smq") < 0)
+			return -1;
+		if (fs <= 2 * META_SECTORS) {
+			fprintf(stderr, "bench: %s is too small for dm-cache\n", flash);
+			return -1;
+		}
+		snprintf(p, sizeof(p), "%s 0", flash);
+		if (mk("fcbench-meta", META_SECTORS, "linear", p, a, sizeof(a)) < 0)
+			goto fail;
+		snprintf(p, sizeof(p), "%s %llu", flash, (unsigned long long)META_SECTORS);
+		if (mk("fcbench-cdata", (fs - META_SECTORS) / BLOCK_SECTORS * BLOCK_SECTORS,
+		       "linear", p, b, sizeof(b)) < 0)
+			goto fail;
+		if (zero_start(a, 1 << 20) < 0)
+			goto fail;
+		snprintf(p, sizeof(p), "%s %s %s %d 1 writeback smq 0", a, b, origin,
+			 BLOCK_SECTORS);
+		if (mk("fcbench-cache", os, "cache", p, top, len) < 0)
+			goto fail;
+		return 0;
+	}
+	if (!strcmp(config, "dm-writecache")) {
+		if (need_target("writecache", "dm-writecache") < 0 ||
+		    zero_start(flash, 1 << 20) < 0)
+			return -1;
+		snprintf(p, sizeof(p), "s %s %s 4096 0", origin, flash);
+		if (mk("fcbench-wc", os, "writecache", p, top, len) < 0)
+			goto fail;
+		return 0;
+	}
+	fprintf(stderr, "bench: unknown configuration %s\n", config);
+	return -1;
+fail:
+	bench_stack_cleanup();
+	return -1;
+}
+
+/* Status line of the top device of @config (for the report), or "". */
+void bench_stack_status(const char *config, char *buf, size_t len)
+{
+	const char *n = !strcmp(config, "fcache-writeback") ? "fcbench-vol" :
+			!strcmp(config, "dm-cache") ? "fcbench-cache" :
+			!strcmp(config, "dm-writecache") ? "fcbench-wc" : NULL;
+	struct fc_dm_target *t;
+	int nt;
+
+	buf[0] = 0;
+	if (!n || fc_dm_status(n, &t, &nt) < 0)
+		return;
+	if (nt > 0)
+		snprintf(buf, len, "%s %s", t[0].type, t[0].params ? t[0].params : "");
+	fc_dm_free_targets(t, nt);
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Cache stacks for `fcachectl bench compare` (bench_stack.c). */
+#ifndef FC_BENCH_STACK_H
+#define FC_BENCH_STACK_H
+
+#include <stddef.h>
+
+/* Build @config over @origin/@flash; the device to benchmark goes to @top. */
+int bench_stack_up(const char *config, const char *origin, const char *flash,
+		   char *top, size_t len);
+/* Remove every fcbench-* device. */
+void bench_stack_cleanup(void);
+/* Status of the stack's top device ("" for the baseline). */
+void bench_stack_status(const char *config, char *buf, size_t len);
+
+#endif
