@@ -229,10 +229,16 @@ int fc_commit(struct fc_pool *pool, bool clean)
 
 	mutex_lock(&pool->commit_lock);
 	if (pool->md_mode != FC_MD_RW) {
-		/* Nothing can be recorded: honour the data part of a flush only. */
+		/*
+		 * Nothing can be recorded any more.  A flush can still succeed
+		 * when no dirty data depends on metadata (all writes went to
+		 * the origin since); otherwise it fails.
+		 */
 		r = flash_flush(pool);
 		mutex_unlock(&pool->commit_lock);
-		return r ? r : -EIO;
+		if (!r && READ_ONCE(pool->nr_dirty))
+			r = -EIO;
+		return r;
 	}
 	seq = pool->seq + 1;
 	/* Bitmap of pages written by this commit, to flip their slots after. */

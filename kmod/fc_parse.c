@@ -59,7 +59,7 @@ int fc_parse_mode(const char *s)
 
 	if (!s)
 		return -EINVAL;
-	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+	for (i = 0; i <= FC_MODE_PASSTHROUGH; i++)
 		if (!strcmp(s, mode_names[i]))
 			return (int)i;
 	return -EINVAL;

@@ -282,6 +282,14 @@ again:
 		atomic64_inc(&s->bypassed);
 	/* Write-around: drop the touched clean sub-blocks, write the origin. */
 	if (e) {
+		/*
+		 * Reuse before commit: the flash metadata may still map these
+		 * sub-blocks as dirty (PDIRTY).  A FUA write must not complete
+		 * until a commit recorded them clean, or recovery would bring
+		 * the older data back over it.
+		 */
+		if ((bio->bi_opf & REQ_FUA) && (e->flags & FC_E_PDIRTY))
+			fb->flags |= FC_BF_FUA;
 		e->gen++;
 		fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
 		if (!e->valid && !e->inflight && !(e->flags & FC_E_WB))
@@ -571,8 +579,13 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		else
 			pool->ow_inflight[fb->stripe]--;
 		kick = true;
-		if (*error)
+		if (*error) {
 			atomic64_inc(&s->errors);
+		} else if (fb->flags & FC_BF_FUA) {
+			bio_list_add(&pool->fua_bios, bio);
+			queue_work(pool->wq, &pool->commit_work);
+			r = DM_ENDIO_INCOMPLETE;
+		}
 		break;
 	case FC_BK_ORIGIN:
 		if (*error)
@@ -917,8 +930,8 @@ static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
 	limits->logical_block_size = max_t(unsigned int, limits->logical_block_size,
 					   bdev_logical_block_size(flash));
 	limits->physical_block_size = max_t(unsigned int, limits->physical_block_size,
-					    bdev_physical_block_size(flash));
-	limits->io_min = max_t(unsigned int, limits->io_min, limits->logical_block_size);
+					    limits->logical_block_size);
+	limits->io_min = max_t(unsigned int, limits->io_min, limits->physical_block_size);
 	if (!limits->max_discard_sectors) {
 		/* Discards still invalidate cached data even if the origin ignores them. */
 		limits->max_discard_sectors = UINT_MAX >> SECTOR_SHIFT;

@@ -199,6 +199,7 @@ void fc_wb_work(struct work_struct *ws)
 	struct fc_pool *pool = container_of(ws, struct fc_pool, wb_work);
 	struct fc_wb_input in;
 	struct wb_item *items;
+	unsigned long start = jiffies;
 	enum fc_wb_state st;
 	unsigned int n;
 	u32 max;
@@ -222,14 +223,26 @@ void fc_wb_work(struct work_struct *ws)
 	items = kmalloc_array(FC_WB_MAX_BATCH, sizeof(*items), GFP_NOIO);
 	if (!items)
 		goto out;
-	/* Below low and not idle: only data older than max_dirty_age. */
-	n = collect(pool, items, min(max, FC_WB_MAX_BATCH), -1,
-		    !in.idle && in.dirty * 100 < in.total * in.low);
-	if (n) {
-		run_batch(pool, items, n);
-		fc_request_commit(pool);
-	} else if (st != FC_WB_THROTTLED) {
-		pool->wb_state = FC_WB_IDLE;
+	/* Batches back to back for up to a second, then let the tick requeue us. */
+	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
+		/* Below low and not idle: only data older than max_dirty_age. */
+		n = collect(pool, items, min(max, FC_WB_MAX_BATCH), -1,
+			    !in.idle && in.dirty * 100 < in.total * in.low);
+		if (!n) {
+			if (st != FC_WB_THROTTLED)
+				pool->wb_state = FC_WB_IDLE;
+			break;
+		}
+		if (run_batch(pool, items, n))
+			break;
+		if (fc_request_commit(pool))
+			break;
+		spin_lock_irq(&pool->lock);
+		in.dirty = pool->nr_dirty;
+		spin_unlock_irq(&pool->lock);
+		in.idle = time_after(jiffies, pool->last_io + HZ);
+		st = fc_wb_decide(&in, &max);
+		pool->wb_state = st;
 	}
 	kfree(items);
 out:
@@ -268,11 +281,11 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 			    slot, false);
 		if (!n) {
 			/* Entries with I/O in flight: try again shortly. */
-			if (++idle > 1000) {
+			if (++idle > 500) {
 				r = -EBUSY;
 				break;
 			}
-			msleep(10);
+			msleep(20);
 			continue;
 		}
 		idle = 0;
