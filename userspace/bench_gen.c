@@ -808,6 +808,10 @@ static void txn_commit(struct engine *e, int ui)
 		bh_add(e->hcur, us);
 		e->ic.txns++;
 		bh_add(&e->ih, us);
+		if (u->nupd) {	/* its redo record was written with RWF_DSYNC */
+			e->cur->log_writes++;
+			e->ic.log_writes++;
+		}
 	}
 	if (e->stopping || ui >= e->active) {
 		u->state = U_IDLE;
@@ -1061,8 +1065,6 @@ static void handle_cqe(struct engine *e, struct io_uring_cqe *cqe)
 			     res < 0 ? strerror(-res) : "short write");
 			break;
 		}
-		e->cur->log_writes++;
-		e->ic.log_writes++;
 		txn_commit(e, idx);
 		break;
 	case K_CWRITE:

@@ -11,6 +11,7 @@
  *                     on a second slice (32 KiB blocks)
  *   dm-writecache     writecache target in ssd mode, 4 KiB blocks
  *
+ * The dm-cache metadata slice is 1/16 of the flash (4..64 MiB).
  * Every stack starts from a blank cache: the start of the flash (or of the
  * metadata slice) is zeroed so the target formats it afresh.  The devices
  * are named fcbench-*; leftovers of an interrupted run are removed first.
@@ -28,7 +29,6 @@
 #include "bench_stack.h"
 #include "fc_dm.h"
 
-#define META_SECTORS	(16ull * 2048)	/* 16 MiB dm-cache metadata slice */
 #define BLOCK_SECTORS	64		/* 32 KiB cache blocks */
 
 static const char *const names[] = {
@@ -141,7 +141,7 @@ void bench_stack_cleanup(void)
 int bench_stack_up(const char *config, const char *origin, const char *flash,
 		   char *top, size_t len)
 {
-	uint64_t osz, fsz, os, fs;
+	uint64_t osz, fsz, os, fs, meta;
 	char p[512], a[64], b[64], c[64];
 
 	if (!strcmp(config, "baseline")) {
@@ -171,15 +171,19 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 	if (!strcmp(config, "dm-cache")) {
 		if (need_target("cache", "dm-cache-smq") < 0)
 			return -1;
-		if (fs <= 2 * META_SECTORS) {
+		/* metadata slice: 1/16 of the flash, 4..64 MiB */
+		meta = fs / 16;
+		meta = meta < 8192 ? 8192 : meta > 131072 ? 131072 : meta;
+		meta &= ~7ull;
+		if (fs <= 2 * meta) {
 			fprintf(stderr, "bench: %s is too small for dm-cache\n", flash);
 			return -1;
 		}
 		snprintf(p, sizeof(p), "%s 0", flash);
-		if (mk("fcbench-meta", META_SECTORS, "linear", p, a, sizeof(a)) < 0)
+		if (mk("fcbench-meta", meta, "linear", p, a, sizeof(a)) < 0)
 			goto fail;
-		snprintf(p, sizeof(p), "%s %llu", flash, (unsigned long long)META_SECTORS);
-		if (mk("fcbench-cdata", (fs - META_SECTORS) / BLOCK_SECTORS * BLOCK_SECTORS,
+		snprintf(p, sizeof(p), "%s %llu", flash, (unsigned long long)meta);
+		if (mk("fcbench-cdata", (fs - meta) / BLOCK_SECTORS * BLOCK_SECTORS,
 		       "linear", p, b, sizeof(b)) < 0)
 			goto fail;
 		if (zero_start(a, 1 << 20) < 0)

@@ -1,0 +1,145 @@
+#!/bin/sh
+# Host tests of `fcachectl bench` against a file (no device-mapper needed):
+# usage and exit codes, prepare/run round trips, the transaction mix of each
+# profile (reads, updates, redo syncs per commit), the access skew, the
+# integrity check (a stale page written behind the generator's back must
+# fail the run), results.json against its schema and the summary line.
+# The binary is the ASan/UBSan build (make -C userspace asan).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+H=$top/tests/host
+T=$(mktemp -d /tmp/fcbench-host.XXXXXX)
+trap 'rm -rf "$T"' EXIT INT TERM
+
+pass() { echo "PASS: bench-host/$1"; }
+fail() { echo "FAIL: bench-host/$1${2:+ ($2)}"; }
+
+if make -s -C "$top/userspace" asan >"$T/build.log" 2>&1; then
+	CTL=$top/userspace/fcachectl-asan
+	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1
+else
+	fail asan-build "$(tail -n 3 "$T/build.log" | tr '\n' ' ')"
+	CTL=$top/userspace/fcachectl
+fi
+
+# rc NAME WANT CMD... : exit status check; output in $T/out, $T/err
+rc() {
+	_n=$1 _w=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	_g=$?
+	if [ "$_g" -eq "$_w" ]; then pass "$_n"; else
+		fail "$_n" "exit $_g, wanted $_w: $(tail -n 3 "$T/err" | tr '\n' ' ')"; fi
+}
+# py NAME FILE EXPR : python assertion over the JSON results d
+py() {
+	if python3 - "$2" "$3" >"$T/py.err" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["configs"][0]
+s = c["steps"][0]
+k = s["counts"]
+types = d["workload"]["transaction_types"]
+by = k["transactions_by_type"]
+ok = eval(sys.argv[2])
+if not ok:
+    print("assertion false:", sys.argv[2])
+    print({x: k[x] for x in k if x != "transactions_by_type"}, by)
+    sys.exit(1)
+EOF
+	then pass "$1"; else fail "$1" "$(tail -n 2 "$T/py.err" | tr '\n' ' ')"; fi
+}
+
+F=$T/data.img
+RUN="--warmup 0 --time 2 --report-interval 1 --users 16"
+
+# ---- usage and exit codes
+rc usage-no-verb 2 "$CTL" bench
+rc usage-help 0 "$CTL" bench --help
+rc usage-bad-profile 2 "$CTL" bench run "$F" --profile nosuch
+rc usage-bad-dist 2 "$CTL" bench run "$F" --dist zipf:abc
+rc usage-bad-users 2 "$CTL" bench run "$F" --users 8,x
+rc usage-compare-needs-devs 2 "$CTL" bench compare --origin "$F"
+: >"$T/empty"
+truncate -s 64M "$T/empty"
+rc run-unprepared-fails 1 "$CTL" bench run "$T/empty" $RUN
+if grep -q "bench prepare" "$T/err"; then pass run-unprepared-says-prepare; else
+	fail run-unprepared-says-prepare "$(head -c 200 "$T/err")"; fi
+
+# ---- prepare and two runs in a row (the version map is persisted)
+rc prepare 0 "$CTL" bench prepare "$F" --size 48
+rc run-1 0 "$CTL" bench run "$F" $RUN --quiet
+rc run-2-after-run 0 "$CTL" bench run "$F" $RUN
+if grep -qE '^\[ +[0-9]+s \] users: 16 tps: [0-9.]+ lat \(ms,avg\): [0-9.]+ lat \(ms,95%\): [0-9.]+' "$T/out"; then
+	pass interval-line; else fail interval-line "$(head -n 4 "$T/out" | tr '\n' '|')"; fi
+if grep -qE '^integrity: [1-9][0-9]* page reads verified, 0 errors$' "$T/out"; then
+	pass integrity-line; else fail integrity-line; fi
+if grep -qE '^largest user count with average response time under 2 s: 16$' "$T/out"; then
+	pass rt-limit-line; else fail rt-limit-line; fi
+
+# ---- transaction mix per profile (buffer pool off so the device is read)
+rc mix-tpcc-run 0 "$CTL" bench run "$F" $RUN --time 3 --buffer-pool 0 --quiet --json "$T/tpcc.json"
+rc json-schema-run 0 python3 "$H/bench_check_json.py" "$T/tpcc.json" --configs run --zero-errors
+py mix-tpcc-types "$T/tpcc.json" \
+	"all(abs(by[t['name']] / k['transactions'] * 100 - t['percent']) < 4 for t in types)"
+py mix-tpcc-read-write-ratio "$T/tpcc.json" \
+	"abs(k['page_accesses'] / k['page_updates'] - 1.917) < 0.19"
+py mix-tpcc-log-sync-per-update-commit "$T/tpcc.json" \
+	"k['log_writes'] == sum(by[t['name']] for t in types if t['page_updates'] > 0) > 0"
+py mix-tpcc-cleaner-batches-synced "$T/tpcc.json" \
+	"k['fsyncs'] > 0 and 0 < k['dev_writes'] <= k['page_updates'] and k['dev_reads'] > 0"
+py mix-tpcc-latency-order "$T/tpcc.json" \
+	"0 < s['avg_ms'] <= s['max_ms'] and s['p95_ms'] <= s['p99_ms'] <= s['max_ms'] + 0.001"
+rc mix-rw-run 0 "$CTL" bench run "$F" $RUN --profile read-write --buffer-pool 0 --quiet --json "$T/rw.json"
+py mix-rw-ratio "$T/rw.json" \
+	"abs(k['page_accesses'] / k['page_updates'] - 5.5) < 0.3 and k['log_writes'] == k['transactions']"
+rc mix-ro-run 0 "$CTL" bench run "$F" $RUN --profile read-only --buffer-pool 0 --quiet --json "$T/ro.json"
+py mix-ro-no-writes "$T/ro.json" \
+	"k['page_updates'] == 0 and k['log_writes'] == 0 and k['dev_writes'] == 0 and k['dev_reads'] > 0"
+
+# ---- skew: the hot 10% of pages get their share
+rc skew-hotset-run 0 "$CTL" bench run "$F" $RUN --dist hotset:80:10 --quiet --json "$T/hot.json"
+py skew-hotset-80-10 "$T/hot.json" "abs(k['hot_accesses'] / k['page_accesses'] - 0.80) < 0.03"
+rc skew-uniform-run 0 "$CTL" bench run "$F" $RUN --dist uniform --quiet --json "$T/uni.json"
+py skew-uniform-10 "$T/uni.json" "abs(k['hot_accesses'] / k['page_accesses'] - 0.10) < 0.02"
+rc skew-zipf-run 0 "$CTL" bench run "$F" $RUN --dist zipf:0.99 --quiet --json "$T/zipf.json"
+py skew-zipf-share "$T/zipf.json" \
+	"abs(k['hot_accesses'] / k['page_accesses'] - sum(i**-0.99 for i in range(1, d['workload']['datafile_pages'] // 10 + 1)) / sum(i**-0.99 for i in range(1, d['workload']['datafile_pages'] + 1))) < 0.03"
+py skew-zipf-bp-hits "$T/zipf.json" "k['buffer_pool_hits'] > 0"
+
+# ---- integrity: an older version written behind the generator's back
+rc stale-page-fails-run 1 "$CTL" bench run "$F" $RUN --time 4 --buffer-pool 0 --inject-stale 1
+if grep -q "INTEGRITY FAILURE: page [0-9]*: STALE version" "$T/err"; then
+	pass stale-page-message; else fail stale-page-message "$(tail -n 3 "$T/err" | tr '\n' ' ')"; fi
+rc unclean-datafile-refused 1 "$CTL" bench run "$F" $RUN
+if grep -q "not closed cleanly" "$T/err"; then pass unclean-message; else fail unclean-message; fi
+# a torn page: scribble over the middle of every page of a fresh datafile
+rc prepare-again 0 "$CTL" bench prepare "$F" --size 48
+python3 - "$F" <<'EOF'
+import struct, sys
+f = open(sys.argv[1], "r+b")
+hdr = f.read(64)
+_, ps, _, npages, _, data_off = struct.unpack("<QIIQQQ", hdr[:40])
+for p in range(npages):
+    f.seek(data_off + p * ps + ps // 2)
+    f.write(b"torn")
+EOF
+rc torn-page-fails-run 1 "$CTL" bench run "$F" $RUN
+if grep -q "INTEGRITY FAILURE: page [0-9]*: checksum mismatch" "$T/err"; then
+	pass torn-page-message; else fail torn-page-message "$(tail -n 2 "$T/err" | tr '\n' ' ')"; fi
+
+# ---- schema checker negative control
+python3 - "$T/tpcc.json" "$T/bad.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["configs"][0]["steps"][0]["p95_ms"]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+rc json-schema-catches-missing-field 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+
+# ---- compare on a file (baseline only: no device-mapper here)
+rc compare-baseline 0 "$CTL" bench compare --origin "$F" --flash "$T/empty" \
+	--configs baseline --users 4,8 --warmup 1 --time 1 --quiet --output "$T/cmp"
+if [ "$(tail -n 1 "$T/out")" = "summary baseline: TPS 1.00x baseline, avg response time 1.00x baseline at 8 users" ]; then
+	pass summary-line-format; else fail summary-line-format "$(tail -n 1 "$T/out")"; fi
+rc compare-json-schema 0 python3 "$H/bench_check_json.py" "$T/cmp/results.json" \
+	--configs baseline --zero-errors
+rc compare-chart 0 python3 "$H/bench_check_svg.py" "$T/cmp/chart.svg" baseline
