@@ -285,10 +285,13 @@ int cmd_set(int argc, char **argv)
 	char key[64], msg[128], params[1024];
 	const char *eq, *newmode = NULL;
 	uint64_t val;
-	int i, rc = EXIT_FAIL, words = 0;
+	int i, rc = EXIT_FAIL, words = 0, pass, failed;
+	char done[256] = { 0 };
 
 	if (argc < 3)
 		return fc_usage("set", "set: expected POOL|VOLUME KEY=VALUE...");
+	if (argc > 256)
+		return fc_usage("set", "set: too many settings");
 	for (i = 2; i < argc; i++) {
 		eq = strchr(argv[i], '=');
 		if (!eq || eq == argv[i] || !eq[1] || (size_t)(eq - argv[i]) >= sizeof(key))
@@ -335,17 +338,35 @@ int cmd_set(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (i = 2; i < argc; i++) {
-		eq = strchr(argv[i], '=');
-		memcpy(key, argv[i], eq - argv[i]);
-		key[eq - argv[i]] = 0;
-		if (!strcmp(key, "mode") && v)
-			continue;
-		snprintf(msg, sizeof(msg), "%s %s", key, eq + 1);
-		if (fc_dm_message(p ? p->name : v->name, msg, NULL)) {
-			fc_fail("set: %s refused '%s': %s", p ? p->name : v->name, argv[i], fc_dm_error());
-			goto out;
+	/*
+	 * Two passes: a pair the target refuses now may be accepted once the
+	 * others are set (writeback_low=95 writeback_high=99 from low=50 high=80).
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 2, failed = 0; i < argc; i++) {
+			if (done[i])
+				continue;
+			eq = strchr(argv[i], '=');
+			memcpy(key, argv[i], eq - argv[i]);
+			key[eq - argv[i]] = 0;
+			if (!strcmp(key, "mode") && v) {
+				done[i] = 1;
+				continue;
+			}
+			snprintf(msg, sizeof(msg), "%s %s", key, eq + 1);
+			if (fc_dm_message(p ? p->name : v->name, msg, NULL)) {
+				if (pass) {
+					fc_fail("set: %s refused '%s': %s (see dmesg)", p ? p->name : v->name,
+						argv[i], fc_dm_error());
+					goto out;
+				}
+				failed++;
+				continue;
+			}
+			done[i] = 1;
 		}
+		if (!failed)
+			break;
 	}
 	rc = EXIT_OK;
 out:
