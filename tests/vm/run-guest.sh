@@ -115,11 +115,39 @@ key=$(printf '%s\n%s\n%s\n' "$kver" "$initmods" "$init_text" | sha256sum | cut -
 initrd=$vmdir/initramfs-$kver-$key.cpio.gz
 
 # Serialize guest runs (shared 2-core machine) and the initramfs build.
+# Fair queue: a ticket per waiting run in /tmp/fcache-vm.queue (oldest live
+# ticket goes next), then the flock itself.
 exec 9>/tmp/fcache-vm.lock
-if ! flock -n 9; then
-	echo "run-guest: waiting for /tmp/fcache-vm.lock (another guest run)" >&2
-	flock -w 3600 9 || die "lock wait timed out"
-fi
+qdir=/tmp/fcache-vm.queue
+mkdir -p "$qdir" 2>/dev/null
+ticket=$qdir/$(date +%s%N)-$$
+: >"$ticket" || die "cannot create $ticket"
+qpid="" scratch=""
+cleanup() {
+	[ -n "$qpid" ] && kill -TERM "$qpid" 2>/dev/null
+	rm -f "$ticket" ${scratch:+"$scratch"}
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+waited=0
+while :; do
+	for t in "$qdir"/*; do
+		[ -e "$t" ] || continue
+		kill -0 "${t##*-}" 2>/dev/null || rm -f "$t"
+	done
+	first=$(ls "$qdir" | sort | head -n 1)
+	if [ "$qdir/$first" = "$ticket" ]; then
+		if ! flock -n 9; then
+			echo "run-guest: waiting for /tmp/fcache-vm.lock (another guest run)" >&2
+			flock -w 3600 9 || die "lock wait timed out"
+		fi
+		break
+	fi
+	[ $waited -eq 0 ] && echo "run-guest: queued behind $(ls "$qdir" | wc -l) guest run(s)" >&2
+	waited=$((waited + 1))
+	[ $waited -gt 3600 ] && die "queue wait timed out"
+	sleep 1
+done
 
 if [ ! -s "$initrd" ]; then
 	echo "run-guest: building $initrd" >&2
@@ -244,6 +272,7 @@ if [ "$quiet" -eq 0 ]; then
 fi
 wait "$qpid"
 qrc=$?
+qpid=""
 [ -n "$tpid" ] && wait "$tpid" 2>/dev/null
 rm -f "$scratch"
 
