@@ -1,0 +1,43 @@
+#!/bin/sh
+# The OLTP before/after demo, inside the guest (started by tests/vm/demo.sh):
+# a 512 MiB datafile volume on md RAID10 of four null_blk spindles, a
+# 128 MiB brd "flash" (25% of the datafile) as the cache, a 16 MiB buffer
+# pool; `fcachectl bench compare --anchors` over them.  Report, results.json
+# and chart.svg go to /results (the host's results/ directory).
+#   bench_demo.sh [--quick] [extra compare options...]
+. "$FC_TOP/tests/guest/lib.sh"
+CTL=$FC_TOP/userspace/fcachectl
+
+DATA_MB=${FC_DEMO_DATA_MB:-512}
+FLASH_MB=${FC_DEMO_FLASH_MB:-128}
+
+load_fcache || die "cannot load dm-fcache"
+modprobe -q dm-cache-smq 2>/dev/null
+modprobe -q dm-writecache 2>/dev/null
+md=$(mk_raid10 "$DATA_MB") || die "mk_raid10 failed"
+flash=$(mk_brd_flash "$FLASH_MB") || die "mk_brd_flash failed"
+
+quick=0
+for a in "$@"; do [ "$a" = --quick ] && quick=1; done
+if [ $quick -eq 1 ]; then
+	set -- --users 16,128 --warmup 20 --time 15 --report-interval 5 "$@"
+else
+	set -- --users 8,16,32,64,128 --warmup 30 --time 20 --report-interval 10 "$@"
+fi
+echo "# demo: origin $md (md RAID10 of 4 null_blk spindles, $DATA_MB MiB)," \
+	"flash $flash (brd, $FLASH_MB MiB)"
+{
+	"$CTL" bench compare --origin "$md" --flash "$flash" --anchors \
+		--buffer-pool 16 --output /results "$@" 2>&1
+	echo $? >/tmp/demo.rc
+} | tee /results/report.txt
+rc=$(cat /tmp/demo.rc 2>/dev/null || echo 1)
+[ -s /results/report.txt ] || rc=1
+tail -n 4 /results/report.txt | grep -q '^summary ' || rc=1
+mdadm --stop "$md" >/dev/null 2>&1
+if [ $rc -eq 0 ] && grep -q '^summary fcache-writeback' /results/report.txt; then
+	pass demo-compare
+else
+	fail demo-compare "see /results/report.txt"
+fi
+finish
