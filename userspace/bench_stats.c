@@ -198,6 +198,9 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 		}
 		fprintf(f, "\n");
 	}
+	fprintf(f, "\n== largest user count with average response time under the limit ==\n");
+	for (c = 0; c < nr; c++)
+		fprintf(f, "%-24s %d\n", r[c].config, r[c].max_users_under_limit);
 	fprintf(f, "\n== p95 response time, ms ==\n%6s", "users");
 	for (c = 0; c < nr; c++)
 		fprintf(f, " %24s", r[c].config);
