@@ -235,14 +235,32 @@ int cmd_up(int argc, char **argv)
 	struct config *c = malloc(sizeof(*c));
 	struct fc_live l;
 	const char *file;
-	int bad, i, rc = EXIT_OK;
+	int bad, i, rc = EXIT_OK, dry = 0;
 
 	if (!c)
 		return EXIT_FAIL;
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--dry-run")) {
+			dry = 1;
+			memmove(argv + i, argv + i + 1, (argc - i) * sizeof(*argv));
+			argc--;
+			break;
+		}
 	file = config_arg(argc, argv, "up", &bad, NULL);
 	if (!file || read_config(c, file)) {
 		free(c);
 		return file ? EXIT_FAIL : bad;
+	}
+	if (dry) {
+		for (i = 0; i < c->npools; i++)
+			printf("pool %s %s block_sectors=%u%s\n", c->pools[i].name, c->pools[i].dev,
+			       c->pools[i].bs, c->pools[i].opts);
+		for (i = 0; i < c->nvols; i++)
+			printf("volume %s %s id=%u mode=%s%s%s\n", c->vols[i].pool, c->vols[i].dev,
+			       c->vols[i].id, c->vols[i].mode, c->vols[i].name[0] ? " name=" : "",
+			       c->vols[i].name);
+		free(c);
+		return EXIT_OK;
 	}
 	fc_install_sigint();
 	for (i = 0; i < c->npools; i++) {

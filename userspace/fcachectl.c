@@ -95,9 +95,10 @@ static const struct fc_cmd cmds[] = {
 	  "  Prints the superblock, the volume table and every cache entry, as\n"
 	  "  recovery would read them." },
 	{ "up", cmd_up, 1, "assemble the pools and volumes of the config file",
-	  "up [-c FILE]\n"
+	  "up [-c FILE] [--dry-run]\n"
 	  "  Creates the pools and enables the volumes listed in FILE\n"
-	  "  (default " FC_DEFAULT_CONFIG "); what is already assembled is kept." },
+	  "  (default " FC_DEFAULT_CONFIG "); what is already assembled is kept.\n"
+	  "  --dry-run  only check the file and print what it describes" },
 	{ "down", cmd_down, 1, "take down the pools and volumes of the config file",
 	  "down [-c FILE]\n"
 	  "  Removes the volumes and pools of FILE without writing back: dirty data\n"

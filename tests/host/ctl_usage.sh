@@ -60,3 +60,23 @@ grep -q 'bad.conf:1' "$T/err" && pass "fail: config error names file and line" |
 printf 'volume p9 /dev/x id=1\n' >"$T/bad2.conf"
 expect_rc 1 "fail: config volume of unknown pool" "$CTL" up -c "$T/bad2.conf"
 grep -q 'bad2.conf:1' "$T/err" && pass "fail: unknown pool names the line" || fail "fail: unknown pool names the line" "$(cat "$T/err")"
+printf '# comment\npool p0 /dev/disk/by-id/x block_size=64K writeback_high=70\n\nvolume p0 /dev/vg0/db id=3 mode=writethrough name=db  # trailing\n' >"$T/ok.conf"
+expect_rc 0 "config: up --dry-run parses a good file" "$CTL" up --dry-run -c "$T/ok.conf"
+if grep -qx 'pool p0 /dev/disk/by-id/x block_sectors=128 writeback_high 70' "$T/out" &&
+	grep -qx 'volume p0 /dev/vg0/db id=3 mode=writethrough name=db' "$T/out"; then
+	pass "config: --dry-run shows pools and volumes"
+else
+	fail "config: --dry-run shows pools and volumes" "$(cat "$T/out")"
+fi
+for bad in 'volume p0 /dev/x id=1' 'pool p0 /dev/x\npool p0 /dev/y' 'pool p0 /dev/x\nvolume p0 /dev/v' \
+	'pool p0 /dev/x\nvolume p0 /dev/v id=1\nvolume p0 /dev/w id=1' 'pool p0 /dev/x\nvolume p0 /dev/v id=64' \
+	'pool p0 /dev/x\nvolume p0 /dev/v id=1 mode=fast' 'pool p0 /dev/x frob=2' 'frob p0' 'pool p/0 /dev/x'; do
+	printf "$bad\n" >"$T/b.conf"
+	"$CTL" up --dry-run -c "$T/b.conf" >"$T/out" 2>"$T/err"
+	r=$?
+	if [ $r -eq 1 ] && [ "$(grep -c . "$T/err")" -eq 1 ] && grep -q 'b.conf:[0-9]' "$T/err"; then
+		pass "config: rejects '$(printf "$bad" | tr '\n' ';')' with file:line"
+	else
+		fail "config: rejects '$(printf "$bad" | tr '\n' ';')' with file:line" "rc $r: $(cat "$T/err")"
+	fi
+done
