@@ -219,3 +219,64 @@ finish() {
 	[ "$FC_FAILS" -eq 0 ] && [ "$FC_PASSES" -gt 0 ] && exit 0
 	exit 1
 }
+
+# ---- dm-fcache helpers ------------------------------------------------------
+
+# majmin DEV: "MAJ:MIN" of a block device (what dmsetup table prints).
+majmin() {
+	# shellcheck disable=SC2046
+	set -- $(stat -L -c '%t %T' "$1") || return 1
+	printf '%d:%d\n' "0x$1" "0x$2"
+}
+
+# fc_pool NAME FLASH BLOCK_SECTORS [OPT_WORDS...]  (opt words without the count)
+fc_pool() {
+	_pn=$1 _fl=$2 _bs=$3; shift 3
+	if [ $# -gt 0 ]; then
+		dm_create "$_pn" "0 $(dev_sectors "$_fl") fcache-pool $_fl $_bs $# $*"
+	else
+		dm_create "$_pn" "0 $(dev_sectors "$_fl") fcache-pool $_fl $_bs"
+	fi
+}
+
+# fc_vol NAME POOL_NAME ORIGIN ID MODE [OPT_WORDS...]
+fc_vol() {
+	_vn=$1 _vp=$2 _vo=$3 _vi=$4 _vm=$5; shift 5
+	if [ $# -gt 0 ]; then
+		dm_create "$_vn" "0 $(dev_sectors "$_vo") fcache /dev/mapper/$_vp $_vo $_vi $_vm $# $*"
+	else
+		dm_create "$_vn" "0 $(dev_sectors "$_vo") fcache /dev/mapper/$_vp $_vo $_vi $_vm"
+	fi
+}
+
+# status_nf DEV: number of target status fields
+status_nf() {
+	dmsetup status "$1" | awk '{ print NF - 3 }'
+}
+
+# Pool status field numbers (1-based, include/fcache_abi.h)
+P_BLOCK_SECTORS=1 P_TOTAL=2 P_USED=3 P_DIRTY=4 P_MDMODE=5 P_NEEDS_CHECK=6
+P_FLASH_RERR=7 P_FLASH_WERR=8 P_MD_ERR=9 P_WB_STATE=10 P_WB_INFLIGHT=11
+P_COMMIT_SEQ=12 P_ACTIVE=13 P_REGISTERED=14 P_FREE=15
+# Volume status fields
+V_MODE=1 V_CACHED=2 V_DIRTY=3 V_READS=4 V_READ_HITS=5 V_WRITES=6
+V_WRITE_HITS=7 V_BYPASSED=8 V_WB_INFLIGHT=9 V_ERRORS=10 V_PROMOTIONS=11
+V_WRITEBACKS=12 V_ID=13
+
+# field_cmp NAME DEV FIELD OP VALUE: check a numeric/string status field.
+field_is() {
+	_fv=$(status_field "$2" "$3")
+	case "$4" in
+	=) [ "$_fv" = "$5" ] ;;
+	!=) [ "$_fv" != "$5" ] ;;
+	*) [ "$_fv" "$4" "$5" ] 2>/dev/null ;;
+	esac && { pass "$1"; return 0; }
+	fail "$1" "$(basename "$2") field $3 is '$_fv', expected $4 $5"
+	return 1
+}
+
+# pattern_file FILE SIZE_KIB [TAG]: random data kept in FILE for comparisons
+pattern_file() {
+	head -c $(($2 * 1024)) /dev/urandom >"$1"
+	[ "$(stat -c %s "$1")" -eq $(($2 * 1024)) ]
+}
