@@ -7,3 +7,13 @@ need_module ctl-guest || exit 0
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: ctl-guest (userspace/fcachectl not built)"; exit 0; }
 
 guest_run ctl-basic --timeout 240 tests/guest/ctl_basic.sh
+guest_run ctl-inplace --timeout 240 tests/guest/ctl_inplace.sh
+
+# up/down across a reboot: two guest runs on the same persistent disks
+img=$SUITE_TOP/build/vm/ctl-updown
+rm -f "$img"-*.img
+guest_run ctl-updown-first --timeout 240 --flash-img "$img-flash.img:256" \
+	--disk2 "$img-vdc.img:128" --disk3 "$img-vdd.img:128" tests/guest/ctl_updown.sh first &&
+guest_run ctl-updown-second --timeout 240 --flash-img "$img-flash.img:256" \
+	--disk2 "$img-vdc.img:128" --disk3 "$img-vdd.img:128" tests/guest/ctl_updown.sh second
+rm -f "$img"-*.img
