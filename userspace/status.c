@@ -213,7 +213,7 @@ int cmd_status(int argc, char **argv)
 	struct fc_vol *selvol = NULL;
 	const char *sel = NULL;
 	double watch = 0, ival;
-	int json = 0, i, first = 1;
+	int json = 0, i;
 	char *end;
 
 	for (i = 1; i < argc; i++) {
@@ -259,11 +259,10 @@ int cmd_status(int argc, char **argv)
 		if (sel && !selpool && !selvol)
 			printf("%s is gone\n", sel);
 		else if (json)
-			print_json(cur, first && !watch ? old : old, selpool, selvol);
+			print_json(cur, old, selpool, selvol);
 		else
 			print_text(cur, old, sel, selpool, selvol);
 		fflush(stdout);
-		first = 0;
 		fc_live_free(&old->l);
 		tmp = old;
 		old = cur;

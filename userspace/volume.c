@@ -389,6 +389,9 @@ int fc_disable(const char *volume, int no_flush, int detach_only)
 			r = -1;
 		}
 		if (r) {
+			if (r == -2)
+				fprintf(stderr, "fcachectl: interrupted: putting %s back in %s mode once the writeback pass in progress ends\n",
+					v->name, v->mode);
 			restore_mode(v, oldtable);
 			if (r == -2)
 				fc_fail("disable: interrupted; %s is still cached (mode %s)", v->name, v->mode);
