@@ -90,6 +90,9 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 		       st->flash_write_errors, st->metadata_errors);
 		printf("  volumes: %" PRIu64 " active, %" PRIu64 " registered\n", st->active_volumes,
 		       st->registered_volumes);
+		if (st->registered_volumes > st->active_volumes)
+			printf("  note: %" PRIu64 " registered volume(s) not attached; their data stays in the pool until enabled again (same id) or released by disable\n",
+			       st->registered_volumes - st->active_volumes);
 		any = 0;
 		for (k = 0; k < s->l.nvols; k++) {
 			const struct fc_vol *v = &s->l.vols[k], *o = prev_vol(old, v);

@@ -83,6 +83,25 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 		*id = want;
 		return 0;
 	}
+	/*
+	 * A volume registered with this origin's label and not attached (left by
+	 * 'down' or 'disable --no-flush') may hold its dirty data: take its id
+	 * back, never a fresh one next to stale data.
+	 */
+	for (i = 0; i < n; i++) {
+		int j, active = 0;
+
+		if (ov[i].id > MAX_ID || strcmp(ov[i].label, label))
+			continue;
+		for (j = 0; j < l->nvols; j++)
+			active |= l->vols[j].pool_dev == p->dev && l->vols[j].id == ov[i].id;
+		if (active)
+			continue;
+		*id = ov[i].id;
+		fc_info("enable: reattaching %s as volume id %u of pool %s (%" PRIu64 " dirty blocks)",
+			label, *id, p->name, ov[i].dirty_hint);
+		return 0;
+	}
 	for (i = 1; i <= MAX_ID; i++)
 		if (!used[i]) {
 			*id = (unsigned int)i;
