@@ -68,7 +68,7 @@ static struct dm_task *task(int type, const char *name)
 	last_error[0] = 0;
 	dmt = dm_task_create(type);
 	if (!dmt) {
-		set_error("cannot talk to device-mapper (is dm_mod loaded? are you root?)");
+		set_error("/dev/mapper/control is unavailable (is dm_mod loaded? are you root?)");
 		return NULL;
 	}
 	if (name && !dm_task_set_name(dmt, name)) {
