@@ -4,9 +4,11 @@
 # 128 MiB brd "flash" (25% of the datafile) as the cache, a 16 MiB buffer
 # pool; `fcachectl bench compare --anchors` over them.  Report, results.json
 # and chart.svg go to /results (the host's results/ directory).
-#   bench_demo.sh [--quick] [extra compare options...]
+#   bench_demo.sh [--ctl FCACHECTL] [--quick] [extra compare options...]
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
+if [ "${1:-}" = --ctl ]; then CTL=$2; shift 2; fi
+"$CTL" bench --help >/dev/null 2>&1 || die "$CTL has no bench verb (rebuild: make userspace)"
 
 DATA_MB=${FC_DEMO_DATA_MB:-512}
 FLASH_MB=${FC_DEMO_FLASH_MB:-128}

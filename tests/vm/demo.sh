@@ -4,7 +4,8 @@
 # baseline md RAID10 of emulated spindles versus fcache, dm-cache and
 # dm-writecache on an emulated flash device.  The report, results.json and
 # chart.svg land in results/ at the top of the repository.
-#   tests/vm/demo.sh [--quick] [extra bench compare options...]
+#   tests/vm/demo.sh [--ctl FCACHECTL] [--quick] [extra bench compare options...]
+# --ctl: the fcachectl binary to run (default userspace/fcachectl).
 # --quick: two user counts, short steps (< 5 minutes); default < 15 minutes.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,7 +14,8 @@ quick=0
 for a in "$@"; do [ "$a" = --quick ] && quick=1; done
 if [ $quick -eq 1 ]; then timeout=420; else timeout=1080; fi
 [ -f "$top/dm-fcache.ko" ] || { echo "demo: dm-fcache.ko is not built (make module)" >&2; exit 1; }
-[ -x "$top/userspace/fcachectl" ] || { echo "demo: fcachectl is not built (make userspace)" >&2; exit 1; }
+"$top/userspace/fcachectl" bench --help >/dev/null 2>&1 || [ "${1:-}" = --ctl ] ||
+	{ echo "demo: userspace/fcachectl is not built with bench (make userspace)" >&2; exit 1; }
 mkdir -p "$res"
 rm -f "$res/report.txt" "$res/results.json" "$res/chart.svg"
 echo "demo: booting the guest (TCG: slow CPU, so every figure is a ratio to the baseline run)"
