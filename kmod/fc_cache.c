@@ -39,9 +39,10 @@ int fc_cache_alloc(struct fc_pool *pool)
 	pool->buckets = vmalloc(array_size(nb, sizeof(u32)));
 	pool->page_dirty = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->page_slot = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
+	pool->page_written = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->ghost_slots = vzalloc(FC_GHOST_SLOTS * sizeof(u32));
 	if (!pool->e || !pool->buckets || !pool->page_dirty || !pool->page_slot ||
-	    !pool->ghost_slots)
+	    !pool->page_written || !pool->ghost_slots)
 		return -ENOMEM;
 	fc_ghost_init(&pool->ghost, pool->ghost_slots, FC_GHOST_SLOTS);
 	pool->hash_mask = (u32)(nb - 1);
@@ -76,6 +77,7 @@ void fc_cache_free(struct fc_pool *pool)
 	vfree(pool->buckets);
 	bitmap_free(pool->page_dirty);
 	bitmap_free(pool->page_slot);
+	bitmap_free(pool->page_written);
 	vfree(pool->ghost_slots);
 }
 
@@ -243,6 +245,8 @@ struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 	struct fc_entry *e;
 	u32 i = pool->free_head;
 
+	if (pool->ser_window)
+		return NULL;	/* see fc_commit(): no duplicate mappings */
 	if (i == FC_NONE) {
 		if (!clock_evict(pool))
 			return NULL;

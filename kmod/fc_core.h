@@ -113,6 +113,7 @@ struct fc_pool {
 	u32 wb_cursor;
 	unsigned long *page_dirty;	/* logical md pages changed */
 	unsigned long *page_slot;	/* current slot of each page */
+	unsigned long *page_written;	/* pages of the running commit (commit_lock) */
 	u32 ow_inflight[FC_STRIPES];	/* origin writes of uncached blocks */
 	u32 ow_big;			/* multi-block origin writes, discards */
 	struct fc_ghost ghost;
@@ -129,13 +130,16 @@ struct fc_pool {
 	struct mutex wb_lock;
 	struct dm_io_client *io;
 	struct dm_kcopyd_client *kc;
+	struct bio_set bs;		/* writethrough flash clones */
 	struct workqueue_struct *wq;
 	struct work_struct commit_work;
 	struct work_struct worker;
 	struct work_struct wb_work;
 	struct delayed_work tick;
 	void *fill_buf;			/* block_sectors, worker only */
+	void *wb_items;			/* writeback batch (wb_lock) */
 	void *md_buf;			/* commit pages, commit_lock */
+	u64 *md_pg;			/* their logical page numbers */
 	unsigned int md_buf_pages;
 
 	enum fc_md_mode md_mode;
@@ -143,6 +147,7 @@ struct fc_pool {
 	bool no_new_dirty;		/* a flash write failed */
 	bool suspended;
 	bool flushing;			/* flush message in progress */
+	bool ser_window;		/* multi-batch commit serialising: no allocation */
 	atomic64_t flash_read_errors, flash_write_errors, metadata_errors;
 	int wb_state;
 	atomic_t wb_inflight;
@@ -185,11 +190,14 @@ enum fc_bio_kind {
 	FC_BK_FLASH_WRITE,
 	FC_BK_ORIGIN_WRITE,	/* uncached write to the origin (stripe held) */
 	FC_BK_ORIGIN,		/* anything else to the origin */
+	FC_BK_WT,		/* writethrough: origin first, then the flash */
 };
 
 #define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
 #define FC_BF_COMMITTED	0x02	/* second end_io after the commit */
 #define FC_BF_RETRY	0x04	/* resubmitted to the origin after an error */
+#define FC_BF_NOFILL	0x08	/* a fill for this bio failed: use the origin */
+#define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
 
 struct fc_bio {
 	struct fc_volume *v;
@@ -261,6 +269,7 @@ int fc_flush_volumes(struct fc_pool *pool, int slot);
 /* fc_writeback.c */
 void fc_wb_work(struct work_struct *ws);
 void fc_wb_wait_slot(struct fc_pool *pool, int slot);
+void *fc_wb_alloc_items(void);
 int fc_writeback_all(struct fc_pool *pool, int slot);
 
 #endif

@@ -19,10 +19,11 @@
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
 #include <linux/blkdev.h>
+#include <linux/slab.h>
 
 #include "fc_core.h"
 
-#define FC_MD_BUF_PAGES 64u
+#define FC_MD_BUF_PAGES 256u
 
 int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
 	       sector_t sector, sector_t count, void *buf)
@@ -219,7 +220,7 @@ static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 
  */
 int fc_commit(struct fc_pool *pool, bool clean)
 {
-	u64 pg[FC_MD_BUF_PAGES];
+	u64 *pg = pool->md_pg;
 	unsigned long *written;
 	u64 seq, l = 0;
 	unsigned int n;
@@ -241,12 +242,9 @@ int fc_commit(struct fc_pool *pool, bool clean)
 		return r;
 	}
 	seq = pool->seq + 1;
-	/* Bitmap of pages written by this commit, to flip their slots after. */
-	written = bitmap_zalloc(pool->g.md_pages, GFP_NOIO);
-	if (!written) {
-		mutex_unlock(&pool->commit_lock);
-		return -ENOMEM;
-	}
+	/* Pages written by this commit, to flip their slots after (no allocation). */
+	written = pool->page_written;
+	bitmap_zero(written, pool->g.md_pages);
 	for (;;) {
 		n = 0;
 		spin_lock_irq(&pool->lock);
@@ -262,6 +260,14 @@ int fc_commit(struct fc_pool *pool, bool clean)
 				ser_voltable(pool, buf_page(pool, n));
 			pg[n++] = l++;
 		}
+		/*
+		 * A commit serialised in several batches is not one snapshot:
+		 * an entry released after its page went out and a new entry
+		 * for the same origin block serialised in a later batch would
+		 * both map it on the flash.  New entries are refused (I/O goes
+		 * around the cache) until the last batch is serialised.
+		 */
+		pool->ser_window = n == pool->md_buf_pages;
 		spin_unlock_irq(&pool->lock);
 		if (!n)
 			break;
@@ -294,11 +300,13 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	fc_release_pending(pool);
 	spin_unlock_irq(&pool->lock);
 out:
-	bitmap_free(written);
 	mutex_unlock(&pool->commit_lock);
 	return 0;
 
 fail:
+	spin_lock_irq(&pool->lock);
+	pool->ser_window = false;
+	spin_unlock_irq(&pool->lock);
 	fc_meta_error(pool, r);
 	/*
 	 * Record needs_check.  Pages of seq S + 1 that did land are
@@ -312,7 +320,6 @@ fail_sb:
 	fc_meta_error(pool, r);
 	pool->md_mode = FC_MD_FAIL;
 out_err:
-	bitmap_free(written);
 	mutex_unlock(&pool->commit_lock);
 	return r;
 }
@@ -419,7 +426,12 @@ static void load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			changed = true;
 			continue;
 		}
-		/* Crash rule: after an unclean shutdown only dirty data is trusted. */
+		/*
+		 * Crash rule: after an unclean shutdown only dirty data is
+		 * trusted.  Recovery only reads and decides; the result is
+		 * written by the first commit before any I/O, so a crash
+		 * during recovery is just another crash (idempotent).
+		 */
 		if (!was_clean && valid != dirty) {
 			valid = dirty;
 			changed = true;
@@ -489,7 +501,8 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 
 	pool->md_buf_pages = FC_MD_BUF_PAGES;
 	pool->md_buf = vmalloc(FC_MD_BUF_PAGES * FC_PAGE_SIZE);
-	if (!pool->md_buf) {
+	pool->md_pg = kcalloc(FC_MD_BUF_PAGES, sizeof(u64), GFP_KERNEL);
+	if (!pool->md_buf || !pool->md_pg) {
 		*error = "fcache-pool: out of memory";
 		return -ENOMEM;
 	}

@@ -257,6 +257,10 @@ int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		m->kind = FC_MSG_CLEAR_STATS;
 		return no_args(argc, why);
 	}
+	if (!strcmp(argv[0], "dump")) {
+		m->kind = FC_MSG_DUMP;
+		return no_args(argc, why);
+	}
 	if (!strcmp(argv[0], "forget")) {
 		m->kind = FC_MSG_FORGET;
 		if (argc != 2) {

@@ -82,6 +82,7 @@ enum fc_msg_kind {
 	FC_MSG_SET,		/* pool tunable or sequential_cutoff */
 	FC_MSG_FORGET,		/* pool only */
 	FC_MSG_INVALIDATE,	/* volume only */
+	FC_MSG_DUMP,		/* pool only: internal state to the kernel log */
 };
 
 struct fc_msg {

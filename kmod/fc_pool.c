@@ -79,7 +79,7 @@ void fc_commit_work(struct work_struct *ws)
 		fc_bio(bio)->flags |= FC_BF_COMMITTED;
 		if (r)
 			bio->bi_status = BLK_STS_IOERR;
-		bio_endio(bio);
+		fc_bio_endio_again(bio);
 	}
 }
 
@@ -117,7 +117,8 @@ int fc_request_commit(struct fc_pool *pool)
 static void pool_destroy(struct fc_pool *pool)
 {
 	cancel_delayed_work_sync(&pool->tick);
-	flush_workqueue(pool->wq);
+	if (pool->wq)
+		flush_workqueue(pool->wq);
 	mutex_lock(&pool->wb_lock);
 	mutex_unlock(&pool->wb_lock);
 	/* Clean shutdown: the next load keeps the clean cached data too. */
@@ -130,9 +131,12 @@ static void pool_destroy(struct fc_pool *pool)
 		dm_kcopyd_client_destroy(pool->kc);
 	if (!IS_ERR_OR_NULL(pool->io))
 		dm_io_client_destroy(pool->io);
+	bioset_exit(&pool->bs);
 	fc_cache_free(pool);
 	vfree(pool->fill_buf);
+	kvfree(pool->wb_items);
 	vfree(pool->md_buf);
+	kfree(pool->md_pg);
 	kfree(pool);
 }
 
@@ -195,6 +199,11 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		*error = "fcache-pool: cannot create a dm-kcopyd client";
 		goto bad;
 	}
+	r = bioset_init(&pool->bs, 64, 0, 0);
+	if (r) {
+		*error = "fcache-pool: cannot create a bio set";
+		goto bad;
+	}
 	pool->wq = alloc_workqueue("fcache-pool", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!pool->wq) {
 		r = -ENOMEM;
@@ -202,7 +211,8 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		goto bad;
 	}
 	pool->fill_buf = vmalloc((size_t)block_sectors << SECTOR_SHIFT);
-	if (!pool->fill_buf) {
+	pool->wb_items = fc_wb_alloc_items();
+	if (!pool->fill_buf || !pool->wb_items) {
 		r = -ENOMEM;
 		*error = "fcache-pool: out of memory";
 		goto bad;
@@ -442,6 +452,37 @@ static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned in
 	return r;
 }
 
+/* Diagnostics for developers: counts of everything that can hold a bio. */
+static void pool_dump(struct fc_pool *pool)
+{
+	u64 i, busy = 0, wb = 0, infl = 0, pend = 0, ow = 0;
+	unsigned int deferred, waiting, flushes, fuas;
+
+	spin_lock_irq(&pool->lock);
+	for (i = 0; i < pool->g.nr_blocks; i++) {
+		struct fc_entry *e = &pool->e[i];
+
+		busy += !!(e->flags & FC_E_BUSY);
+		wb += !!(e->flags & FC_E_WB);
+		infl += !!e->inflight;
+		pend += !!(e->flags & FC_E_PENDING);
+	}
+	for (i = 0; i < FC_STRIPES; i++)
+		ow += pool->ow_inflight[i];
+	deferred = bio_list_size(&pool->deferred);
+	waiting = bio_list_size(&pool->busy_wait);
+	flushes = bio_list_size(&pool->flush_bios);
+	fuas = bio_list_size(&pool->fua_bios);
+	DMINFO("dump: free %llu used %llu dirty %llu pending %llu busy %llu wb %llu inflight %llu",
+	       pool->nr_free, pool->nr_used, pool->nr_dirty, pend, busy, wb, infl);
+	DMINFO("dump: ow %llu ow_big %u deferred %u busy_wait %u flush %u fua %u",
+	       ow, pool->ow_big, deferred, waiting, flushes, fuas);
+	DMINFO("dump: md %d ser_window %d no_new_dirty %d suspended %d wb_state %d seq %llu",
+	       pool->md_mode, pool->ser_window, pool->no_new_dirty, pool->suspended,
+	       pool->wb_state, pool->seq);
+	spin_unlock_irq(&pool->lock);
+}
+
 static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
 {
@@ -485,6 +526,9 @@ static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return 0;
 	case FC_MSG_FORGET:
 		return forget_volume(pool, m.id, result, maxlen);
+	case FC_MSG_DUMP:
+		pool_dump(pool);
+		return 0;
 	default:
 		return -EINVAL;
 	}

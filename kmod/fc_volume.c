@@ -23,8 +23,6 @@
 
 #include "fc_core.h"
 
-#define FC_BF_NOFILL	0x08	/* a fill for this bio failed: use the origin */
-
 enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL };
 
 static inline u32 stripe_of(struct fc_volume *v, u64 block)
@@ -186,23 +184,30 @@ again:
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->last_io = jiffies;
 	e = fc_lookup(pool, v->slot, block);
+	/* The stream detector sees the whole bio (a cut remainder counts again). */
+	if (!worker && len)
+		seq_bypass = fc_seq_check(&v->seq, sector, len,
+					  (u64)v->opts.seq_cutoff_kib * 2);
 	if (off + len > bsz) {
 		u64 n = ((u64)off + len + bsz - 1) / bsz;
 
 		if (!worker && (e || span_cached(v, block, n) ||
-				(write && v->mode == FC_MODE_WRITEBACK))) {
+				(!seq_bypass && v->mode != FC_MODE_PASSTHROUGH &&
+				 (!write || v->mode == FC_MODE_WRITEBACK ||
+				  v->mode == FC_MODE_WRITETHROUGH)))) {
 			dm_accept_partial_bio(bio, bsz - off);
 			len = bsz - off;
 		} else {
-			/* Large I/O of uncached blocks goes to the origin whole. */
+			/* Streams and uncached pass-through I/O go to the origin whole. */
+			if (seq_bypass && !worker)
+				atomic64_inc(&s->bypassed);
 			goto origin_whole;
 		}
 	}
+	/* As cut: a retry or the writethrough flash copy starts from here. */
+	fb->iter = bio->bi_iter;
 	if (!block_cacheable(v, block) && !e)
 		goto origin_whole;
-	if (!worker && len)
-		seq_bypass = fc_seq_check(&v->seq, sector, len,
-					  (u64)v->opts.seq_cutoff_kib * 2);
 	mask = fc_subblock_mask(off, len, sub);
 	partial = fc_subblock_partial(off, len, sub);
 
@@ -256,7 +261,7 @@ again:
 		if (!e) {
 			e = fc_alloc_entry(pool, v->slot, block);
 			if (!e)
-				goto to_origin;
+				goto write_around;
 		} else if (!worker) {
 			atomic64_inc(&s->write_hits);
 		}
@@ -278,8 +283,41 @@ again:
 		fb->kind = FC_BK_FLASH_WRITE;
 		goto to_flash_kind;
 	}
+	/*
+	 * Writethrough: the origin first, then the same data to the flash from
+	 * the worker; the sub-blocks become valid only if both succeed and no
+	 * other write came in between (generation).  Meanwhile they are
+	 * invalid, so reads go to the origin, and the pinned entry (in-flight)
+	 * keeps fills and eviction away.
+	 */
+	if (v->mode == FC_MODE_WRITETHROUGH && pool->md_mode == FC_MD_RW &&
+	    !pool->no_new_dirty && !seq_bypass && !(fb->flags & FC_BF_NOFILL) &&
+	    block_cacheable(v, block) && !(e && (e->flags & FC_E_WB)) &&
+	    (!e || e->inflight < U16_MAX)) {
+		if (!e)
+			e = fc_alloc_entry(pool, v->slot, block);
+		else if (!worker)
+			atomic64_inc(&s->write_hits);
+		if (e) {
+			/* Reuse before commit: see write_around below. */
+			if ((bio->bi_opf & REQ_FUA) &&
+			    ((e->flags & FC_E_PDIRTY) || pool->pending_head != FC_NONE))
+				fb->flags |= FC_BF_FUA;
+			e->gen++;
+			fb->mask = (mask & ~partial) | (partial & e->valid);
+			fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
+			e->inflight++;
+			fb->eidx = fc_eidx(pool, e);
+			fb->gen = e->gen;
+			fb->kind = FC_BK_WT;
+			spin_unlock_irqrestore(&pool->lock, flags);
+			remap_origin(v, bio);
+			return FC_DONE_REMAP;
+		}
+	}
 	if (!worker && v->mode == FC_MODE_WRITEBACK)
 		atomic64_inc(&s->bypassed);
+write_around:
 	/* Write-around: drop the touched clean sub-blocks, write the origin. */
 	if (e) {
 		/*
@@ -295,6 +333,9 @@ again:
 		if (!e->valid && !e->inflight && !(e->flags & FC_E_WB))
 			fc_entry_release(pool, e);
 	}
+	/* The same for a block already released but still committed dirty. */
+	if ((bio->bi_opf & REQ_FUA) && pool->pending_head != FC_NONE)
+		fb->flags |= FC_BF_FUA;
 	stripe = stripe_of(v, block);
 	pool->ow_inflight[stripe]++;
 	fb->stripe = stripe;
@@ -322,6 +363,8 @@ origin_whole:
 		/* Write-around of uncached blocks: tracked for fills (pool-wide). */
 		if (!worker)
 			atomic64_inc(&s->writes);
+		if ((bio->bi_opf & REQ_FUA) && pool->pending_head != FC_NONE)
+			fb->flags |= FC_BF_FUA;
 		pool->ow_big++;
 		fb->stripe = FC_NONE;
 		fb->kind = FC_BK_ORIGIN_WRITE;
@@ -369,8 +412,11 @@ need_fill:
 	}
 	if (!e) {
 		e = fc_alloc_entry(pool, v->slot, block);
-		if (!e)
+		if (!e) {
+			if (write)
+				goto write_around;
 			goto to_origin;
+		}
 	}
 	e->flags |= FC_E_BUSY;
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -430,6 +476,58 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 	return 0;
 }
 
+static void wt_flash_done(struct bio *clone)
+{
+	struct bio *bio = clone->bi_private;
+	struct fc_bio *fb = fc_bio(bio);
+	struct fc_pool *pool = fb->v->pool;
+	struct fc_entry *e = &pool->e[fb->eidx];
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	e->inflight--;
+	if (clone->bi_status) {
+		atomic64_inc(&pool->flash_write_errors);
+		DMERR_LIMIT("writethrough: flash write failed; the data is on the origin");
+	} else if (e->gen == fb->gen) {
+		fc_entry_set(pool, e, e->valid | fb->mask, e->dirty);
+	}
+	if (!bio_list_empty(&pool->busy_wait)) {
+		bio_list_merge(&pool->deferred, &pool->busy_wait);
+		bio_list_init(&pool->busy_wait);
+		queue_work(pool->wq, &pool->worker);
+	}
+	bio_put(clone);
+	if (fb->flags & FC_BF_FUA) {
+		/* The commit worker completes it (see write_around). */
+		bio_list_add(&pool->fua_bios, bio);
+		queue_work(pool->wq, &pool->commit_work);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	fb->flags |= FC_BF_COMMITTED;
+	fc_bio_endio_again(bio);
+}
+
+/* Writethrough, second half: the origin write succeeded, copy to the flash. */
+static void wt_submit_flash(struct fc_volume *v, struct bio *bio)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_bio *fb = fc_bio(bio);
+	sector_t sector = dm_target_offset(v->ti, fb->iter.bi_sector);
+	struct bio *clone;
+
+	clone = bio_alloc_clone(pool->flash, bio, GFP_NOIO, &pool->bs);
+	clone->bi_iter = fb->iter;
+	clone->bi_iter.bi_sector = fc_block_sector(pool, fb->eidx) +
+		(sector & (pool->g.block_sectors - 1));
+	clone->bi_opf = REQ_OP_WRITE;
+	clone->bi_end_io = wt_flash_done;
+	clone->bi_private = bio;
+	submit_bio_noacct(clone);
+}
+
 static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
 {
 	if (bio_op(bio) == REQ_OP_DISCARD)
@@ -451,6 +549,10 @@ void fc_worker(struct work_struct *ws)
 	while ((bio = bio_list_pop(&list))) {
 		struct fc_bio *fb = fc_bio(bio);
 
+		if (fb->flags & FC_BF_WT_FLASH) {
+			wt_submit_flash(fb->v, bio);
+			continue;
+		}
 		switch (map_bio(fb->v, bio, true)) {
 		case FC_DONE_REMAP:
 			submit_bio_noacct(bio);
@@ -591,6 +693,17 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		if (*error)
 			atomic64_inc(&s->errors);
 		break;
+	case FC_BK_WT:
+		if (*error) {
+			e = &pool->e[fb->eidx];
+			kick = !--e->inflight;
+			atomic64_inc(&s->errors);
+			break;
+		}
+		fb->flags |= FC_BF_WT_FLASH;
+		defer_locked(pool, bio);
+		r = DM_ENDIO_INCOMPLETE;
+		break;
 	default:
 		break;
 	}
@@ -630,6 +743,15 @@ static int register_slot(struct fc_volume *v, char **error)
 		fc_mark_vt_dirty(pool);
 		spin_unlock_irq(&pool->lock);
 	} else if (pool->vol[i].origin_sectors != size) {
+		/*
+		 * A table with another origin size must not misplace dirty
+		 * data: refused while the volume has any.
+		 */
+		if (pool->vol[i].active) {
+			/* Never touch the slot of a live volume from a new table. */
+			*error = "fcache: the volume is active with an origin of another size; refusing";
+			return -EBUSY;
+		}
 		spin_lock_irq(&pool->lock);
 		if (pool->vol[i].dirty) {
 			spin_unlock_irq(&pool->lock);

@@ -177,6 +177,7 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 			failed++;
 			atomic64_inc(&s->errors);
 		} else if (e->gen == it->gen) {
+			/* Writeback vs a new write: clean only if nobody wrote since. */
 			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
 			atomic64_inc(&s->writebacks);
 		}
@@ -220,9 +221,7 @@ void fc_wb_work(struct work_struct *ws)
 	pool->wb_state = st;
 	if (!max)
 		goto out;
-	items = kmalloc_array(FC_WB_MAX_BATCH, sizeof(*items), GFP_NOIO);
-	if (!items)
-		goto out;
+	items = pool->wb_items;
 	/* Batches back to back for up to a second, then let the tick requeue us. */
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
 		/* Below low and not idle: only data older than max_dirty_age. */
@@ -244,9 +243,13 @@ void fc_wb_work(struct work_struct *ws)
 		st = fc_wb_decide(&in, &max);
 		pool->wb_state = st;
 	}
-	kfree(items);
 out:
 	mutex_unlock(&pool->wb_lock);
+}
+
+void *fc_wb_alloc_items(void)
+{
+	return kvmalloc_array(FC_WB_MAX_BATCH, sizeof(struct wb_item), GFP_KERNEL);
 }
 
 void fc_wb_wait_slot(struct fc_pool *pool, int slot)
@@ -262,10 +265,8 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 	u64 left;
 	int r = 0, i;
 
-	items = kmalloc_array(FC_WB_MAX_BATCH, sizeof(*items), GFP_KERNEL);
-	if (!items)
-		return -ENOMEM;
 	mutex_lock(&pool->wb_lock);
+	items = pool->wb_items;
 	pool->wb_state = FC_WB_ACTIVE;
 	for (;;) {
 		spin_lock_irq(&pool->lock);
@@ -296,7 +297,6 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 	}
 	pool->wb_state = FC_WB_IDLE;
 	mutex_unlock(&pool->wb_lock);
-	kfree(items);
 	return r;
 }
 

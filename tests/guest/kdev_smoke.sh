@@ -24,10 +24,16 @@ tfio() {
 		sleep 1
 		_i=$((_i + 1))
 		if [ $_i -eq 60 ]; then
-			echo "# HANG: $(dmsetup status)"
-			echo 1 >/proc/sys/kernel/sysrq
-			echo w >/proc/sysrq-trigger
-			dmesg | tail -n 80
+			{
+				echo "# HANG: $(dmsetup status)"
+				dmsetup message kpool 0 dump
+				echo 1 >/proc/sys/kernel/sysrq
+				echo 7 >/proc/sys/kernel/printk
+				echo w >/proc/sysrq-trigger
+				echo l >/proc/sysrq-trigger
+				sleep 2
+				dmesg | tail -n 150
+			} >/dev/console 2>&1
 		fi
 	done
 	wait $_p
@@ -70,17 +76,28 @@ check read-hits vfield kvol 5 -gt 0
 check vol-fio-wb2 tfio /dev/mapper/kvol --rw=randwrite --bsrange=4k-32k --size=16M --offset=32M --iodepth=8 --verify=0 --do_verify=0 --randseed=7
 check vol-fio-wb3 tfio /dev/mapper/kvol --rw=randwrite --bsrange=4k-32k --size=16M --offset=80M --iodepth=8
 check remove-vol dm_remove kvol
+# Inactive: no writeback any more, the dirty count is frozen.
+dirty_before=$(status_field kpool 4)
+info "dirty blocks at removal: $dirty_before"
+# A volume with dirty data cannot be activated against another origin size.
+org2=$(mk_fast_disk 100) || die "mk_fast_disk failed"
+if [ "$dirty_before" -gt 0 ]; then
+	check wrong-size-dirty-refused sh -c "! printf '0 1000 fcache /dev/mapper/kpool $org2 7 writeback\n' | dmsetup create kbad 2>/dev/null"
+fi
+dmsetup remove kbad >/dev/null 2>&1
 check remove-pool dm_remove kpool
 check pool-recreate dm_create kpool "0 $fsz fcache-pool $ram 64"
 info "pool status reloaded: $(dmsetup status kpool)"
+check reload-dirty-exact vfield kpool 4 -eq "$dirty_before"
 check vol-recreate dm_create kvol "0 $osz fcache /dev/mapper/kpool $org 7 writeback"
 info "vol status reloaded: $(dmsetup status kvol)"
-check reload-dirty-kept vfield kvol 3 -gt 0
 check vol-verify-after-reload tfio /dev/mapper/kvol --rw=randwrite --bsrange=4k-32k --size=16M --offset=80M --iodepth=8 --verify_only=1
-org2=$(mk_fast_disk 100) || die "mk_fast_disk failed"
-check wrong-size-refused sh -c "! printf '0 1000 fcache /dev/mapper/kpool $org2 7 writeback\n' | dmsetup create kbad 2>/dev/null"
+check wrong-size-active-refused sh -c "! printf '0 1000 fcache /dev/mapper/kpool $org2 7 writeback\n' | dmsetup create kbad 2>/dev/null"
+dmsetup remove kbad >/dev/null 2>&1
 check second-active-refused sh -c "! printf '0 $osz fcache /dev/mapper/kpool $org 7 writeback\n' | dmsetup create kdup 2>/dev/null"
 dmsetup remove kdup >/dev/null 2>&1
+info "after refusals: $(dmsetup status kvol)"
+check refusals-left-volume-alone vfield kvol 2 -gt 0
 
 # Mode change: writeback -> writethrough writes back first.
 check reload-wt dm_reload kvol "0 $osz fcache /dev/mapper/kpool $org 7 writethrough"
@@ -90,6 +107,11 @@ info "after mode change: $(dmsetup status kvol)"
 check wt-no-dirty vfield kvol 3 -eq 0
 check wt-mode vfield kvol 1 = writethrough
 check wt-fio tfio /dev/mapper/kvol --rw=randrw --bsrange=512-64k --size=16M --iodepth=8
+info "after writethrough fio: $(dmsetup status kvol)"
+check wt-caches-writes vfield kvol 2 -gt 0
+check wt-never-dirty vfield kvol 3 -eq 0
+check wt-fio2 tfio /dev/mapper/kvol --rw=randwrite --bsrange=512-64k --size=8M --offset=100M --iodepth=8
+check wt-origin-exact tfio "$org" --rw=randwrite --bsrange=512-64k --size=8M --offset=100M --iodepth=8 --verify_only=1
 for m in writearound passthrough writeback; do
 	check reload-$m dm_reload kvol "0 $osz fcache /dev/mapper/kpool $org 7 $m"
 	dmsetup suspend kvol && dmsetup resume kvol
