@@ -207,7 +207,7 @@ status_field() {
 }
 
 dmesg_clean() {
-	if dmesg | grep -E 'BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|list_(add|del) corruption' >"$FC_LOGDIR/dmesg.bad"; then
+	if dmesg | grep -E '(^|[^A-Z])BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|list_(add|del) corruption' >"$FC_LOGDIR/dmesg.bad"; then
 		fail "${1:-dmesg-clean}" "$(head -n 3 "$FC_LOGDIR/dmesg.bad" | tr '\n' ' ')"
 	else
 		pass "${1:-dmesg-clean}"
