@@ -257,6 +257,7 @@ extern struct target_type fc_volume_target;
 void fc_defer_bio(struct fc_pool *pool, struct bio *bio);
 void fc_worker(struct work_struct *ws);
 void fc_kick_waiters(struct fc_pool *pool);
+void fc_kick_locked(struct fc_pool *pool);
 
 /* fc_pool.c */
 extern struct target_type fc_pool_target;

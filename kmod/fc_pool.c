@@ -91,7 +91,7 @@ static void fc_tick(struct work_struct *ws)
 
 	spin_lock_irq(&pool->lock);
 	md_dirty = find_first_bit(pool->page_dirty, pool->g.md_pages) < pool->g.md_pages;
-	waiters = !bio_list_empty(&pool->busy_wait);
+	waiters = !bio_list_empty(&pool->busy_wait) || !bio_list_empty(&pool->deferred);
 	spin_unlock_irq(&pool->lock);
 
 	if (interval && md_dirty &&

@@ -58,17 +58,25 @@ void fc_defer_bio(struct fc_pool *pool, struct bio *bio)
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
-/* Re-map every waiting bio (an entry went idle or a fill ended). */
+/*
+ * Re-map every waiting bio (an entry went idle, a fill or a copy ended).
+ * Always queues the worker when anything is deferred: a merge without a
+ * queue_work() would strand bios until the next deferral.
+ */
+void fc_kick_locked(struct fc_pool *pool)
+{
+	bio_list_merge(&pool->deferred, &pool->busy_wait);
+	bio_list_init(&pool->busy_wait);
+	if (!bio_list_empty(&pool->deferred))
+		queue_work(pool->wq, &pool->worker);
+}
+
 void fc_kick_waiters(struct fc_pool *pool)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	if (!bio_list_empty(&pool->busy_wait)) {
-		bio_list_merge(&pool->deferred, &pool->busy_wait);
-		bio_list_init(&pool->busy_wait);
-		queue_work(pool->wq, &pool->worker);
-	}
+	fc_kick_locked(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
@@ -433,10 +441,8 @@ need_fill:
 		if (!e->valid && !e->inflight)
 			fc_entry_release(pool, e);
 	}
-	if (!bio_list_empty(&pool->busy_wait)) {
-		bio_list_merge(&pool->deferred, &pool->busy_wait);
-		bio_list_init(&pool->busy_wait);
-	}
+	/* Bios that waited on the BUSY entry: the worker must run again. */
+	fc_kick_locked(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	goto again;
 }
@@ -492,11 +498,7 @@ static void wt_flash_done(struct bio *clone)
 	} else if (e->gen == fb->gen) {
 		fc_entry_set(pool, e, e->valid | fb->mask, e->dirty);
 	}
-	if (!bio_list_empty(&pool->busy_wait)) {
-		bio_list_merge(&pool->deferred, &pool->busy_wait);
-		bio_list_init(&pool->busy_wait);
-		queue_work(pool->wq, &pool->worker);
-	}
+	fc_kick_locked(pool);
 	bio_put(clone);
 	if (fb->flags & FC_BF_FUA) {
 		/* The commit worker completes it (see write_around). */
@@ -707,11 +709,8 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	default:
 		break;
 	}
-	if (kick && !bio_list_empty(&pool->busy_wait)) {
-		bio_list_merge(&pool->deferred, &pool->busy_wait);
-		bio_list_init(&pool->busy_wait);
-		queue_work(pool->wq, &pool->worker);
-	}
+	if (kick)
+		fc_kick_locked(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	return r;
 }

@@ -183,11 +183,7 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 		}
 		atomic_dec(&s->wb_inflight);
 	}
-	if (!bio_list_empty(&pool->busy_wait)) {
-		bio_list_merge(&pool->deferred, &pool->busy_wait);
-		bio_list_init(&pool->busy_wait);
-		queue_work(pool->wq, &pool->worker);
-	}
+	fc_kick_locked(pool);
 	spin_unlock_irq(&pool->lock);
 	wake_up_all(&pool->wb_wait);
 	if (failed)
