@@ -13,25 +13,31 @@ else
 fi
 grep -q 'damaged [1-9]' "$T/out" && pass "fuzz: damage was detected in some iterations" || fail "fuzz: damage was detected in some iterations" "$(cat "$T/out")"
 # the binary itself on a few random images (exit 0/1 only, no sanitizer report)
-ok=1
-i=0
-while [ $i -lt 40 ]; do
-	cp "$T/good.img" "$T/f.img"
-	python3 - "$T/f.img" "$seed" "$i" <<'PY'
+python3 - "$T" "$seed" <<'PY'
 import random, sys
-r = random.Random(int(sys.argv[2]) * 1000 + int(sys.argv[3]))
-with open(sys.argv[1], "r+b") as f:
+d, seed = sys.argv[1], int(sys.argv[2])
+img = open(d + "/good.img", "rb").read()
+for i in range(12):
+    r = random.Random(seed * 1000 + i)
+    b = bytearray(img)
     for _ in range(r.randint(1, 64)):
         off = r.randrange(0, 24 * 4096)
-        f.seek(off); b = f.read(1)
-        f.seek(off); f.write(bytes([b[0] ^ (1 << r.randrange(8))]))
+        b[off] ^= 1 << r.randrange(8)
+    open("%s/f%d.img" % (d, i), "wb").write(b)
 PY
-	"$CTL" check --json "$T/f.img" >"$T/out" 2>"$T/err"
+ok=1
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do
+	"$CTL" check --json "$T/f$i.img" >"$T/out" 2>"$T/err"
 	rc=$?
 	if [ $rc -gt 1 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" 2>/dev/null; then
 		ok=0
 		fail "fuzz: fcachectl check on random image $i (rc $rc)" "$(head -c 300 "$T/err")"
 	fi
-	i=$((i + 1))
+	"$CTL" dump "$T/f$i.img" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ $rc -gt 1 ]; then
+		ok=0
+		fail "fuzz: fcachectl dump on random image $i (rc $rc)" "$(head -c 300 "$T/err")"
+	fi
 done
-[ $ok -eq 1 ] && pass "fuzz: fcachectl-asan check --json on 40 random images: exit 0/1, valid JSON"
+[ $ok -eq 1 ] && pass "fuzz: fcachectl-asan check --json and dump on 12 random images: exit 0/1, valid JSON"
