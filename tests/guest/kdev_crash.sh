@@ -45,7 +45,7 @@ write)
 	# Background load on another region (also dirty, also overwritten).
 	fio --name=bg --filename=/dev/mapper/cvol --direct=1 --ioengine=libaio --iodepth=8 \
 		--rw=randrw --bsrange=512-64k --offset=16M --size=64M --time_based --runtime=600 \
-		--fsync=16 >/dev/null 2>&1 &
+		--fsync=16 --rate_iops=100 >/dev/null 2>&1 &
 	v=1
 	while :; do
 		i=0
