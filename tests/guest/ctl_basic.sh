@@ -142,6 +142,22 @@ one_line disable-mounted-one-line
 umount /mnt/v1
 rc disable-unmounted 0 "$CTL" disable vol1
 
+# ---- disable --no-flush keeps the dirty data registered; enable takes its id back
+rc enable-id-7 0 "$CTL" enable "$disk" --pool p0 --id 7
+check write-dirty-for-no-flush fio_verify "$dev" --rw=randwrite --bs=16k --size=16M --iodepth=8 --offset=96M
+d=$(status_field "fc-$kn" 3)
+[ "${d:-0}" -gt 0 ] && pass dirty-before-no-flush || fail dirty-before-no-flush "dirty=$d"
+rc disable-no-flush 0 "$CTL" disable "fc-$kn" --no-flush
+grep -q 'stay in pool p0' "$L/rc.err" && pass no-flush-warns-stale-origin || fail no-flush-warns-stale-origin "$(cat "$L/rc.err")"
+check_fails no-flush-removed-device test -e "$dev"
+rc status-notes-detached 0 "$CTL" status p0
+grep -q 'not attached' "$L/rc.out" && pass status-notes-detached-volume || fail status-notes-detached-volume "$(cat "$L/rc.out")"
+rc reenable-without-id 0 "$CTL" enable "$disk" --pool p0
+check reattached-with-id-7 sh -c "dmsetup table fc-$kn | grep -q ' 7 writeback '"
+check reattached-data-reads-back fio_verify "$dev" --rw=randwrite --bs=16k --size=16M --iodepth=8 --offset=96M --verify_only=1
+rc disable-after-reattach 0 "$CTL" disable "fc-$kn"
+check origin-after-reattach fio_verify "$disk" --rw=randwrite --bs=16k --size=16M --iodepth=8 --offset=96M --verify_only=1
+
 # ---- check/dump
 rc check-active-refused 1 "$CTL" check "$flash"
 rc pool-remove 0 "$CTL" pool remove p0
