@@ -280,3 +280,17 @@ pattern_file() {
 	head -c $(($2 * 1024)) /dev/urandom >"$1"
 	[ "$(stat -c %s "$1")" -eq $(($2 * 1024)) ]
 }
+
+# start_keeper DEV: background 20 IOPS reader on DEV (keeps its pool busy,
+# so no idle writeback runs); waits until its reads show in DEV's status.
+# Sets $keeper to the fio pid.
+start_keeper() {
+	fio --name=keeper --filename="$1" --direct=1 --rw=randread --bs=4k \
+		--rate_iops=20 --time_based --runtime=900 >/dev/null 2>&1 &
+	keeper=$!
+	_i=0
+	while [ "$(status_field "$1" $V_READS)" = 0 ] && [ $_i -lt 200 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}

@@ -296,7 +296,7 @@ fi
 
 # Kernel error lines: only lines that look like kernel messages ("[  1.2] ...")
 # or the panic banner, so test output naming "WARNING" cannot trip it.
-kerr=$(grep -aE '^(\[ *[0-9]+\.[0-9]+\] |<[0-9]>)?.*(BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|KASAN|[Kk]ernel panic|UBSAN|list_add corruption|list_del corruption)' "$log" |
+kerr=$(grep -aE '^(\[ *[0-9]+\.[0-9]+\] |<[0-9]>)?.*(([^A-Z]|^)BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|KASAN|[Kk]ernel panic|UBSAN|list_add corruption|list_del corruption)' "$log" |
 	grep -aE '^\[ *[0-9]+\.[0-9]+\]|[Kk]ernel panic' | head -n 20)
 
 rc=0
