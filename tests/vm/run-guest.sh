@@ -114,40 +114,18 @@ EOF
 key=$(printf '%s\n%s\n%s\n' "$kver" "$initmods" "$init_text" | sha256sum | cut -c1-12)
 initrd=$vmdir/initramfs-$kver-$key.cpio.gz
 
-# Serialize guest runs (shared 2-core machine) and the initramfs build.
-# Fair queue: a ticket per waiting run in /tmp/fcache-vm.queue (oldest live
-# ticket goes next), then the flock itself.
-exec 9>/tmp/fcache-vm.lock
-qdir=/tmp/fcache-vm.queue
-mkdir -p "$qdir" 2>/dev/null
-ticket=$qdir/$(date +%s%N)-$$
-: >"$ticket" || die "cannot create $ticket"
-qpid="" scratch=""
+# Serialize guest runs (tests/vm/lock.sh): a fair queue, then the flock.
+qpid="" scratch="" vm_ticket=""
 cleanup() {
 	[ -n "$qpid" ] && kill -TERM "$qpid" 2>/dev/null
-	rm -f "$ticket" ${scratch:+"$scratch"}
+	rm -f ${vm_ticket:+"$vm_ticket"} ${scratch:+"$scratch"}
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-waited=0
-while :; do
-	for t in "$qdir"/*; do
-		[ -e "$t" ] || continue
-		kill -0 "${t##*-}" 2>/dev/null || rm -f "$t"
-	done
-	first=$(ls "$qdir" | sort | head -n 1)
-	if [ "$qdir/$first" = "$ticket" ]; then
-		if ! flock -n 9; then
-			echo "run-guest: waiting for /tmp/fcache-vm.lock (another guest run)" >&2
-			flock -w 3600 9 || die "lock wait timed out"
-		fi
-		break
-	fi
-	[ $waited -eq 0 ] && echo "run-guest: queued behind $(ls "$qdir" | wc -l) guest run(s)" >&2
-	waited=$((waited + 1))
-	[ $waited -gt 3600 ] && die "queue wait timed out"
-	sleep 1
-done
+if [ "${FC_VM_LOCK_HELD:-}" != 1 ]; then
+	. "$top/tests/vm/lock.sh"
+	vm_lock || die "could not get the guest lock"
+fi
 
 if [ ! -s "$initrd" ]; then
 	echo "run-guest: building $initrd" >&2

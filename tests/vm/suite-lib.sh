@@ -53,3 +53,13 @@ need_module() {
 		return 1
 	fi
 }
+
+# hold_vm_lock: take the guest lock for the rest of this suite (several
+# boots back to back, e.g. power-cut cycles); run-guest.sh then skips it.
+hold_vm_lock() {
+	. "$SUITE_TOP/tests/vm/lock.sh"
+	vm_lock || { echo "FAIL: ${1:-guest-lock} (could not get the guest lock)"; return 1; }
+	trap 'rm -f "$vm_ticket"' EXIT
+	trap 'exit 130' INT TERM HUP
+	export FC_VM_LOCK_HELD=1
+}
