@@ -34,6 +34,7 @@
 #include <linux/workqueue.h>
 #include <linux/wait.h>
 #include <linux/atomic.h>
+#include <linux/mempool.h>
 
 #include "../include/fcache_format.h"
 #include "../include/fcache_abi.h"
@@ -136,7 +137,8 @@ struct fc_pool {
 	struct work_struct worker;
 	struct work_struct wb_work;
 	struct delayed_work tick;
-	void *fill_buf;			/* block_sectors, worker only */
+	struct workqueue_struct *fill_wq; /* deferred bios, fills run concurrently */
+	mempool_t *fill_pool;		/* block-sized fill buffers */
 	void *wb_items;			/* writeback batch (wb_lock) */
 	void *md_buf;			/* commit pages, commit_lock */
 	u64 *md_pg;			/* their logical page numbers */
@@ -210,6 +212,7 @@ struct fc_bio {
 	u8 was_dirty;
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
+	struct work_struct work;	/* deferred processing (fill_wq) */
 };
 
 static inline struct fc_bio *fc_bio(struct bio *bio)

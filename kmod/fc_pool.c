@@ -119,6 +119,8 @@ static void pool_destroy(struct fc_pool *pool)
 	cancel_delayed_work_sync(&pool->tick);
 	if (pool->wq)
 		flush_workqueue(pool->wq);
+	if (pool->fill_wq)
+		flush_workqueue(pool->fill_wq);
 	mutex_lock(&pool->wb_lock);
 	mutex_unlock(&pool->wb_lock);
 	/* Clean shutdown: the next load keeps the clean cached data too. */
@@ -133,7 +135,9 @@ static void pool_destroy(struct fc_pool *pool)
 		dm_io_client_destroy(pool->io);
 	bioset_exit(&pool->bs);
 	fc_cache_free(pool);
-	vfree(pool->fill_buf);
+	if (pool->fill_wq)
+		destroy_workqueue(pool->fill_wq);
+	mempool_destroy(pool->fill_pool);
 	kvfree(pool->wb_items);
 	vfree(pool->md_buf);
 	kfree(pool->md_pg);
@@ -151,6 +155,17 @@ void fc_pool_put(struct fc_pool *pool)
 	mutex_unlock(&fc_registry_lock);
 	if (last)
 		pool_destroy(pool);
+}
+
+/* Fill buffers: the reserve is vmalloc-backed if need be (GFP_KERNEL at create). */
+static void *fill_buf_alloc(gfp_t gfp, void *size)
+{
+	return kvmalloc((size_t)size, gfp);
+}
+
+static void fill_buf_free(void *buf, void *size)
+{
+	kvfree(buf);
 }
 
 static struct fc_pool *pool_create(struct mapped_device *md, struct block_device *flash,
@@ -210,9 +225,11 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		*error = "fcache-pool: cannot create a workqueue";
 		goto bad;
 	}
-	pool->fill_buf = vmalloc((size_t)block_sectors << SECTOR_SHIFT);
+	pool->fill_wq = alloc_workqueue("fcache-fill", WQ_MEM_RECLAIM | WQ_UNBOUND, 16);
+	pool->fill_pool = mempool_create(4, fill_buf_alloc, fill_buf_free,
+					 (void *)((size_t)block_sectors << SECTOR_SHIFT));
 	pool->wb_items = fc_wb_alloc_items();
-	if (!pool->fill_buf || !pool->wb_items) {
+	if (!pool->fill_wq || !pool->fill_pool || !pool->wb_items) {
 		r = -ENOMEM;
 		*error = "fcache-pool: out of memory";
 		goto bad;

@@ -6,9 +6,12 @@
  * flash or to the origin, queues it to the commit worker (empty flush), or
  * defers it to the pool worker (fills need process context; bios touching
  * a BUSY entry wait on pool->busy_wait).  map() and end_io() never sleep.
- * The worker (fc_worker) runs the same classification with fills allowed:
- * a fill reads the origin into pool->fill_buf and writes it to the flash
- * synchronously, then the bio is classified again (now a hit).
+ * The worker (fc_worker) hands every deferred bio to its own work item on
+ * pool->fill_wq (up to 16 run at once), which runs the same classification
+ * with fills allowed: a fill reads the origin into a buffer from
+ * pool->fill_pool and writes it to the flash synchronously, then the bio is
+ * classified again (now a hit).  The entry is BUSY meanwhile, so two fills
+ * of one block never run together.
  *
  * A bio that spans cache blocks is cut at the block boundary with
  * dm_accept_partial_bio() (only possible in map) when a spanned block is
@@ -411,12 +414,13 @@ need_fill:
 	 */
 	if (origin_writes_in_flight(pool, stripe_of(v, block)) ||
 	    (e && (e->inflight || (e->flags & FC_E_WB)))) {
-		if (!write && (!e || !(e->dirty & mask))) {
-			if (e && !e->valid && !e->inflight && !(e->flags & FC_E_WB))
-				fc_entry_release(pool, e);
-			goto to_origin;
-		}
-		goto wait;
+		if (e && (e->dirty & mask))
+			goto wait;	/* dirty data involved: only the cache will do */
+		if (write)
+			goto write_around;	/* never stall a write behind a fill */
+		if (e && !e->valid && !e->inflight && !(e->flags & FC_E_WB))
+			fc_entry_release(pool, e);
+		goto to_origin;
 	}
 	if (!e) {
 		e = fc_alloc_entry(pool, v->slot, block);
@@ -453,7 +457,8 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 	struct fc_pool *pool = v->pool;
 	u32 sub = pool->g.subblock_sectors, i = 0, j;
 	u32 eidx = fc_eidx(pool, e);
-	int r;
+	void *buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
+	int r = 0;
 
 	while (i < pool->g.nr_subblocks) {
 		if (!(fill & (1u << i))) {
@@ -464,22 +469,23 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 			;
 		r = fc_sync_io(pool, v->origin, REQ_OP_READ,
 			       (block << pool->block_shift) + i * sub, (j - i) * sub,
-			       pool->fill_buf);
+			       buf);
 		if (r) {
 			DMERR_LIMIT("fill: origin read failed (%d)", r);
-			return r;
+			break;
 		}
 		r = fc_sync_io(pool, pool->flash, REQ_OP_WRITE,
 			       fc_block_sector(pool, eidx) + i * sub, (j - i) * sub,
-			       pool->fill_buf);
+			       buf);
 		if (r) {
 			DMERR_LIMIT("fill: flash write failed (%d)", r);
 			atomic64_inc(&pool->flash_write_errors);
-			return r;
+			break;
 		}
 		i = j;
 	}
-	return 0;
+	mempool_free(buf, pool->fill_pool);
+	return r;
 }
 
 static void wt_flash_done(struct bio *clone)
@@ -537,6 +543,27 @@ static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
 	return map_rw(v, bio, worker);
 }
 
+static void fc_bio_work(struct work_struct *ws)
+{
+	struct fc_bio *fb = container_of(ws, struct fc_bio, work);
+	struct bio *bio = dm_bio_from_per_bio_data(fb, sizeof(struct fc_bio));
+
+	if (fb->flags & FC_BF_WT_FLASH) {
+		wt_submit_flash(fb->v, bio);
+		return;
+	}
+	switch (map_bio(fb->v, bio, true)) {
+	case FC_DONE_REMAP:
+		submit_bio_noacct(bio);
+		break;
+	case FC_DONE_KILL:
+		bio_io_error(bio);
+		break;
+	default:
+		break;
+	}
+}
+
 void fc_worker(struct work_struct *ws)
 {
 	struct fc_pool *pool = container_of(ws, struct fc_pool, worker);
@@ -551,21 +578,8 @@ void fc_worker(struct work_struct *ws)
 	while ((bio = bio_list_pop(&list))) {
 		struct fc_bio *fb = fc_bio(bio);
 
-		if (fb->flags & FC_BF_WT_FLASH) {
-			wt_submit_flash(fb->v, bio);
-			continue;
-		}
-		switch (map_bio(fb->v, bio, true)) {
-		case FC_DONE_REMAP:
-			submit_bio_noacct(bio);
-			break;
-		case FC_DONE_KILL:
-			bio_io_error(bio);
-			break;
-		default:
-			break;
-		}
-		cond_resched();
+		/* Initialised in fc_map(); may still be running: requeue is fine. */
+		queue_work(pool->fill_wq, &fb->work);
 	}
 }
 
@@ -577,6 +591,7 @@ static int fc_map(struct dm_target *ti, struct bio *bio)
 	unsigned long flags;
 
 	memset(fb, 0, sizeof(*fb));
+	INIT_WORK(&fb->work, fc_bio_work);
 	fb->v = v;
 	fb->iter = bio->bi_iter;
 	fb->opf = bio->bi_opf;

@@ -80,6 +80,7 @@ static void test_messages(void)
 	char *forget[] = { "forget", "7" }, *forget0[] = { "forget", "0" };
 	char *tun[] = { "writeback_high", "60" }, *bad[] = { "bogus" };
 	char *inval[] = { "invalidate" }, *cut[] = { "sequential_cutoff", "512" };
+	char *dump[] = { "dump" };
 
 	CHECK("pool flush", fc_parse_pool_msg(1, flush, &m, &why) == 0 && m.kind == FC_MSG_FLUSH);
 	CHECK("pool flush args refused", fc_parse_pool_msg(2, flushx, &m, &why) == -EINVAL);
@@ -94,6 +95,8 @@ static void test_messages(void)
 	CHECK("vol cutoff", fc_parse_vol_msg(2, cut, &m, &why) == 0 && m.kind == FC_MSG_SET);
 	CHECK("vol forget refused", fc_parse_vol_msg(2, forget, &m, &why) == -EINVAL);
 	CHECK("empty refused", fc_parse_vol_msg(0, NULL, &m, &why) == -EINVAL);
+	CHECK("pool dump", fc_parse_pool_msg(1, dump, &m, &why) == 0 && m.kind == FC_MSG_DUMP);
+	CHECK("vol dump refused", fc_parse_vol_msg(1, dump, &m, &why) == -EINVAL);
 }
 
 int main(void)
