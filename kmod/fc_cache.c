@@ -125,6 +125,8 @@ void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx)
 {
 	struct fc_entry *e = &pool->e[idx];
 
+	/* The age of loaded dirty data is unknown: it counts from the load. */
+	e->dirty_ts = (u16)(jiffies / HZ);
 	hash_insert(pool, e);
 	pool->nr_used++;
 	pool->vol[e->vol].cached++;

@@ -70,7 +70,7 @@ bool fc_wb_above_high(__u64 dirty, __u64 total, __u32 high)
 enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight)
 {
 	__u32 jobs = in->jobs ? in->jobs : 1;
-	__u32 quarter = jobs / 4 ? jobs / 4 : 1;
+	__u32 half = jobs / 2 ? jobs / 2 : 1;	/* background pace */
 
 	*max_inflight = 0;
 	if (!in->dirty || !in->total)
@@ -81,7 +81,7 @@ enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight)
 			FC_WB_THROTTLED : FC_WB_ACTIVE;
 	}
 	if (in->dirty * 100 >= in->total * in->low) {
-		*max_inflight = quarter;
+		*max_inflight = half;
 		return FC_WB_BACKGROUND;
 	}
 	/* Below low: only when idle, or for aged data. */
@@ -90,7 +90,7 @@ enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight)
 		return FC_WB_BACKGROUND;
 	}
 	if (in->aged) {
-		*max_inflight = quarter;
+		*max_inflight = half;
 		return FC_WB_BACKGROUND;
 	}
 	return FC_WB_IDLE;

@@ -6,7 +6,8 @@
  * scan of the entry array under pool->lock, then sorted by (volume, origin
  * block) so each origin sees ascending LBAs, and copied with dm-kcopyd, one
  * job per contiguous run of dirty sub-blocks, all jobs in flight together
- * (at most the pacing limit from fc_wb_decide()).  When every copy is done
+ * (at most the pacing limit from fc_wb_decide() in flight, the rest waiting
+ * in LBA order).  When every copy is done
  * the origins are flushed, and only then are sub-blocks marked clean, then
  * the batch ends with a commit.
  *
@@ -43,8 +44,10 @@ struct wb_item {
 };
 
 struct wb_batch {
-	atomic_t count;
+	atomic_t count;		/* copies in flight + 1 */
 	struct completion done;
+	atomic_t inflight;	/* copies in flight (pacing) */
+	wait_queue_head_t slot;	/* woken when a copy ends */
 };
 
 static int item_cmp(const void *a, const void *b)
@@ -62,10 +65,14 @@ static void copy_done(int read_err, unsigned long write_err, void *context)
 {
 	struct wb_item *it = context;
 
+	struct wb_batch *b = it->batch;
+
 	if (read_err || write_err)
 		it->err = -EIO;
-	if (atomic_dec_and_test(&it->batch->count))
-		complete(&it->batch->done);
+	atomic_dec(&b->inflight);
+	wake_up(&b->slot);
+	if (atomic_dec_and_test(&b->count))
+		complete(&b->done);
 }
 
 static bool aged(struct fc_pool *pool, struct fc_entry *e, u32 max_age)
@@ -114,7 +121,8 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 }
 
 /* Copy, flush the origins, mark clean.  Returns the number of failures. */
-static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n)
+static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n,
+		     unsigned int limit)
 {
 	u32 sub = pool->g.subblock_sectors;
 	bool flushed[FC_MAX_VOLUMES] = { false };
@@ -125,6 +133,9 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 	sort(items, n, sizeof(*items), item_cmp, NULL);
 	atomic_set(&batch.count, 1);
 	init_completion(&batch.done);
+	atomic_set(&batch.inflight, 0);
+	init_waitqueue_head(&batch.slot);
+	limit = max(limit, 1u);
 	atomic_add(n, &pool->wb_inflight);
 	for (k = 0; k < n; k++) {
 		struct wb_item *it = &items[k];
@@ -146,6 +157,9 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 			to.bdev = origin;
 			to.sector = (it->oblock << pool->block_shift) + i * sub;
 			to.count = from.count;
+			/* At most @limit copies in flight, issued in LBA order. */
+			wait_event(batch.slot, atomic_read(&batch.inflight) < limit);
+			atomic_inc(&batch.inflight);
 			atomic_inc(&batch.count);
 			dm_kcopyd_copy(pool->kc, &from, 1, &to, 0, copy_done, it);
 			i = j;
@@ -221,14 +235,14 @@ void fc_wb_work(struct work_struct *ws)
 	/* Batches back to back for up to a second, then let the tick requeue us. */
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
 		/* Below low and not idle: only data older than max_dirty_age. */
-		n = collect(pool, items, min(max, FC_WB_MAX_BATCH), -1,
+		n = collect(pool, items, FC_WB_MAX_BATCH, -1,
 			    !in.idle && in.dirty * 100 < in.total * in.low);
 		if (!n) {
 			if (st != FC_WB_THROTTLED)
 				pool->wb_state = FC_WB_IDLE;
 			break;
 		}
-		if (run_batch(pool, items, n))
+		if (run_batch(pool, items, n, max))
 			break;
 		if (fc_request_commit(pool))
 			break;
@@ -241,6 +255,9 @@ void fc_wb_work(struct work_struct *ws)
 	}
 out:
 	mutex_unlock(&pool->wb_lock);
+	/* Budget used up with work left: go on now rather than at the next tick. */
+	if (max && !pool->suspended && !time_before(jiffies, start + HZ))
+		queue_work(pool->wq, &pool->wb_work);
 }
 
 void *fc_wb_alloc_items(void)
@@ -273,9 +290,7 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 		spin_unlock_irq(&pool->lock);
 		if (!left)
 			break;
-		n = collect(pool, items, min_t(u32, FC_WB_MAX_BATCH,
-					       pool->opts.val[FC_OPT_WRITEBACK_JOBS]),
-			    slot, false);
+		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false);
 		if (!n) {
 			/* Entries with I/O in flight: try again shortly. */
 			if (++idle > 500) {
@@ -286,7 +301,7 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 			continue;
 		}
 		idle = 0;
-		if (run_batch(pool, items, n)) {
+		if (run_batch(pool, items, n, pool->opts.val[FC_OPT_WRITEBACK_JOBS])) {
 			r = -EIO;
 			break;
 		}

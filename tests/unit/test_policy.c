@@ -49,13 +49,13 @@ static void test_pacing(void)
 	in.dirty = 100;
 	CHECK("below low busy idle", fc_wb_decide(&in, &max) == FC_WB_IDLE && max == 0);
 	in.aged = true;
-	CHECK("below low aged writes back", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 8);
+	CHECK("below low aged writes back", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 16);
 	in.aged = false;
 	in.idle = true;
 	CHECK("below low idle full speed", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 32);
 	in.idle = false;
 	in.dirty = 600;
-	CHECK("between watermarks background", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 8);
+	CHECK("between watermarks background", fc_wb_decide(&in, &max) == FC_WB_BACKGROUND && max == 16);
 	in.dirty = 800;
 	CHECK("at high throttled", fc_wb_decide(&in, &max) == FC_WB_THROTTLED && max == 32);
 	CHECK("above high detected", fc_wb_above_high(800, 1000, 80) && !fc_wb_above_high(799, 1000, 80));
