@@ -47,6 +47,7 @@
 #define FC_NONE		0xffffffffu
 #define FC_STRIPES	1024u		/* origin-write tracking stripes */
 #define FC_GHOST_SLOTS	65536u
+#define FC_IDLE_JIFFIES	(5 * HZ)	/* no foreground I/O this long: idle */
 
 /* fc_entry.flags */
 #define FC_E_BUSY	0x01	/* a fill is in flight: writes wait */

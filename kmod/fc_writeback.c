@@ -223,7 +223,7 @@ void fc_wb_work(struct work_struct *ws)
 	in.total = pool->g.nr_blocks;
 	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
 	in.low = pool->opts.val[FC_OPT_WRITEBACK_LOW];
-	in.idle = time_after(jiffies, pool->last_io + HZ);
+	in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 	in.aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
 	in.flushing = false;
 	in.jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
@@ -249,7 +249,7 @@ void fc_wb_work(struct work_struct *ws)
 		spin_lock_irq(&pool->lock);
 		in.dirty = pool->nr_dirty;
 		spin_unlock_irq(&pool->lock);
-		in.idle = time_after(jiffies, pool->last_io + HZ);
+		in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 		st = fc_wb_decide(&in, &max);
 		pool->wb_state = st;
 	}
@@ -274,7 +274,7 @@ void fc_wb_wait_slot(struct fc_pool *pool, int slot)
 int fc_writeback_all(struct fc_pool *pool, int slot)
 {
 	struct wb_item *items;
-	unsigned int n, idle = 0;
+	unsigned int n, idle = 0, rounds = 0;
 	u64 left;
 	int r = 0, i;
 
@@ -301,6 +301,11 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 			continue;
 		}
 		idle = 0;
+		/* Blocks rewritten faster than they are copied: give up, don't spin. */
+		if (++rounds > 10000) {
+			r = -EBUSY;
+			break;
+		}
 		if (run_batch(pool, items, n, pool->opts.val[FC_OPT_WRITEBACK_JOBS])) {
 			r = -EIO;
 			break;
