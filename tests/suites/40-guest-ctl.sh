@@ -13,7 +13,7 @@ guest_run ctl-inplace --timeout 240 tests/guest/ctl_inplace.sh
 img=$SUITE_TOP/build/vm/ctl-updown
 rm -f "$img"-*.img
 guest_run ctl-updown-first --timeout 240 --flash-img "$img-flash.img:256" \
-	--disk2 "$img-vdc.img:128" --disk3 "$img-vdd.img:128" tests/guest/ctl_updown.sh first &&
+	--disk2 "$img-vdc.img:128" --disk3 "$img-vdd.img:128" tests/guest/ctl_updown.sh first
 guest_run ctl-updown-second --timeout 240 --flash-img "$img-flash.img:256" \
 	--disk2 "$img-vdc.img:128" --disk3 "$img-vdd.img:128" tests/guest/ctl_updown.sh second
 rm -f "$img"-*.img
