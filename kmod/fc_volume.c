@@ -1074,6 +1074,11 @@ static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
 		limits->max_hw_discard_sectors = limits->max_discard_sectors;
 		limits->discard_granularity = v->pool->g.subblock_sectors << SECTOR_SHIFT;
 	}
+	/* map_discard() looks up every block under pool->lock: bound the work. */
+	limits->max_discard_sectors = min_t(unsigned int, limits->max_discard_sectors,
+					    65536u << v->pool->block_shift);
+	limits->max_hw_discard_sectors = min(limits->max_hw_discard_sectors,
+					     limits->max_discard_sectors);
 }
 
 struct target_type fc_volume_target = {
