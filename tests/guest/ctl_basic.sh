@@ -152,6 +152,9 @@ grep -q 'stay in pool p0' "$L/rc.err" && pass no-flush-warns-stale-origin || fai
 check_fails no-flush-removed-device test -e "$dev"
 rc status-notes-detached 0 "$CTL" status p0
 grep -q 'not attached' "$L/rc.out" && pass status-notes-detached-volume || fail status-notes-detached-volume "$(cat "$L/rc.out")"
+rc enable-other-origin-on-dirty-id 1 "$CTL" enable "$fsdisk" --pool p0 --id 7
+grep -q "dirty data of '$kn'" "$L/rc.err" && pass dirty-id-refusal-names-owner || fail dirty-id-refusal-names-owner "$(cat "$L/rc.err")"
+one_line dirty-id-refusal-one-line
 rc reenable-without-id 0 "$CTL" enable "$disk" --pool p0
 check reattached-with-id-7 sh -c "dmsetup table fc-$kn | grep -q ' 7 writeback '"
 check reattached-data-reads-back fio_verify "$dev" --rw=randwrite --bs=16k --size=16M --iodepth=8 --offset=96M --verify_only=1
