@@ -715,3 +715,42 @@ int fc_flash_volumes(int fd, struct fc_ondisk_vol *out, int max)
 	free(vt);
 	return n;
 }
+
+struct count_arg {
+	unsigned int slot;
+	uint64_t n;
+};
+
+static void count_cb(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e, void *arg)
+{
+	struct count_arg *a = arg;
+
+	if (idx < c->g.nr_blocks && e->valid && e->dirty && e->vol == a->slot)
+		a->n++;
+}
+
+int64_t fc_flash_dirty_blocks(int fd, unsigned int slot)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	struct count_arg a = { slot, 0 };
+	uint64_t b = 0;
+	struct stat st;
+	int64_t r = -1;
+
+	if (!c)
+		return -1;
+	c->fd = fd;
+	c->name = "flash";
+	c->page = page_alloc();
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		c->dev_sectors = (uint64_t)st.st_size / 512;
+	else if (!ioctl(fd, BLKGETSIZE64, &b))
+		c->dev_sectors = b / 512;
+	if (c->page && !read_superblock(c)) {
+		walk_entries(c, count_cb, &a, 0);
+		r = c->lost_pages ? -1 : (int64_t)a.n;
+	}
+	free(c->page);
+	free(c);
+	return r;
+}

@@ -46,4 +46,11 @@ struct fc_ondisk_vol {
 /* The in-use volume slots recovery would see on @fd: count, or <0 as fc_read_voltable. */
 int fc_flash_volumes(int fd, struct fc_ondisk_vol *out, int max);
 
+/*
+ * Dirty blocks of volume slot @slot on @fd, counted from the entries
+ * (the volume table's dirty hint may lag); -1 if unreadable.  Reads all
+ * the metadata: use it only when it matters.
+ */
+int64_t fc_flash_dirty_blocks(int fd, unsigned int slot);
+
 #endif

@@ -304,14 +304,14 @@ int fc_pool_remove(const char *arg)
 		struct fc_ondisk_vol ov[64];
 		int fd = open(fc_dev_path(p->flash), O_RDONLY | O_DIRECT | O_CLOEXEC), k, nv = -1;
 
-		if (fd >= 0) {
+		if (fd >= 0)
 			nv = fc_flash_volumes(fd, ov, 64);
-			close(fd);
-		}
 		for (k = 0; k < nv; k++)
-			if (ov[k].dirty_hint)
+			if (ov[k].dirty_hint || fc_flash_dirty_blocks(fd, ov[k].slot) > 0)
 				fc_warn("pool %s keeps dirty data of detached volume id %u ('%s'); it stays on %s and comes back with the pool: do not use that origin without it",
 					p->name, ov[k].id, ov[k].label, fc_dev_path(p->flash));
+		if (fd >= 0)
+			close(fd);
 	}
 	if (fc_dm_remove(p->name)) {
 		fc_fail("pool remove: cannot remove %s: %s", p->name, fc_dm_error());

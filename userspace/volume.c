@@ -43,6 +43,19 @@ static int flash_volumes(struct fc_pool *p, struct fc_ondisk_vol *v, int max)
 	return n;
 }
 
+/* Dirty blocks of a slot counted on the flash (1 if that cannot be read). */
+static int64_t flash_dirty(struct fc_pool *p, unsigned int slot)
+{
+	int fd = open(fc_dev_path(p->flash), O_RDONLY | O_DIRECT | O_CLOEXEC);
+	int64_t n;
+
+	if (fd < 0)
+		return 1;
+	n = fc_flash_dirty_blocks(fd, slot);
+	close(fd);
+	return n < 0 ? 1 : n;
+}
+
 static void make_label(char *out, size_t len, const char *name)
 {
 	size_t i;
@@ -74,7 +87,8 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 	for (i = 0; i < n; i++) {
 		if (ov[i].id > MAX_ID)
 			continue;
-		if (want && ov[i].id == want && strcmp(ov[i].label, label) && ov[i].dirty_hint)
+		if (want && ov[i].id == want && strcmp(ov[i].label, label) &&
+		    (ov[i].dirty_hint || flash_dirty(p, ov[i].slot)))
 			return fc_fail("enable: volume id %u of pool %s holds dirty data of '%s'; enable that origin with --id %u, or choose another --id",
 				       want, p->name, ov[i].label, want);
 		used[ov[i].id] = 1;
