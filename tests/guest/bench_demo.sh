@@ -2,7 +2,8 @@
 # The OLTP before/after demo, inside the guest (started by tests/vm/demo.sh):
 # a 512 MiB datafile volume on md RAID10 of four null_blk spindles, a
 # 128 MiB brd "flash" (25% of the datafile) as the cache (--quick: 256 and
-# 64 MiB), a 16 MiB buffer pool; `fcachectl bench compare --anchors` over
+# 64 MiB), a buffer pool of 1/32 of the datafile (16 MiB); `fcachectl bench
+# compare --anchors` over
 # them.  Report, results.json and chart.svg go to /results (the host's
 # results/ directory).
 #   bench_demo.sh [--ctl FCACHECTL] [--quick] [extra compare options...]
@@ -17,10 +18,12 @@ for a in "$@"; do [ "$a" = --quick ] && quick=1; done
 if [ $quick -eq 1 ]; then DATA_MB=256 FLASH_MB=64; else DATA_MB=512 FLASH_MB=128; fi
 DATA_MB=${FC_DEMO_DATA_MB:-$DATA_MB}
 FLASH_MB=${FC_DEMO_FLASH_MB:-$FLASH_MB}
-# The hot set (20% of the pages, 95% of the accesses) fits the flash (25%)
-# but not the buffer pool (16 MiB, ~3% of the datafile): the case a flash
-# cache exists for.  Override with --dist.
-DIST=hotset:95:20
+# The hot set (10% of the pages, 95% of the accesses) fits the flash (25%;
+# scattered 16 KiB pages touch ~19% of the 32 KiB cache blocks) but not the
+# buffer pool (1/32 of the datafile): the case a flash cache exists for.
+# Override with --dist / --buffer-pool.
+DIST=hotset:95:10
+BP_MB=$((DATA_MB / 32))
 
 load_fcache || die "cannot load dm-fcache"
 modprobe -q dm-cache-smq 2>/dev/null
@@ -37,7 +40,7 @@ echo "# demo: origin $md (md RAID10 of 4 null_blk spindles, $DATA_MB MiB)," \
 	"flash $flash (brd, $FLASH_MB MiB)"
 {
 	"$CTL" bench compare --origin "$md" --flash "$flash" --anchors \
-		--buffer-pool 16 --output /results "$@" 2>&1
+		--buffer-pool $BP_MB --output /results "$@" 2>&1
 	echo $? >/tmp/demo.rc
 } | tee /results/report.txt
 rc=$(cat /tmp/demo.rc 2>/dev/null || echo 1)
