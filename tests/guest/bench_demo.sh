@@ -2,10 +2,9 @@
 # The OLTP before/after demo, inside the guest (started by tests/vm/demo.sh):
 # a 512 MiB datafile volume on md RAID10 of four null_blk spindles, a
 # 128 MiB brd "flash" (25% of the datafile) as the cache (--quick: 256 and
-# 64 MiB), a buffer pool of 1/32 of the datafile (16 MiB); `fcachectl bench
-# compare --anchors` over
-# them.  Report, results.json and chart.svg go to /results (the host's
-# results/ directory).
+# 64 MiB), a buffer pool of 1/32 of the datafile (16 MiB), and
+# `fcachectl bench compare --anchors` over them.  Report, results.json and
+# chart.svg go to /results (the host's results/ directory).
 #   bench_demo.sh [--ctl FCACHECTL] [--quick] [extra compare options...]
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
