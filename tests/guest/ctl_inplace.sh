@@ -32,7 +32,7 @@ writer() {
 }
 writer &
 wpid=$!
-sleep 2
+sleep 1
 
 if "$CTL" enable /dev/mapper/lv0 --pool p0 >"$L/en.out" 2>"$L/en.err"; then pass enable-in-place; else fail enable-in-place "$(cat "$L/en.err")"; fi
 grep -qx /dev/mapper/lv0 "$L/en.out" && pass enable-in-place-prints-same-device || fail enable-in-place-prints-same-device "$(cat "$L/en.out")"
@@ -44,7 +44,7 @@ check_fails enable-in-place-again "$CTL" enable /dev/mapper/lv0 --pool p0
 check_fails enable-hidden-origin "$CTL" enable /dev/mapper/lv0-fcorig --pool p0
 check_fails enable-in-place-rename-refused "$CTL" enable /dev/mapper/lv0 --pool p0 --name other
 check status-shows-in-place sh -c "'$CTL' status --json lv0 | python3 -c 'import json,sys; d=json.load(sys.stdin); v=d[\"pools\"][0][\"volumes\"][0]; assert v[\"in_place\"] and v[\"name\"]==\"lv0\"'"
-sleep 4
+sleep 1
 n1=$(wc -l <"$L/sums")
 sleep 2
 n2=$(wc -l <"$L/sums")
@@ -57,7 +57,7 @@ if "$CTL" disable /dev/mapper/lv0 >"$L/dis.out" 2>"$L/dis.err"; then pass disabl
 check table-back-to-linear sh -c "dmsetup table lv0 | grep -q ' linear '"
 check_fails hidden-origin-removed dmsetup info lv0-fcorig
 check still-mounted-after-disable sh -c "grep -q ' /mnt/lv ' /proc/mounts"
-sleep 2
+sleep 1
 touch "$L/stop"
 wait $wpid
 sync
@@ -77,7 +77,7 @@ spin=$(mk_spindles 1 64) || die "mk_spindles"
 dm_create slow0 "0 $(dev_sectors "$spin") linear $spin 0" || die "dm-linear slow0"
 "$CTL" set p0 writeback_jobs=1 >/dev/null 2>&1
 "$CTL" enable /dev/mapper/slow0 --pool p0 >/dev/null 2>&1 || fail enable-slow
-check write-dirty-slow fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=3000
+check write-dirty-slow fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=1200
 d=$(status_field slow0 3)
 info "dirty on slow0: $d"
 # in-place volume with dirty data: --no-flush would expose a stale origin
@@ -87,7 +87,7 @@ else pass no-flush-refused-with-dirty; fi
 check no-flush-left-cache sh -c "dmsetup table slow0 | grep -q ' fcache .* writeback'"
 "$CTL" disable slow0 >"$L/int.out" 2>"$L/int.err" &
 dpid=$!
-sleep 2
+sleep 1
 kill -INT $dpid
 wait $dpid
 r=$?
@@ -97,11 +97,11 @@ else fail disable-interrupted-exits-1 "rc $r $(tail -c 200 "$L/int.err")"; fi
 if [ $r -ne 0 ]; then
 	check interrupted-still-cached-writeback sh -c "dmsetup table slow0 | grep -q ' fcache .* writeback'"
 	check interrupted-origin-still-hidden dmsetup info slow0-fcorig
-	check interrupted-data-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=3000 --verify_only=1
+	check interrupted-data-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=1200 --verify_only=1
 	"$CTL" set p0 writeback_jobs=32 >/dev/null 2>&1
 	check disable-after-interrupt "$CTL" disable slow0
 fi
-check slow-origin-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=3000 --verify_only=1
+check slow-origin-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=1200 --verify_only=1
 check pool-remove "$CTL" pool remove p0
 check check-clean "$CTL" check "$flash"
 dmesg_clean
