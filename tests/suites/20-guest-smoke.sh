@@ -13,6 +13,8 @@ token=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
 res=$SUITE_TOP/build/vm/results-smoke
 mkdir -p "$res"
 rm -f "$res/powercut.log"
+# the power cut and the check boot run back to back under one lock hold
+hold_vm_lock smoke-powercut || exit 0
 guest_expect_killed smoke-powercut-killed --results "$res" --flash-img "$img:64" \
 	--kill-after 35 tests/guest/smoke.sh powercut-write "$token"
 guest_run smoke-powercut-check --results "$res" --flash-img "$img:64" --timeout 180 \

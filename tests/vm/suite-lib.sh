@@ -57,6 +57,8 @@ need_module() {
 # hold_vm_lock: take the guest lock for the rest of this suite (several
 # boots back to back, e.g. power-cut cycles); run-guest.sh then skips it.
 hold_vm_lock() {
+	# already held by a parent (whose fd 9 we inherited): nothing to do
+	[ "${FC_VM_LOCK_HELD:-}" = 1 ] && return 0
 	. "$SUITE_TOP/tests/vm/lock.sh"
 	vm_lock || { echo "FAIL: ${1:-guest-lock} (could not get the guest lock)"; return 1; }
 	trap 'rm -f "$vm_ticket"' EXIT
