@@ -77,7 +77,7 @@ spin=$(mk_spindles 1 64) || die "mk_spindles"
 dm_create slow0 "0 $(dev_sectors "$spin") linear $spin 0" || die "dm-linear slow0"
 "$CTL" set p0 writeback_jobs=1 >/dev/null 2>&1
 "$CTL" enable /dev/mapper/slow0 --pool p0 >/dev/null 2>&1 || fail enable-slow
-check write-dirty-slow fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=1200
+check write-dirty-slow fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=3000
 d=$(status_field slow0 3)
 info "dirty on slow0: $d"
 # in-place volume with dirty data: --no-flush would expose a stale origin
@@ -87,7 +87,7 @@ else pass no-flush-refused-with-dirty; fi
 check no-flush-left-cache sh -c "dmsetup table slow0 | grep -q ' fcache .* writeback'"
 "$CTL" disable slow0 >"$L/int.out" 2>"$L/int.err" &
 dpid=$!
-sleep 1
+sleep 2
 kill -INT $dpid
 wait $dpid
 r=$?
@@ -97,11 +97,11 @@ else fail disable-interrupted-exits-1 "rc $r $(tail -c 200 "$L/int.err")"; fi
 if [ $r -ne 0 ]; then
 	check interrupted-still-cached-writeback sh -c "dmsetup table slow0 | grep -q ' fcache .* writeback'"
 	check interrupted-origin-still-hidden dmsetup info slow0-fcorig
-	check interrupted-data-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=1200 --verify_only=1
+	check interrupted-data-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=3000 --verify_only=1
 	"$CTL" set p0 writeback_jobs=32 >/dev/null 2>&1
 	check disable-after-interrupt "$CTL" disable slow0
 fi
-check slow-origin-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=1200 --verify_only=1
+check slow-origin-intact fio_verify /dev/mapper/slow0 --rw=randwrite --bs=4k --size=24M --iodepth=16 --number_ios=3000 --verify_only=1
 check pool-remove "$CTL" pool remove p0
 check check-clean "$CTL" check "$flash"
 dmesg_clean
