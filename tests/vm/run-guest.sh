@@ -164,8 +164,17 @@ q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 } >"$ctl/job.sh"
 cat >"$ctl/stage2.sh" <<EOF
 # fcache guest stage 2 (host /bin/sh, in the overlay root)
+# The repo may live under /tmp or /run (a CI clone): keep it visible there
+# after the guest's own tmpfs mounts hide the host's directories.
+fctop=$(q "$top")
+case "\$fctop" in
+/tmp/*|/run/*) mkdir -p /mnt/fctop && mount --bind "\$fctop" /mnt/fctop ;;
+esac
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+if mountpoint -q /mnt/fctop 2>/dev/null; then
+	mkdir -p "\$fctop" && mount --bind /mnt/fctop "\$fctop"
+fi
 mkdir -p /dev/pts /dev/shm /dev/mapper
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
