@@ -545,31 +545,45 @@ static void dump_cb(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e, 
 	}
 }
 
-int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out)
+/* A checking context for @fd: device size known, page buffer allocated. */
+static struct ctx *ctx_open(int fd, const char *name)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
+	struct stat st;
+	uint64_t b = 0;
+
+	if (!c)
+		return NULL;
+	c->fd = fd;
+	c->name = name;
+	c->page = page_alloc();
+	if (!c->page) {
+		free(c);
+		return NULL;
+	}
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		c->dev_sectors = (uint64_t)st.st_size / 512;
+	else if (!ioctl(fd, BLKGETSIZE64, &b))
+		c->dev_sectors = b / 512;
+	return c;
+}
+
+static void ctx_close(struct ctx *c)
+{
+	free(c->map);
+	free(c->page);
+	free(c);
+}
+
+int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out)
+{
+	struct ctx *c = ctx_open(fd, name);
 	struct fc_json j;
 	struct dump_arg d;
 	int ok_sb, rc;
 
 	if (!c)
 		return 1;
-	c->fd = fd;
-	c->name = name;
-	c->page = page_alloc();
-	if (!c->page) {
-		free(c);
-		return 1;
-	}
-	{
-		struct stat st;
-		uint64_t b = 0;
-
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-			c->dev_sectors = (uint64_t)st.st_size / 512;
-		else if (!ioctl(fd, BLKGETSIZE64, &b))
-			c->dev_sectors = b / 512;
-	}
 	ok_sb = !read_superblock(c);
 	if (ok_sb) {
 		c->map = calloc(c->g.nr_blocks + 1, sizeof(*c->map));
@@ -632,29 +646,18 @@ int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE
 			fprintf(out, "%s: %s (%d errors, %d warnings)\n", name,
 				rc ? "metadata DAMAGED" : "metadata clean", c->errors, c->warnings);
 	}
-	free(c->map);
-	free(c->page);
-	free(c);
+	ctx_close(c);
 	return rc;
 }
 
 int fc_read_voltable(int fd, struct fc_disk_superblock *sb, struct fc_disk_voltable *vt)
 {
-	struct ctx *c = calloc(1, sizeof(*c));
-	uint64_t b = 0;
-	struct stat st;
+	struct ctx *c = ctx_open(fd, "flash");
 	int rc = 0;
 
 	if (!c)
 		return -1;
-	c->fd = fd;
-	c->name = "flash";
-	c->page = page_alloc();
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-		c->dev_sectors = (uint64_t)st.st_size / 512;
-	else if (!ioctl(fd, BLKGETSIZE64, &b))
-		c->dev_sectors = b / 512;
-	if (!c->page || read_superblock(c)) {
+	if (read_superblock(c)) {
 		rc = -1;
 	} else {
 		check_voltable(c);
@@ -665,8 +668,7 @@ int fc_read_voltable(int fd, struct fc_disk_superblock *sb, struct fc_disk_volta
 		if (vt)
 			memcpy(vt, &c->vt, sizeof(*vt));
 	}
-	free(c->page);
-	free(c);
+	ctx_close(c);
 	return rc;
 }
 
@@ -731,26 +733,16 @@ static void count_cb(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e,
 
 int64_t fc_flash_dirty_blocks(int fd, unsigned int slot)
 {
-	struct ctx *c = calloc(1, sizeof(*c));
+	struct ctx *c = ctx_open(fd, "flash");
 	struct count_arg a = { slot, 0 };
-	uint64_t b = 0;
-	struct stat st;
 	int64_t r = -1;
 
 	if (!c)
 		return -1;
-	c->fd = fd;
-	c->name = "flash";
-	c->page = page_alloc();
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-		c->dev_sectors = (uint64_t)st.st_size / 512;
-	else if (!ioctl(fd, BLKGETSIZE64, &b))
-		c->dev_sectors = b / 512;
-	if (c->page && !read_superblock(c)) {
+	if (!read_superblock(c)) {
 		walk_entries(c, count_cb, &a, 0);
 		r = c->lost_pages ? -1 : (int64_t)a.n;
 	}
-	free(c->page);
-	free(c);
+	ctx_close(c);
 	return r;
 }
