@@ -5,6 +5,7 @@
  * results (schema in docs/PERFORMANCE.md) and the SVG chart.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,12 +152,28 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : 0;
 }
 
-void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
+enum cmp_field { CMP_TPS, CMP_AVG, CMP_P95 };
+
+static double step_field(const struct bench_step *s, enum cmp_field fld)
+{
+	switch (fld) {
+	case CMP_TPS:
+		return s->tps;
+	case CMP_AVG:
+		return s->avg_ms;
+	default:
+		return s->p95_ms;
+	}
+}
+
+/* One table of @fld per user count and configuration, with ratios if @ratios. */
+static void print_table(FILE *f, const struct bench_result *r, int nr, const char *title,
+			enum cmp_field fld, bool ratios)
 {
 	const struct bench_result *base = &r[0];
 	int c, i;
 
-	fprintf(f, "\n== TPS (ratio to baseline) ==\n%6s", "users");
+	fprintf(f, "\n== %s ==\n%6s", title, "users");
 	for (c = 0; c < nr; c++)
 		fprintf(f, " %24s", r[c].config);
 	fprintf(f, "\n");
@@ -168,55 +185,29 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 			const struct bench_step *s = find_step(&r[c], b->users);
 			char cell[64];
 
-			if (s)
-				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", s->tps,
-					 ratio(s->tps, b->tps));
-			else
+			if (!s)
 				snprintf(cell, sizeof(cell), "-");
+			else if (ratios)
+				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", step_field(s, fld),
+					 ratio(step_field(s, fld), step_field(b, fld)));
+			else
+				snprintf(cell, sizeof(cell), "%.2f", step_field(s, fld));
 			fprintf(f, " %24s", cell);
 		}
 		fprintf(f, "\n");
 	}
-	fprintf(f, "\n== average response time, ms (ratio to baseline) ==\n%6s", "users");
-	for (c = 0; c < nr; c++)
-		fprintf(f, " %24s", r[c].config);
-	fprintf(f, "\n");
-	for (i = 0; i < base->nsteps; i++) {
-		const struct bench_step *b = &base->step[i];
+}
 
-		fprintf(f, "%6d", b->users);
-		for (c = 0; c < nr; c++) {
-			const struct bench_step *s = find_step(&r[c], b->users);
-			char cell[64];
+void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
+{
+	int c;
 
-			if (s)
-				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", s->avg_ms,
-					 ratio(s->avg_ms, b->avg_ms));
-			else
-				snprintf(cell, sizeof(cell), "-");
-			fprintf(f, " %24s", cell);
-		}
-		fprintf(f, "\n");
-	}
+	print_table(f, r, nr, "TPS (ratio to baseline)", CMP_TPS, true);
+	print_table(f, r, nr, "average response time, ms (ratio to baseline)", CMP_AVG, true);
 	fprintf(f, "\n== largest user count with average response time under the limit ==\n");
 	for (c = 0; c < nr; c++)
 		fprintf(f, "%-24s %d\n", r[c].config, r[c].max_users_under_limit);
-	fprintf(f, "\n== p95 response time, ms ==\n%6s", "users");
-	for (c = 0; c < nr; c++)
-		fprintf(f, " %24s", r[c].config);
-	fprintf(f, "\n");
-	for (i = 0; i < base->nsteps; i++) {
-		fprintf(f, "%6d", base->step[i].users);
-		for (c = 0; c < nr; c++) {
-			const struct bench_step *s = find_step(&r[c], base->step[i].users);
-
-			if (s)
-				fprintf(f, " %24.2f", s->p95_ms);
-			else
-				fprintf(f, " %24s", "-");
-		}
-		fprintf(f, "\n");
-	}
+	print_table(f, r, nr, "p95 response time, ms", CMP_P95, false);
 	fprintf(f, "\n");
 }
 
