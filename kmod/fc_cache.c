@@ -166,7 +166,7 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 
 static bool evictable(struct fc_entry *e)
 {
-	return (e->flags & FC_E_HASHED) && !e->inflight && !e->dirty &&
+	return (e->flags & FC_E_HASHED) && !atomic_read(&e->inflight) && !e->dirty &&
 		!(e->flags & (FC_E_BUSY | FC_E_WB | FC_E_PDIRTY | FC_E_PENDING));
 }
 
@@ -264,7 +264,7 @@ struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 	e->vol = vol;
 	e->valid = 0;
 	e->dirty = 0;
-	e->inflight = 0;
+	atomic_set(&e->inflight, 0);
 	hash_insert(pool, e);
 	return e;
 }
@@ -283,7 +283,7 @@ void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
 
 		if (!(e->flags & FC_E_HASHED) || e->vol != vol)
 			continue;
-		if (e->inflight || (e->flags & (FC_E_BUSY | FC_E_WB)))
+		if (atomic_read(&e->inflight) || (e->flags & (FC_E_BUSY | FC_E_WB)))
 			continue;
 		if (e->dirty && !drop_all) {
 			fc_entry_set(pool, e, e->dirty, e->dirty);

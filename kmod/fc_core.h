@@ -15,7 +15,8 @@
  *   fc_registry_lock (mutex)  registry list, pool refcounts, vslot
  *                             registration and activation.
  *   pool->lock (spinlock, irq-safe: end_io runs in irq context)
- *                             every fc_entry field, the hash, the free and
+ *                             every fc_entry field (but see inflight:
+ *                             read hits end without it), the hash, the free and
  *                             pending lists, page dirty bits, vslot block
  *                             counters, bio lists.  Never held across I/O.
  *   pool->commit_lock (mutex) serialises commits and metadata writes.
@@ -62,12 +63,18 @@
 struct fc_entry {
 	u64 oblock;		/* origin block (volume-relative, in blocks) */
 	u32 next;		/* hash chain / free / pending list link */
+	/*
+	 * Bios remapped to this block's flash.  Raised under pool->lock;
+	 * lowered under it too, except by a flash read that completes without
+	 * error (fc_end_io), which only decrements: anyone who waits for it
+	 * to reach zero parks with park_locked().
+	 */
+	atomic_t inflight;
 	u16 gen;		/* write generation */
 	u8 vol;			/* volume slot */
 	u8 flags;		/* FC_E_* */
 	u8 valid;		/* sub-block bitmap */
 	u8 dirty;		/* sub-block bitmap, subset of valid */
-	u16 inflight;		/* bios remapped to this block's flash */
 	u16 dirty_ts;		/* seconds (wrapping) when first dirtied */
 };
 

@@ -481,7 +481,7 @@ static void pool_dump(struct fc_pool *pool)
 
 		busy += !!(e->flags & FC_E_BUSY);
 		wb += !!(e->flags & FC_E_WB);
-		infl += !!e->inflight;
+		infl += !!atomic_read(&e->inflight);
 		pend += !!(e->flags & FC_E_PENDING);
 	}
 	for (i = 0; i < FC_STRIPES; i++)

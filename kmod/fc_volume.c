@@ -52,6 +52,24 @@ static void defer_locked(struct fc_pool *pool, struct bio *bio)
 	queue_work(pool->wq, &pool->worker);
 }
 
+/*
+ * Park @bio on busy_wait until entry @e (if any) is idle; @stripe: the
+ * origin-write stripe the bio also waits for (FC_NONE: none).  Read hits
+ * complete without pool->lock (fc_end_io): such a reader decrements the
+ * in-flight count and then looks at busy_wait, so look at the count again
+ * after queueing.  The full barriers here and in atomic_dec_and_test() mean
+ * that at least one side sees the other; kick only when nothing else keeps
+ * the bio waiting, or the worker would spin.
+ */
+static void park_locked(struct fc_pool *pool, struct bio *bio, struct fc_entry *e, u32 stripe)
+{
+	bio_list_add(&pool->busy_wait, bio);
+	smp_mb();	/* pairs with atomic_dec_and_test() in fc_end_io() */
+	if (e && !atomic_read(&e->inflight) && !(e->flags & (FC_E_BUSY | FC_E_WB)) &&
+	    (stripe == FC_NONE || (!pool->ow_inflight[stripe] && !pool->ow_big)))
+		fc_kick_locked(pool);
+}
+
 void fc_defer_bio(struct fc_pool *pool, struct bio *bio)
 {
 	unsigned long flags;
@@ -123,8 +141,8 @@ static int map_discard(struct fc_volume *v, struct bio *bio)
 		m = fc_subblock_mask(s0, s1 - s0, sub);
 		if (!((e->valid | e->dirty) & m))
 			continue;
-		if (e->inflight || (e->flags & (FC_E_BUSY | FC_E_WB))) {
-			bio_list_add(&pool->busy_wait, bio);
+		if (atomic_read(&e->inflight) || (e->flags & (FC_E_BUSY | FC_E_WB))) {
+			park_locked(pool, bio, e, FC_NONE);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
 		}
@@ -188,10 +206,11 @@ static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
 	unsigned long flags;
 	struct fc_entry *e;
 	u8 mask, partial, fill;
-	u32 stripe;
+	u32 stripe, wait_stripe = FC_NONE;
 	int r;
 
 again:
+	wait_stripe = FC_NONE;
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->last_io = jiffies;
 	e = fc_lookup(pool, v->slot, block);
@@ -303,8 +322,7 @@ again:
 	 */
 	if (v->mode == FC_MODE_WRITETHROUGH && pool->md_mode == FC_MD_RW &&
 	    !pool->no_new_dirty && !seq_bypass && !(fb->flags & FC_BF_NOFILL) &&
-	    block_cacheable(v, block) && !(e && (e->flags & FC_E_WB)) &&
-	    (!e || e->inflight < U16_MAX)) {
+	    block_cacheable(v, block) && !(e && (e->flags & FC_E_WB))) {
 		if (!e)
 			e = fc_alloc_entry(pool, v->slot, block);
 		else if (!worker)
@@ -317,7 +335,7 @@ again:
 			e->gen++;
 			fb->mask = (mask & ~partial) | (partial & e->valid);
 			fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
-			e->inflight++;
+			atomic_inc(&e->inflight);
 			fb->eidx = fc_eidx(pool, e);
 			fb->gen = e->gen;
 			fb->kind = FC_BK_WT;
@@ -341,7 +359,7 @@ write_around:
 			fb->flags |= FC_BF_FUA;
 		e->gen++;
 		fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
-		if (!e->valid && !e->inflight && !(e->flags & FC_E_WB))
+		if (!e->valid && !atomic_read(&e->inflight) && !(e->flags & FC_E_WB))
 			fc_entry_release(pool, e);
 	}
 	/* The same for a block already released but still committed dirty. */
@@ -359,9 +377,7 @@ to_flash:
 	fb->kind = FC_BK_FLASH_READ;
 	fb->mask = mask;
 to_flash_kind:
-	if (e->inflight == U16_MAX)
-		goto wait;
-	e->inflight++;
+	atomic_inc(&e->inflight);
 	e->flags |= FC_E_REF;
 	fb->eidx = fc_eidx(pool, e);
 	fb->gen = e->gen;
@@ -397,7 +413,7 @@ kill:
 	return FC_DONE_KILL;
 
 wait:
-	bio_list_add(&pool->busy_wait, bio);
+	park_locked(pool, bio, e, wait_stripe);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	return FC_DONE_SUBMITTED;
 
@@ -413,12 +429,15 @@ need_fill:
 	 * Eviction vs in-flight I/O: no fill while the entry has I/O in flight.
 	 */
 	if (origin_writes_in_flight(pool, stripe_of(v, block)) ||
-	    (e && (e->inflight || (e->flags & FC_E_WB)))) {
-		if (e && (e->dirty & mask))
-			goto wait;	/* dirty data involved: only the cache will do */
+	    (e && (atomic_read(&e->inflight) || (e->flags & FC_E_WB)))) {
+		if (e && (e->dirty & mask)) {
+			/* dirty data involved: only the cache will do */
+			wait_stripe = stripe_of(v, block);
+			goto wait;
+		}
 		if (write)
 			goto write_around;	/* never stall a write behind a fill */
-		if (e && !e->valid && !e->inflight && !(e->flags & FC_E_WB))
+		if (e && !e->valid && !atomic_read(&e->inflight) && !(e->flags & FC_E_WB))
 			fc_entry_release(pool, e);
 		goto to_origin;
 	}
@@ -442,7 +461,7 @@ need_fill:
 		atomic64_inc(&s->promotions);
 	} else {
 		fb->flags |= FC_BF_NOFILL;
-		if (!e->valid && !e->inflight)
+		if (!e->valid && !atomic_read(&e->inflight))
 			fc_entry_release(pool, e);
 	}
 	/* Bios that waited on the BUSY entry: the worker must run again. */
@@ -497,7 +516,7 @@ static void wt_flash_done(struct bio *clone)
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	e->inflight--;
+	atomic_dec(&e->inflight);
 	if (clone->bi_status) {
 		atomic64_inc(&pool->flash_write_errors);
 		DMERR_LIMIT("writethrough: flash write failed; the data is on the origin");
@@ -646,13 +665,23 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	if (fb->flags & FC_BF_COMMITTED)
 		return DM_ENDIO_DONE;	/* second pass of a FUA write */
 
+	if (fb->kind == FC_BK_FLASH_READ && !*error) {
+		/*
+		 * A read hit: the hot path, no pool->lock.  Who waits for the
+		 * entry to go idle parked first (park_locked()).
+		 */
+		e = &pool->e[fb->eidx];
+		if (atomic_dec_and_test(&e->inflight) &&
+		    READ_ONCE(pool->busy_wait.head))
+			fc_kick_waiters(pool);
+		return DM_ENDIO_DONE;
+	}
+
 	spin_lock_irqsave(&pool->lock, flags);
 	switch (fb->kind) {
 	case FC_BK_FLASH_READ:
 		e = &pool->e[fb->eidx];
-		kick = !--e->inflight;
-		if (!*error)
-			break;
+		kick = atomic_dec_and_test(&e->inflight);
 		atomic64_inc(&pool->flash_read_errors);
 		if (e->dirty & fb->mask) {
 			/* Flash read error on dirty data: the only copy. */
@@ -668,7 +697,7 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		break;
 	case FC_BK_FLASH_WRITE:
 		e = &pool->e[fb->eidx];
-		kick = !--e->inflight;
+		kick = atomic_dec_and_test(&e->inflight);
 		/* Writeback vs a new write: bump the generation at completion. */
 		e->gen++;
 		if (!*error) {
@@ -713,7 +742,7 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	case FC_BK_WT:
 		if (*error) {
 			e = &pool->e[fb->eidx];
-			kick = !--e->inflight;
+			kick = atomic_dec_and_test(&e->inflight);
 			atomic64_inc(&s->errors);
 			break;
 		}

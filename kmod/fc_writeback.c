@@ -85,9 +85,16 @@ static bool aged(struct fc_pool *pool, struct fc_entry *e, u32 max_age)
 /*
  * Collect up to @max idle dirty entries (of slot @only, or all when < 0).
  * @only_aged: take only entries older than max_dirty_age.
+ * @cold_first: the cursor is a second-chance hand for dirty blocks: a dirty
+ * block referenced since the hand last passed (FC_E_REF, set by every hit)
+ * loses the bit and is skipped this time.  Hot blocks of an OLTP load are
+ * rewritten again and again; copying them spends origin bandwidth on data
+ * that is dirty again a moment later, while cold dirty blocks pin flash
+ * that reads could use.  (The eviction hand clears REF on clean blocks
+ * only, so the two hands never fight over a block.)
  */
 static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigned int max,
-			    int only, bool only_aged)
+			    int only, bool only_aged, bool cold_first)
 {
 	u32 max_age = pool->opts.val[FC_OPT_MAX_DIRTY_AGE];
 	u64 nr = pool->g.nr_blocks;
@@ -100,12 +107,17 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 
 		if (++pool->wb_cursor >= nr)
 			pool->wb_cursor = 0;
-		if (!e->dirty || e->inflight || (e->flags & (FC_E_BUSY | FC_E_WB)))
+		if (!e->dirty || atomic_read(&e->inflight) || (e->flags & (FC_E_BUSY | FC_E_WB)))
 			continue;
 		if ((only >= 0 && e->vol != only) || !s->wb_allowed || !s->active)
 			continue;
 		if (only_aged && !aged(pool, e, max_age))
 			continue;
+		/* Data past max_dirty_age goes now, hot or not. */
+		if (cold_first && (e->flags & FC_E_REF) && !aged(pool, e, max_age)) {
+			e->flags &= ~FC_E_REF;
+			continue;
+		}
 		e->flags |= FC_E_WB;
 		atomic_inc(&s->wb_inflight);
 		items[n].oblock = e->oblock;
@@ -236,7 +248,7 @@ void fc_wb_work(struct work_struct *ws)
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
 		/* Below low and not idle: only data older than max_dirty_age. */
 		n = collect(pool, items, FC_WB_MAX_BATCH, -1,
-			    !in.idle && in.dirty * 100 < in.total * in.low);
+			    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle);
 		if (!n) {
 			if (st != FC_WB_THROTTLED)
 				pool->wb_state = FC_WB_IDLE;
@@ -290,7 +302,7 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 		spin_unlock_irq(&pool->lock);
 		if (!left)
 			break;
-		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false);
+		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false, false);
 		if (!n) {
 			/* Entries with I/O in flight: try again shortly. */
 			if (++idle > 500) {

@@ -1,0 +1,5 @@
+#!/bin/sh
+# dm-fcache writeback policy and read-hit races: tests/guest/fc_writeback.sh.
+. "$(dirname "$0")/../vm/suite-lib.sh"
+need_module fcache-writeback || exit 0
+guest_run fcache-writeback --timeout 300 tests/guest/fc_writeback.sh
