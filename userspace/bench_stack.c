@@ -4,11 +4,12 @@
  * fc_dm (libdevmapper), all over the same origin and flash devices:
  *
  *   baseline          the origin itself
- *   fcache-writeback  fcache-pool on the flash (32 KiB blocks), an fcache
+ *   fcache-writeback  fcache-pool on the flash (32 KiB blocks: fcachectl's
+ *                     default; --cache-block sets it), an fcache
  *                     volume in writeback mode over the origin
  *   dm-cache          cache target, smq policy, writeback; metadata on a
  *                     dm-linear slice at the start of the flash, cache blocks
- *                     on a second slice (32 KiB blocks)
+ *                     on a second slice (32 KiB blocks, dm-cache's smallest)
  *   dm-writecache     writecache target in ssd mode, 4 KiB blocks
  *
  * The dm-cache metadata slice is 1/16 of the flash (4..64 MiB).
@@ -29,7 +30,8 @@
 #include "bench_stack.h"
 #include "fc_dm.h"
 
-#define BLOCK_SECTORS	64		/* 32 KiB cache blocks */
+#define DMCACHE_SECTORS	64		/* dm-cache: 32 KiB, its smallest block */
+
 
 static const char *const names[] = {
 	"fcbench-vol", "fcbench-pool", "fcbench-cache", "fcbench-wc",
@@ -139,7 +141,7 @@ void bench_stack_cleanup(void)
 }
 
 int bench_stack_up(const char *config, const char *origin, const char *flash,
-		   char *top, size_t len)
+		   unsigned int block_sectors, char *top, size_t len)
 {
 	uint64_t osz, fsz, os, fs, meta;
 	char p[512], a[64], b[64], c[64];
@@ -159,7 +161,7 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 		if (need_target("fcache-pool", "dm-fcache") < 0 ||
 		    zero_start(flash, 1 << 20) < 0)
 			return -1;
-		snprintf(p, sizeof(p), "%s %d", flash, BLOCK_SECTORS);
+		snprintf(p, sizeof(p), "%s %u", flash, block_sectors);
 		if (mk("fcbench-pool", fs, "fcache-pool", p, c, sizeof(c)) < 0 ||
 		    devno("fcbench-pool", a, sizeof(a)) < 0)
 			goto fail;
@@ -183,13 +185,13 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 		if (mk("fcbench-meta", meta, "linear", p, a, sizeof(a)) < 0)
 			goto fail;
 		snprintf(p, sizeof(p), "%s %llu", flash, (unsigned long long)meta);
-		if (mk("fcbench-cdata", (fs - meta) / BLOCK_SECTORS * BLOCK_SECTORS,
+		if (mk("fcbench-cdata", (fs - meta) / DMCACHE_SECTORS * DMCACHE_SECTORS,
 		       "linear", p, b, sizeof(b)) < 0)
 			goto fail;
 		if (zero_start(a, 1 << 20) < 0)
 			goto fail;
 		snprintf(p, sizeof(p), "%s %s %s %d 1 writeback smq 0", a, b, origin,
-			 BLOCK_SECTORS);
+			 DMCACHE_SECTORS);
 		if (mk("fcbench-cache", os, "cache", p, top, len) < 0)
 			goto fail;
 		return 0;

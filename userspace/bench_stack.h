@@ -5,9 +5,12 @@
 
 #include <stddef.h>
 
-/* Build @config over @origin/@flash; the device to benchmark goes to @top. */
+/*
+ * Build @config over @origin/@flash (fcache with blocks of @block_sectors);
+ * the device to benchmark goes to @top.
+ */
 int bench_stack_up(const char *config, const char *origin, const char *flash,
-		   char *top, size_t len);
+		   unsigned int block_sectors, char *top, size_t len);
 /* Remove every fcbench-* device. */
 void bench_stack_cleanup(void);
 /* Status of the stack's top device ("" for the baseline). */
