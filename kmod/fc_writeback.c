@@ -258,6 +258,13 @@ void fc_wb_work(struct work_struct *ws)
 			break;
 		if (fc_request_commit(pool))
 			break;
+		/*
+		 * A small batch (cold data trickling in, the rest hot): wait for
+		 * the next tick rather than pay an origin flush and a commit for
+		 * every few blocks.
+		 */
+		if (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED)
+			break;
 		spin_lock_irq(&pool->lock);
 		in.dirty = pool->nr_dirty;
 		spin_unlock_irq(&pool->lock);
