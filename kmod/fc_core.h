@@ -231,6 +231,8 @@ static inline struct fc_bio *fc_bio(struct bio *bio)
 /* fc_main.c */
 extern struct mutex fc_registry_lock;
 extern struct list_head fc_pools;
+void *fc_ctr_alloc(struct dm_target *ti, unsigned int argc, unsigned int min_args,
+		   size_t size, char *usage, char *nomem);
 
 /* fc_meta.c */
 int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
@@ -277,6 +279,7 @@ void fc_pool_put(struct fc_pool *pool);
 void fc_commit_work(struct work_struct *ws);
 int fc_request_commit(struct fc_pool *pool);
 int fc_flush_volumes(struct fc_pool *pool, int slot);
+void fc_vslot_clear_stats(struct fc_vslot *s);
 
 /* fc_writeback.c */
 void fc_wb_work(struct work_struct *ws);

@@ -230,12 +230,58 @@ int fc_parse_volume_id(const char *s, __u32 *id, const char **why)
 	return 0;
 }
 
-static int no_args(unsigned int argc, const char **why)
+/* Messages that take no arguments, per target; a NULL name ends a list. */
+struct fc_bare_msg {
+	const char *name;
+	enum fc_msg_kind kind;
+};
+
+static const struct fc_bare_msg pool_bare_msgs[] = {
+	{ "flush", FC_MSG_FLUSH },
+	{ "clear_stats", FC_MSG_CLEAR_STATS },
+	{ "dump", FC_MSG_DUMP },
+	{ NULL },
+};
+
+static const struct fc_bare_msg vol_bare_msgs[] = {
+	{ "flush", FC_MSG_FLUSH },
+	{ "clear_stats", FC_MSG_CLEAR_STATS },
+	{ "invalidate", FC_MSG_INVALIDATE },
+	{ NULL },
+};
+
+/*
+ * The start of both message parsers: clear @m, refuse an empty message and
+ * parse the messages of @bare.  Returns -EINVAL for an empty message, 0 or
+ * -EINVAL for one of @bare, 1 for any other (the caller parses the rest).
+ */
+static int parse_bare_msg(unsigned int argc, char **argv, const struct fc_bare_msg *bare,
+			  struct fc_msg *m, const char **why)
 {
-	if (argc != 1) {
-		*why = "this message takes no arguments";
+	memset(m, 0, sizeof(*m));
+	if (!argc) {
+		*why = "empty message";
 		return -EINVAL;
 	}
+	for (; bare->name; bare++) {
+		if (strcmp(argv[0], bare->name))
+			continue;
+		m->kind = bare->kind;
+		if (argc != 1) {
+			*why = "this message takes no arguments";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+/* A "<key> <value>" message, its value checked by the caller. */
+static int set_msg(char **argv, struct fc_msg *m)
+{
+	m->kind = FC_MSG_SET;
+	m->key = argv[0];
+	m->val = argv[1];
 	return 0;
 }
 
@@ -243,24 +289,11 @@ int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		      const char **why)
 {
 	unsigned int i;
+	int r;
 
-	memset(m, 0, sizeof(*m));
-	if (!argc) {
-		*why = "empty message";
-		return -EINVAL;
-	}
-	if (!strcmp(argv[0], "flush")) {
-		m->kind = FC_MSG_FLUSH;
-		return no_args(argc, why);
-	}
-	if (!strcmp(argv[0], "clear_stats")) {
-		m->kind = FC_MSG_CLEAR_STATS;
-		return no_args(argc, why);
-	}
-	if (!strcmp(argv[0], "dump")) {
-		m->kind = FC_MSG_DUMP;
-		return no_args(argc, why);
-	}
+	r = parse_bare_msg(argc, argv, pool_bare_msgs, m, why);
+	if (r <= 0)
+		return r;
 	if (!strcmp(argv[0], "forget")) {
 		m->kind = FC_MSG_FORGET;
 		if (argc != 2) {
@@ -276,10 +309,7 @@ int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
 			*why = "usage: <tunable> <value>";
 			return -EINVAL;
 		}
-		m->kind = FC_MSG_SET;
-		m->key = argv[0];
-		m->val = argv[1];
-		return 0;
+		return set_msg(argv, m);
 	}
 	*why = "unknown pool message (flush, clear_stats, forget, or a tunable)";
 	return -EINVAL;
@@ -289,33 +319,17 @@ int fc_parse_vol_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		     const char **why)
 {
 	__u32 v;
+	int r;
 
-	memset(m, 0, sizeof(*m));
-	if (!argc) {
-		*why = "empty message";
-		return -EINVAL;
-	}
-	if (!strcmp(argv[0], "flush")) {
-		m->kind = FC_MSG_FLUSH;
-		return no_args(argc, why);
-	}
-	if (!strcmp(argv[0], "clear_stats")) {
-		m->kind = FC_MSG_CLEAR_STATS;
-		return no_args(argc, why);
-	}
-	if (!strcmp(argv[0], "invalidate")) {
-		m->kind = FC_MSG_INVALIDATE;
-		return no_args(argc, why);
-	}
+	r = parse_bare_msg(argc, argv, vol_bare_msgs, m, why);
+	if (r <= 0)
+		return r;
 	if (!strcmp(argv[0], "sequential_cutoff")) {
 		if (argc != 2 || fc_parse_u32(argv[1], &v) || v > 4194304) {
 			*why = "usage: sequential_cutoff <KiB 0..4194304>";
 			return -EINVAL;
 		}
-		m->kind = FC_MSG_SET;
-		m->key = argv[0];
-		m->val = argv[1];
-		return 0;
+		return set_msg(argv, m);
 	}
 	*why = "unknown volume message (flush, clear_stats, invalidate, sequential_cutoff)";
 	return -EINVAL;

@@ -273,16 +273,11 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	const char *why;
 	int r;
 
-	if (argc < 2) {
-		ti->error = "fcache-pool: usage: <flash_dev> <block_size> [<#opt_args> <opt_arg>...]";
-		return -EINVAL;
-	}
-	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
-	if (!pc) {
-		ti->error = "fcache-pool: out of memory";
-		return -ENOMEM;
-	}
-	ti->private = pc;
+	pc = fc_ctr_alloc(ti, argc, 2, sizeof(*pc),
+			  "fcache-pool: usage: <flash_dev> <block_size> [<#opt_args> <opt_arg>...]",
+			  "fcache-pool: out of memory");
+	if (IS_ERR(pc))
+		return PTR_ERR(pc);
 	pc->ti = ti;
 	fc_pool_opts_default(&pc->opts);
 	if (fc_parse_u32(argv[1], &pc->block_sectors) ||
@@ -500,6 +495,19 @@ static void pool_dump(struct fc_pool *pool)
 	spin_unlock_irq(&pool->lock);
 }
 
+/* The clear_stats message: zero a volume slot's I/O counters. */
+void fc_vslot_clear_stats(struct fc_vslot *s)
+{
+	atomic64_set(&s->reads, 0);
+	atomic64_set(&s->read_hits, 0);
+	atomic64_set(&s->writes, 0);
+	atomic64_set(&s->write_hits, 0);
+	atomic64_set(&s->bypassed, 0);
+	atomic64_set(&s->errors, 0);
+	atomic64_set(&s->promotions, 0);
+	atomic64_set(&s->writebacks, 0);
+}
+
 static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
 {
@@ -518,18 +526,8 @@ static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 	case FC_MSG_FLUSH:
 		return fc_flush_volumes(pool, -1);
 	case FC_MSG_CLEAR_STATS:
-		for (i = 0; i < FC_MAX_VOLUMES; i++) {
-			struct fc_vslot *s = &pool->vol[i];
-
-			atomic64_set(&s->reads, 0);
-			atomic64_set(&s->read_hits, 0);
-			atomic64_set(&s->writes, 0);
-			atomic64_set(&s->write_hits, 0);
-			atomic64_set(&s->bypassed, 0);
-			atomic64_set(&s->errors, 0);
-			atomic64_set(&s->promotions, 0);
-			atomic64_set(&s->writebacks, 0);
-		}
+		for (i = 0; i < FC_MAX_VOLUMES; i++)
+			fc_vslot_clear_stats(&pool->vol[i]);
 		return 0;
 	case FC_MSG_SET:
 		o = pc->opts;

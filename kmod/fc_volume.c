@@ -864,16 +864,11 @@ static int fc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	const char *why;
 	int r;
 
-	if (argc < 4) {
-		ti->error = "fcache: usage: <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...]";
-		return -EINVAL;
-	}
-	v = kzalloc(sizeof(*v), GFP_KERNEL);
-	if (!v) {
-		ti->error = "fcache: out of memory";
-		return -ENOMEM;
-	}
-	ti->private = v;
+	v = fc_ctr_alloc(ti, argc, 4, sizeof(*v),
+			 "fcache: usage: <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...]",
+			 "fcache: out of memory");
+	if (IS_ERR(v))
+		return PTR_ERR(v);
 	v->ti = ti;
 	fc_vol_opts_default(&v->opts);
 	fc_seq_init(&v->seq);
@@ -1053,14 +1048,7 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 		return fc_flush_volumes(pool, v->slot);
 	case FC_MSG_CLEAR_STATS:
-		atomic64_set(&s->reads, 0);
-		atomic64_set(&s->read_hits, 0);
-		atomic64_set(&s->writes, 0);
-		atomic64_set(&s->write_hits, 0);
-		atomic64_set(&s->bypassed, 0);
-		atomic64_set(&s->errors, 0);
-		atomic64_set(&s->promotions, 0);
-		atomic64_set(&s->writebacks, 0);
+		fc_vslot_clear_stats(s);
 		return 0;
 	case FC_MSG_SET:
 		if (fc_vol_opt_set(&v->opts, m.key, m.val, &why)) {

@@ -442,30 +442,25 @@ static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 		mt + ph / 2, rt ? "avg response time (ms)" : "transactions/s");
 	for (c = 0; c < nr; c++) {
 		const char *col = colors[c % 6];
+		double py[BENCH_MAX_STEPS];
+		int px[BENCH_MAX_STEPS], np = 0;
 
+		/* the configuration's points, at the baseline's numbers of users */
+		for (i = 0; i < n; i++) {
+			const struct bench_step *s = find_step(&r[c], base->step[i].users);
+
+			if (!s)
+				continue;
+			px[np] = ml + (n > 1 ? pw * i / (n - 1) : pw / 2);
+			py[np++] = mt + ph - ph * (rt ? s->avg_ms : s->tps) / ymax;
+		}
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-		for (i = 0; i < n; i++) {
-			const struct bench_step *s = find_step(&r[c], base->step[i].users);
-			double v;
-
-			if (!s)
-				continue;
-			v = rt ? s->avg_ms : s->tps;
-			fprintf(f, "%d,%.1f ", ml + (n > 1 ? pw * i / (n - 1) : pw / 2),
-				mt + ph - ph * v / ymax);
-		}
+		for (i = 0; i < np; i++)
+			fprintf(f, "%d,%.1f ", px[i], py[i]);
 		fprintf(f, "\"/>\n");
-		for (i = 0; i < n; i++) {
-			const struct bench_step *s = find_step(&r[c], base->step[i].users);
-			double v;
-
-			if (!s)
-				continue;
-			v = rt ? s->avg_ms : s->tps;
+		for (i = 0; i < np; i++)
 			fprintf(f, "<circle cx=\"%d\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-				ml + (n > 1 ? pw * i / (n - 1) : pw / 2),
-				mt + ph - ph * v / ymax, col);
-		}
+				px[i], py[i], col);
 	}
 	fprintf(f, "</g>\n");
 }

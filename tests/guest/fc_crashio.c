@@ -9,9 +9,11 @@
  *
  *   fc_crashio init  STATE NBLOCKS
  *   fc_crashio write DEV NBLOCKS SEED K LOG
- *       pwrite runs of 1..4 blocks at PRNG(SEED) positions, O_DIRECT; after
- *       every K writes fdatasync() (a REQ_PREFLUSH), then append "F <n>" to
- *       LOG with O_SYNC: <n> writes are durable.  Runs until killed.
+ *       pwrite runs of 1..4 blocks at PRNG(SEED) positions, O_DIRECT; every
+ *       K writes end a batch made durable by fdatasync() (a REQ_PREFLUSH) or,
+ *       every other batch, by writing its last run with RWF_DSYNC (REQ_FUA);
+ *       then append "F <n>" to LOG with O_SYNC: <n> writes are durable.
+ *       Runs until killed.
  *   fc_crashio check DEV NBLOCKS STATE SEED K LOG
  *       W = last logged count.  Each block must hold exactly: its generation
  *       as of write W (if written in this epoch by then), or any later one
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define BLK 4096
@@ -186,7 +189,9 @@ static int cmd_write(const char *dev, uint64_t n, uint32_t seed, unsigned int k,
 	int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_SYNC, 0644);
 	uint64_t writes = 0, b, batches = 0;
 	unsigned int len, i, j;
+	struct iovec iov;
 	struct seq q;
+	int fua;
 	char line[64];
 
 	if (lfd < 0 || !gen) {
@@ -197,17 +202,21 @@ static int cmd_write(const char *dev, uint64_t n, uint32_t seed, unsigned int k,
 	printf("# crashio write %s seed %u k %u\n", dev, seed, k);
 	fflush(stdout);
 	for (;;) {
+		fua = batches & 1;
 		for (j = 0; j < k; j++) {
 			seq_next(&q, &b, &len);
 			for (i = 0; i < len; i++)
 				fill(buf + (size_t)i * BLK, b + i, seed, ++gen[b + i]);
-			if (pwrite(fd, buf, (size_t)len * BLK, (off_t)(b * BLK)) != (ssize_t)len * BLK) {
+			iov.iov_base = buf;
+			iov.iov_len = (size_t)len * BLK;
+			if (pwritev2(fd, &iov, 1, (off_t)(b * BLK),
+				     fua && j == k - 1 ? RWF_DSYNC : 0) != (ssize_t)len * BLK) {
 				fprintf(stderr, "crashio: write block %" PRIu64 ": %s\n", b, strerror(errno));
 				return 2;
 			}
 			writes++;
 		}
-		if (fdatasync(fd)) {
+		if (!fua && fdatasync(fd)) {
 			fprintf(stderr, "crashio: fdatasync: %s\n", strerror(errno));
 			return 2;
 		}

@@ -102,6 +102,8 @@ check vol-a-remove-dirty dm_remove va
 small=$(mk_fast_disk 32)
 check_fails size-mismatch-dirty-refused tcreate va "0 $(dev_sectors "$small") fcache $P $small 1 writeback"
 check vol-a-recreate fc_vol va fpool $OA 1 writeback sequential_cutoff 0
+check_fails vol-a-active-other-size-refused tcreate b "0 $(dev_sectors "$small") fcache $P $small 1 writeback"
+check_fails vol-a-active-twice-refused tcreate b "0 $osz fcache $P $OA 1 writeback"
 field_is vol-a-still-dirty /dev/mapper/va $V_DIRTY -gt 0
 check vol-a-data sh -c "dd if=/dev/mapper/va bs=64k count=16 iflag=direct 2>/dev/null | cmp - /tmp/pa"
 
@@ -172,9 +174,11 @@ mdm=$(status_field fpool $P_MDMODE)
 case "$mdm" in ro|fail) pass metadata-error-mode-ro-or-fail ;; *) fail metadata-error-mode-ro-or-fail "metadata_mode $mdm" ;; esac
 field_is metadata-error-needs-check $P $P_NEEDS_CHECK -eq 1
 field_is metadata-errors-counted $P $P_MD_ERR -gt 0
-check flash-restore-2 dm_swap fflash "0 $fsz linear $fdisk 0"
+# teardown with a dead flash: no oops, no hang
+check flash-dead-at-teardown dm_swap fflash "0 $fsz error"
 check vol-d-remove dm_remove vd
 check pool-remove dm_remove fpool
+check flash-restore-2 dm_swap fflash "0 $fsz linear $fdisk 0"
 check origin-d-flushed-data-exact sh -c "dd if=$diskD bs=64k count=64 iflag=direct 2>/dev/null | cmp - /tmp/pd"
 if [ $rok = 1 ]; then
 	check origin-d-ro-pool-write-not-lost sh -c "dd if=$diskD bs=4k skip=4000 count=1 iflag=direct 2>/dev/null | cmp - /tmp/pq4"
@@ -186,6 +190,7 @@ fi
 if fc_pool fpool "$F" 64; then
 	pass pool-reload-after-errors
 	info "pool after reload: $(dmsetup status fpool)"
+	field_is pool-reload-rw $P $P_MDMODE = rw
 	check vol-d-reload fc_vol vd fpool /dev/mapper/orD 4 writeback
 	check vol-d-reload-data sh -c "dd if=/dev/mapper/vd bs=64k count=64 iflag=direct 2>/dev/null | cmp - /tmp/pd"
 	dm_remove vd

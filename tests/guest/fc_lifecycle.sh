@@ -67,6 +67,7 @@ field_is pool-used-after-io /dev/mapper/fcpool $P_USED -gt 0
 field_is wt-cached /dev/mapper/v2 $V_CACHED -gt 0
 field_is wt-never-dirty /dev/mapper/v2 $V_DIRTY -eq 0
 field_is pt-nothing-cached /dev/mapper/v4 $V_CACHED -eq 0
+check wt-origin-exact sh -c "dd if=$o2 bs=64k count=16 iflag=direct 2>/dev/null | cmp - /tmp/p2"
 
 # --- messages ---
 check msg-pool-flush dmsetup message fcpool 0 flush
@@ -90,6 +91,7 @@ check_fails msg-pool-low-above-high dmsetup message fcpool 0 writeback_low 90
 check_fails msg-pool-unknown dmsetup message fcpool 0 frobnicate
 check_fails msg-vol-unknown dmsetup message v1 0 frobnicate
 check_fails msg-vol-flush-extra-arg dmsetup message v1 0 flush now
+check_fails msg-forget-active dmsetup message fcpool 0 forget 1
 
 # --- dirty data, suspend/resume, reload with a mode change ---
 pattern_file /tmp/q1 512 "lcq1" || die "pattern"
@@ -102,10 +104,12 @@ check pool-suspend dmsetup suspend fcpool
 check pool-resume dmsetup resume fcpool
 dd if=/tmp/q1 of=/dev/mapper/v1 bs=32k oflag=direct 2>/dev/null
 osz=$(dev_sectors "$o1")
+info "before the mode change: $(dmsetup status v1)"
 check reload-to-writethrough dm_reload v1 "0 $osz fcache $(majmin /dev/mapper/fcpool) $(majmin "$o1") 1 writethrough"
 check reload-suspend dmsetup suspend v1
 check reload-resume dmsetup resume v1
 field_is reload-mode-changed /dev/mapper/v1 $V_MODE = writethrough
+field_is reload-wrote-back-first /dev/mapper/v1 $V_DIRTY -eq 0
 check reload-table-roundtrip test "$(dmsetup table v1)" = "0 $osz fcache $(majmin /dev/mapper/fcpool) $(majmin "$o1") 1 writethrough"
 check reload-data-intact sh -c "dd if=/dev/mapper/v1 bs=32k count=16 iflag=direct 2>/dev/null | cmp - /tmp/q1"
 check reload-flush dmsetup message v1 0 flush
@@ -115,6 +119,12 @@ check reload-to-passthrough dm_reload v1 "0 $osz fcache $(majmin /dev/mapper/fcp
 dmsetup suspend v1 && dmsetup resume v1
 field_is reload-mode-passthrough /dev/mapper/v1 $V_MODE = passthrough
 check passthrough-data-intact sh -c "dd if=/dev/mapper/v1 bs=32k count=16 iflag=direct 2>/dev/null | cmp - /tmp/q1"
+# back to writeback after passthrough, under random verified I/O
+check reload-to-writeback dm_reload v1 "0 $osz fcache $(majmin /dev/mapper/fcpool) $(majmin "$o1") 1 writeback"
+dmsetup suspend v1 && dmsetup resume v1
+field_is reload-mode-writeback /dev/mapper/v1 $V_MODE = writeback
+check writeback-after-passthrough-fio fio_verify /dev/mapper/v1 --rw=randrw --bsrange=512-64k --size=8M
+check writeback-after-passthrough-flush dmsetup message v1 0 flush
 
 # --- rmmod refused while in use; remove everything; rmmod ---
 check_fails rmmod-busy rmmod dm_fcache
@@ -153,6 +163,7 @@ while [ $j -le $n ]; do
 	j=$((j + 1))
 done
 check many-volumes-data test $bad -eq 0
+check many-discard blkdiscard /dev/mapper/m1
 check many-flush dmsetup message fcpool 0 flush
 field_is many-clean /dev/mapper/fcpool $P_DIRTY -eq 0
 j=1

@@ -53,11 +53,13 @@ check dirty-remove-volume2 dm_remove pw2
 kill $keeper; wait $keeper 2>/dev/null
 check dirty-remove-keeper dm_remove pk
 check dirty-remove-pw1 dm_remove pw1
+pdirty=$(status_field pp $P_DIRTY)
 check dirty-remove-pool dm_remove pp
 check dirty-rmmod unload_fcache
 check dirty-insmod load_fcache
 check dirty-pool-reload fc_pool pp "$flash" 64 $POOLOPTS
 field_is dirty-pool-reload-dirty /dev/mapper/pp $P_DIRTY -gt 0
+field_is dirty-pool-reload-dirty-exact /dev/mapper/pp $P_DIRTY -eq "$pdirty"
 check dirty-keeper-reload fc_vol pk pp "$ok" 9 passthrough
 start_keeper /dev/mapper/pk
 check dirty-vol-reload fc_vol pw2 pp "$o2" 2 writeback sequential_cutoff 0

@@ -1,10 +1,11 @@
 #!/bin/sh
 # dm-fcache power cuts: flash and origin on persistent virtio images; a
-# verifying writer (tests/guest/fc_crashio.c) fdatasyncs every 16 writes and
-# logs each completed flush to the sync /results share; qemu is SIGKILLed
-# at three points; each next boot recovers the pool and checks that every
-# block holds the data of the last durable flush (or a newer write issued
-# after it); the last boot flushes and checks the origin alone.
+# verifying writer (tests/guest/fc_crashio.c) makes every batch of 16 writes
+# durable (fdatasync, or an RWF_DSYNC/FUA last write) and logs each durable
+# batch to the sync /results share; qemu is SIGKILLed at three points; each
+# next boot recovers the pool and checks that every block holds the data of
+# the last durable flush (or a newer write issued after it); the last boot
+# flushes and checks the origin alone.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-crash || exit 0
 cio=$SUITE_TOP/build/vm/fc_crashio

@@ -97,6 +97,38 @@ static void test_messages(void)
 	CHECK("empty refused", fc_parse_vol_msg(0, NULL, &m, &why) == -EINVAL);
 	CHECK("pool dump", fc_parse_pool_msg(1, dump, &m, &why) == 0 && m.kind == FC_MSG_DUMP);
 	CHECK("vol dump refused", fc_parse_vol_msg(1, dump, &m, &why) == -EINVAL);
+	CHECK("pool empty refused", fc_parse_pool_msg(0, NULL, &m, &why) == -EINVAL);
+}
+
+/* Messages without arguments: accepted alone, refused with an argument. */
+static void test_bare_messages(void)
+{
+	static const struct {
+		int pool;
+		char *name;
+		enum fc_msg_kind kind;
+	} t[] = {
+		{ 1, "flush", FC_MSG_FLUSH }, { 1, "clear_stats", FC_MSG_CLEAR_STATS },
+		{ 1, "dump", FC_MSG_DUMP }, { 0, "flush", FC_MSG_FLUSH },
+		{ 0, "clear_stats", FC_MSG_CLEAR_STATS }, { 0, "invalidate", FC_MSG_INVALIDATE },
+		{ 0 },
+	};
+	int (*parse)(unsigned int argc, char **argv, struct fc_msg *m, const char **why);
+	char name[64], *argv[2];
+	struct fc_msg m;
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; t[i].name; i++) {
+		parse = t[i].pool ? fc_parse_pool_msg : fc_parse_vol_msg;
+		argv[0] = t[i].name;
+		argv[1] = "x";
+		snprintf(name, sizeof(name), "%s %s", t[i].pool ? "pool" : "vol", t[i].name);
+		CHECK(name, parse(1, argv, &m, &why) == 0 && m.kind == t[i].kind);
+		snprintf(name, sizeof(name), "%s %s args refused", t[i].pool ? "pool" : "vol",
+			 t[i].name);
+		CHECK(name, parse(2, argv, &m, &why) == -EINVAL);
+	}
 }
 
 int main(void)
@@ -106,5 +138,6 @@ int main(void)
 	test_pool_opts();
 	test_vol_opts();
 	test_messages();
+	test_bare_messages();
 	return unit_failed;
 }
