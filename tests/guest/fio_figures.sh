@@ -10,7 +10,8 @@
 #      spindles, flash at 25% of the origin: uncached vs fcache, dm-cache
 #      (smq, writeback) and dm-writecache.
 . "$FC_TOP/tests/guest/lib.sh"
-T=${FIG_TIME:-20}
+# fio_figures.sh [SECONDS_PER_STEP [ROUNDS]] (defaults 20 and 5)
+T=${1:-20}
 out=/results/figures.txt
 : >"$out"
 say() { echo "$*" | tee -a "$out"; }
@@ -32,25 +33,47 @@ set -- $(mk_brd_flash 256 2) || die "brd"
 flashA=$1 flashB=$2
 
 # ---- A: flash-bound figures ------------------------------------------------
+# Rounds alternate baseline and fcache and the ratio is that of the medians:
+# one pair of runs under TCG moves by +-15% from run to run.  The read
+# baseline is dm-linear over the pool's own flash device (reads only, which
+# leave the pool intact); the write baseline is dm-linear over the second brd
+# device, the same size and kind (writes there would overwrite the pool).
+R=${2:-5}
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 fast=$(mk_fast_disk 160) || die "fast disk"
-dm_create figlin "0 $(dev_sectors "$flashA") linear $flashA 0" || die "linear"
-lin_r=$(fio_iops /dev/mapper/figlin randread --size=128m)
-lin_w=$(fio_iops /dev/mapper/figlin randwrite --size=128m)
-dmsetup remove figlin
 dd if=/dev/zero of="$flashA" bs=4k count=2 oflag=direct 2>/dev/null
 fc_pool figpool "$flashA" 64 || die "pool"
 fc_vol figvol figpool "$fast" 1 writeback sequential_cutoff 0 || die "volume"
+dm_create figlin "0 $(dev_sectors "$flashA") linear $flashA 0" || die "linear"
+dm_create figlinw "0 $(dev_sectors "$flashB") linear $flashB 0" || die "linear w"
 # two passes: the admission policy promotes on the second touch
 for p in 1 2; do dd if=/dev/mapper/figvol of=/dev/null bs=16k count=8192 iflag=direct 2>/dev/null; done
-fc_r=$(fio_iops /dev/mapper/figvol randread --size=128m)
+# rounds BASE_DEV RW: R alternating runs; sets rb (baseline) and rf (fcache)
+rounds() {
+	rb="" rf="" _i=0
+	while [ $_i -lt "$R" ]; do
+		rb="$rb $(fio_iops "$1" "$2" --size=128m)"
+		rf="$rf $(fio_iops /dev/mapper/figvol "$2" --size=128m)"
+		_i=$((_i + 1))
+	done
+}
+rounds /dev/mapper/figlin randread
+lr=$rb fr=$rf
 st_r=$(dmsetup status figvol)
-fc_w=$(fio_iops /dev/mapper/figvol randwrite --size=128m)
+rounds /dev/mapper/figlinw randwrite
+lw=$rb fw=$rf
 st_w=$(dmsetup status figvol)
 dmsetup status figpool >>"$out"
-say "A1 16k randread, fully cached: fcache $fc_r IOPS, dm-linear(flash) $lin_r IOPS: $(ratio "$fc_r" "$lin_r")x"
+lin_r=$(echo "$lr" | median) fc_r=$(echo "$fr" | median)
+lin_w=$(echo "$lw" | median) fc_w=$(echo "$fw" | median)
+say "A1 16k randread, fully cached: fcache $fc_r IOPS, dm-linear(flash) $lin_r IOPS: $(ratio "$fc_r" "$lin_r")x (medians of $R alternating rounds)"
+say "   rounds: dm-linear$lr; fcache$fr"
 say "   volume status after: $st_r"
-say "A2 16k randwrite, writeback below high watermark: fcache $fc_w IOPS, dm-linear(flash) $lin_w IOPS: $(ratio "$fc_w" "$lin_w")x"
+say "A2 16k randwrite, writeback below high watermark: fcache $fc_w IOPS, dm-linear(flash) $lin_w IOPS: $(ratio "$fc_w" "$lin_w")x (medians of $R alternating rounds)"
+say "   rounds: dm-linear$lw; fcache$fw"
 say "   volume status after: $st_w"
+dmsetup remove figlin
+dmsetup remove figlinw
 dmsetup remove figvol
 dmsetup remove figpool
 
@@ -69,14 +92,22 @@ run_cfg() {
 base=$(run_cfg "$md")
 say "B0 70/30 16k zipf:1.1 on md RAID10 (4 spindles), uncached: $base IOPS"
 
-dd if=/dev/zero of="$fdev" bs=1M count=1 oflag=direct 2>/dev/null
-fc_pool figpool "$fdev" 64 || die "pool B"
-fc_vol figvol figpool "$md" 1 writeback || die "vol B"
-fcb=$(run_cfg /dev/mapper/figvol)
-say "B1 fcache writeback (32 KiB blocks): $fcb IOPS: $(ratio "$fcb" "$base")x uncached"
-say "   volume status: $(dmsetup status figvol)"
-dmsetup message figvol 0 flush
-dmsetup remove figvol; dmsetup remove figpool
+# fcache_cfg BLOCK_SECTORS: a fresh pool and a writeback volume, measured
+fcache_cfg() {
+	dd if=/dev/zero of="$fdev" bs=1M count=1 oflag=direct 2>/dev/null
+	fc_pool figpool "$fdev" "$1" >/dev/null || die "pool B"
+	fc_vol figvol figpool "$md" 1 writeback >/dev/null || die "vol B"
+	run_cfg /dev/mapper/figvol
+	dmsetup status figvol >"$FC_LOGDIR/figvol.status"
+	dmsetup message figvol 0 flush >/dev/null
+	dmsetup remove figvol >/dev/null; dmsetup remove figpool >/dev/null
+}
+fcb=$(fcache_cfg 64)
+say "B1 fcache writeback (32 KiB blocks, the default): $fcb IOPS: $(ratio "$fcb" "$base")x uncached"
+say "   volume status: $(cat "$FC_LOGDIR/figvol.status")"
+fcb16=$(fcache_cfg 32)
+say "B1' fcache writeback (16 KiB blocks, the I/O size): $fcb16 IOPS: $(ratio "$fcb16" "$base")x uncached"
+say "   volume status: $(cat "$FC_LOGDIR/figvol.status")"
 
 meta=16384
 dd if=/dev/zero of="$fdev" bs=1M count=1 oflag=direct 2>/dev/null
@@ -92,6 +123,7 @@ dm_create figwc "0 $osz writecache s $md $fdev 4096 0" || die "dm-writecache"
 wc=$(run_cfg /dev/mapper/figwc)
 say "B3 dm-writecache ssd (4 KiB blocks): $wc IOPS: $(ratio "$wc" "$base")x uncached"
 dmsetup remove figwc
-say "fcache vs dm-cache: $(ratio "$fcb" "$dmc")x, fcache vs dm-writecache: $(ratio "$fcb" "$wc")x"
+say "fcache (32 KiB) vs dm-cache: $(ratio "$fcb" "$dmc")x, vs dm-writecache: $(ratio "$fcb" "$wc")x"
+say "fcache (16 KiB) vs dm-cache: $(ratio "$fcb16" "$dmc")x, vs dm-writecache: $(ratio "$fcb16" "$wc")x"
 dmesg_clean
 finish
