@@ -11,7 +11,7 @@
 #      (smq, writeback) and dm-writecache.
 . "$FC_TOP/tests/guest/lib.sh"
 # fio_figures.sh [SECONDS_PER_STEP [ROUNDS]] (defaults 20 and 5)
-T=${1:-20}
+T=${1:-20} R=${2:-5}
 out=/results/figures.txt
 : >"$out"
 say() { echo "$*" | tee -a "$out"; }
@@ -38,7 +38,6 @@ flashA=$1 flashB=$2
 # baseline is dm-linear over the pool's own flash device (reads only, which
 # leave the pool intact); the write baseline is dm-linear over the second brd
 # device, the same size and kind (writes there would overwrite the pool).
-R=${2:-5}
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 fast=$(mk_fast_disk 160) || die "fast disk"
 dd if=/dev/zero of="$flashA" bs=4k count=2 oflag=direct 2>/dev/null
