@@ -191,6 +191,13 @@ struct fc_volume {
 	struct fc_vol_opts opts;
 	struct fc_seq seq;		/* pool->lock */
 	bool active;
+	/*
+	 * Origin durability for REQ_PREFLUSH: writes of this table completed
+	 * by the origin, and the count the last completed origin flush
+	 * covers.  Equal: the origin holds nothing a flush must make durable.
+	 */
+	atomic64_t ow_done;
+	atomic64_t ow_synced;
 };
 
 /* Per-bio data (ti->per_io_data_size). */
@@ -201,6 +208,7 @@ enum fc_bio_kind {
 	FC_BK_ORIGIN_WRITE,	/* uncached write to the origin (stripe held) */
 	FC_BK_ORIGIN,		/* anything else to the origin */
 	FC_BK_WT,		/* writethrough: origin first, then the flash */
+	FC_BK_FLUSH,		/* REQ_PREFLUSH sent on to the origin */
 };
 
 #define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
@@ -218,6 +226,7 @@ struct fc_bio {
 	u8 flags;
 	u8 mask;
 	u8 was_dirty;
+	s64 ow_mark;		/* FC_BK_FLUSH: ow_done when it was sent */
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
 	struct work_struct work;	/* deferred processing (fill_wq) */

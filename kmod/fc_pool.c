@@ -62,16 +62,29 @@ void fc_commit_work(struct work_struct *ws)
 	r = fc_commit(pool, false);
 	pool->last_commit = jiffies;
 
-	/* REQ_PREFLUSH: the commit made the flash durable; now the origin. */
+	/*
+	 * REQ_PREFLUSH: the commit made the flash durable; now the origin,
+	 * unless no write of this volume has reached the origin since an
+	 * origin flush that completed: with every write absorbed by the
+	 * flash a flush costs one commit, not a trip to the spindles too.
+	 * Every write counted in ow_done completed before the flush is sent.
+	 */
 	while ((bio = bio_list_pop(&flushes))) {
 		struct fc_bio *fb = fc_bio(bio);
+		struct fc_volume *v = fb->v;
 
 		if (r) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 			continue;
 		}
-		bio_set_dev(bio, fb->v->origin);
+		fb->ow_mark = atomic64_read(&v->ow_done);
+		if (fb->ow_mark == atomic64_read(&v->ow_synced)) {
+			bio_endio(bio);
+			continue;
+		}
+		fb->kind = FC_BK_FLUSH;
+		bio_set_dev(bio, v->origin);
 		submit_bio_noacct(bio);
 	}
 	/* REQ_FUA writes: their data and mapping are now durable. */

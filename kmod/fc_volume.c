@@ -665,6 +665,19 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	if (fb->flags & FC_BF_COMMITTED)
 		return DM_ENDIO_DONE;	/* second pass of a FUA write */
 
+	if (fb->kind == FC_BK_FLUSH) {
+		s64 old = atomic64_read(&v->ow_synced);
+
+		/* The origin now holds every write counted before it was sent. */
+		while (!*error && old < fb->ow_mark &&
+		       !atomic64_try_cmpxchg(&v->ow_synced, &old, fb->ow_mark))
+			;
+		return DM_ENDIO_DONE;
+	}
+	/* A write done by the origin: the next REQ_PREFLUSH must go there. */
+	if (op_is_write(bio_op(bio)) && bio->bi_bdev == v->origin)
+		atomic64_inc(&v->ow_done);
+
 	if (fb->kind == FC_BK_FLASH_READ && !*error) {
 		/*
 		 * A read hit: the hot path, no pool->lock.  Who waits for the
@@ -870,6 +883,9 @@ static int fc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (IS_ERR(v))
 		return PTR_ERR(v);
 	v->ti = ti;
+	/* Writes done through an earlier table: the first flush goes on. */
+	atomic64_set(&v->ow_done, 1);
+	atomic64_set(&v->ow_synced, 0);
 	fc_vol_opts_default(&v->opts);
 	fc_seq_init(&v->seq);
 	if (fc_parse_volume_id(argv[2], &v->id, &why)) {

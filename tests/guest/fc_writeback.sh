@@ -12,6 +12,9 @@
 #     random reads of cached blocks race discards and rewrites of the same
 #     blocks; everything completes and fio's verify of the rewritten data
 #     passes.
+#  4. A REQ_PREFLUSH goes on to the origin only if a write reached the
+#     origin since the last origin flush (counted on an origin with a
+#     volatile write cache).
 FC_T=fc_writeback
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -126,5 +129,49 @@ field_is no-errors /dev/mapper/wbv $V_ERRORS -eq 0
 
 check vol-remove dm_remove wbv
 check pool-remove dm_remove wbp
+
+# 4. REQ_PREFLUSH reaches the origin only when an origin write needs it.
+# The origin has a volatile write cache (null_blk cache_size), so the block
+# layer passes flushes to it and counts them (stat field 16).  No
+# background writeback here (it flushes the origin itself).
+flash2=$(mk_fast_disk 32) &&
+	ocache=$(_nullb "$(_nullb_next fcwc)" 64 memory_backed=1 irqmode=0 queue_mode=2 cache_size=16) ||
+	die "flush disks"
+on=$(basename "$ocache")
+oflushes() { awk '{ print $16 }' "/sys/block/$on/stat"; }
+check flush-origin-wc grep -q 'write back' "/sys/block/$on/queue/write_cache"
+check flush-pool fc_pool wfp "$flash2" 64 writeback_low 100 writeback_high 100 max_dirty_age 0
+check flush-vol fc_vol wfv wfp "$ocache" 1 writeback sequential_cutoff 256
+fsync_dev() { dd if=/dev/null of="$1" conv=fsync 2>/dev/null; }
+fsync_dev /dev/mapper/wfv	# the first flush of a table always goes on
+dd if=/dev/urandom of=/tmp/wf.dat bs=64k count=16 2>/dev/null
+f0=$(oflushes)
+# cached writes (64 KiB each, not sequential: every other 64 KiB)
+i=0
+while [ $i -lt 8 ]; do
+	dd if=/tmp/wf.dat of=/dev/mapper/wfv bs=64k skip=$i seek=$((i * 2)) count=1 \
+		oflag=direct 2>/dev/null
+	i=$((i + 1))
+done
+fsync_dev /dev/mapper/wfv
+f1=$(oflushes)
+# a 1 MiB sequential stream beyond the 256 KiB cutoff goes to the origin
+check flush-stream-write dd if=/tmp/wf.dat of=/dev/mapper/wfv bs=64k seek=64 count=16 oflag=direct
+b1=$(status_field wfv $V_BYPASSED)
+fsync_dev /dev/mapper/wfv
+f2=$(oflushes)
+fsync_dev /dev/mapper/wfv
+f3=$(oflushes)
+echo "origin flushes: $f0 -> $f1 (cached writes + fsync) -> $f2 (stream + fsync) -> $f3 (fsync)"
+[ "$f1" -eq "$f0" ] && pass flush-elided-when-all-cached ||
+	fail flush-elided-when-all-cached "origin flushes $f0 -> $f1"
+[ "$b1" -gt 0 ] && [ "$f2" -gt "$f1" ] && pass flush-sent-after-origin-writes ||
+	fail flush-sent-after-origin-writes "bypassed $b1, origin flushes $f1 -> $f2"
+[ "$f3" -eq "$f2" ] && pass flush-elided-when-covered ||
+	fail flush-elided-when-covered "origin flushes $f2 -> $f3"
+check flush-data-back sh -c "dd if=/dev/mapper/wfv bs=64k skip=64 count=16 iflag=direct 2>/dev/null | cmp - /tmp/wf.dat"
+check flush-vol-flush dmsetup message wfv 0 flush
+check flush-vol-remove dm_remove wfv
+check flush-pool-remove dm_remove wfp
 dmesg_clean
 finish
