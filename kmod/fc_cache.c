@@ -166,8 +166,8 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 
 static bool evictable(struct fc_entry *e)
 {
-	return (e->flags & FC_E_HASHED) && !atomic_read(&e->inflight) && !e->dirty &&
-		!(e->flags & (FC_E_BUSY | FC_E_WB | FC_E_PDIRTY | FC_E_PENDING));
+	return (e->flags & FC_E_HASHED) && fc_entry_idle(e) && !e->dirty &&
+		!(e->flags & (FC_E_PDIRTY | FC_E_PENDING));
 }
 
 /*
@@ -283,7 +283,7 @@ void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
 
 		if (!(e->flags & FC_E_HASHED) || e->vol != vol)
 			continue;
-		if (atomic_read(&e->inflight) || (e->flags & (FC_E_BUSY | FC_E_WB)))
+		if (!fc_entry_idle(e))
 			continue;
 		if (e->dirty && !drop_all) {
 			fc_entry_set(pool, e, e->dirty, e->dirty);

@@ -264,6 +264,12 @@ void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);
 void fc_release_pending(struct fc_pool *pool);
 void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all);
+/* No bio on the entry's flash, no fill and no writeback copy running. */
+static inline bool fc_entry_idle(struct fc_entry *e)
+{
+	return !atomic_read(&e->inflight) && !(e->flags & (FC_E_BUSY | FC_E_WB));
+}
+
 static inline u32 fc_eidx(struct fc_pool *pool, struct fc_entry *e)
 {
 	return (u32)(e - pool->e);

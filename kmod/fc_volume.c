@@ -52,6 +52,11 @@ static void defer_locked(struct fc_pool *pool, struct bio *bio)
 	queue_work(pool->wq, &pool->worker);
 }
 
+static bool origin_writes_in_flight(struct fc_pool *pool, u32 stripe)
+{
+	return pool->ow_inflight[stripe] || pool->ow_big;
+}
+
 /*
  * Park @bio on busy_wait until entry @e (if any) is idle; @stripe: the
  * origin-write stripe the bio also waits for (FC_NONE: none).  Read hits
@@ -65,8 +70,8 @@ static void park_locked(struct fc_pool *pool, struct bio *bio, struct fc_entry *
 {
 	bio_list_add(&pool->busy_wait, bio);
 	smp_mb();	/* pairs with atomic_dec_and_test() in fc_end_io() */
-	if (e && !atomic_read(&e->inflight) && !(e->flags & (FC_E_BUSY | FC_E_WB)) &&
-	    (stripe == FC_NONE || (!pool->ow_inflight[stripe] && !pool->ow_big)))
+	if (e && fc_entry_idle(e) &&
+	    (stripe == FC_NONE || !origin_writes_in_flight(pool, stripe)))
 		fc_kick_locked(pool);
 }
 
@@ -99,11 +104,6 @@ void fc_kick_waiters(struct fc_pool *pool)
 	spin_lock_irqsave(&pool->lock, flags);
 	fc_kick_locked(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
-}
-
-static bool origin_writes_in_flight(struct fc_pool *pool, u32 stripe)
-{
-	return pool->ow_inflight[stripe] || pool->ow_big;
 }
 
 /* ---- discard ---- */
@@ -141,7 +141,7 @@ static int map_discard(struct fc_volume *v, struct bio *bio)
 		m = fc_subblock_mask(s0, s1 - s0, sub);
 		if (!((e->valid | e->dirty) & m))
 			continue;
-		if (atomic_read(&e->inflight) || (e->flags & (FC_E_BUSY | FC_E_WB))) {
+		if (!fc_entry_idle(e)) {
 			park_locked(pool, bio, e, FC_NONE);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
@@ -206,7 +206,7 @@ static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
 	unsigned long flags;
 	struct fc_entry *e;
 	u8 mask, partial, fill;
-	u32 stripe, wait_stripe = FC_NONE;
+	u32 stripe, wait_stripe;
 	int r;
 
 again:

@@ -64,7 +64,6 @@ static int item_cmp(const void *a, const void *b)
 static void copy_done(int read_err, unsigned long write_err, void *context)
 {
 	struct wb_item *it = context;
-
 	struct wb_batch *b = it->batch;
 
 	if (read_err || write_err)
@@ -99,6 +98,7 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 	u32 max_age = pool->opts.val[FC_OPT_MAX_DIRTY_AGE];
 	u64 nr = pool->g.nr_blocks;
 	unsigned int n = 0, scanned;
+	bool old;
 
 	spin_lock_irq(&pool->lock);
 	for (scanned = 0; scanned < min_t(u64, nr, FC_WB_SCAN) && n < max; scanned++) {
@@ -107,14 +107,15 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 
 		if (++pool->wb_cursor >= nr)
 			pool->wb_cursor = 0;
-		if (!e->dirty || atomic_read(&e->inflight) || (e->flags & (FC_E_BUSY | FC_E_WB)))
+		if (!e->dirty || !fc_entry_idle(e))
 			continue;
 		if ((only >= 0 && e->vol != only) || !s->wb_allowed || !s->active)
 			continue;
-		if (only_aged && !aged(pool, e, max_age))
+		old = (only_aged || cold_first) && aged(pool, e, max_age);
+		if (only_aged && !old)
 			continue;
 		/* Data past max_dirty_age goes now, hot or not. */
-		if (cold_first && (e->flags & FC_E_REF) && !aged(pool, e, max_age)) {
+		if (cold_first && (e->flags & FC_E_REF) && !old) {
 			e->flags &= ~FC_E_REF;
 			continue;
 		}

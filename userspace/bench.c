@@ -195,6 +195,7 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 	o->inject_stale_s = -1;
 	o->out = stdout;
 	c->page_kib = 16;
+	c->cblock_kib = 32;	/* fcachectl's default pool block */
 	*npos = 0;
 	optind = 1;
 	opterr = 0;
@@ -398,7 +399,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	for (i = 0; i < ncfg; i++)
 		printf(" %s", cfg[i]);
 	printf("\ncache blocks: fcache %u KiB, dm-cache 32 KiB, dm-writecache 4 KiB\n",
-	       c->cblock_kib ? c->cblock_kib : 32);
+	       c->cblock_kib);
 	bench_stack_cleanup();
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EX_FAIL;
@@ -411,7 +412,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 		printf("\n=== %s\n", cfg[i]);
 		fflush(stdout);
 		if (bench_stack_up(cfg[i], c->origin, c->flash,
-				   (c->cblock_kib ? c->cblock_kib : 32) * 2, top, sizeof(top)) < 0) {
+				   c->cblock_kib * 2, top, sizeof(top)) < 0) {
 			printf("%s: SKIPPED (the stack could not be built; see above)\n", cfg[i]);
 			if (i == 0)
 				return EX_FAIL;

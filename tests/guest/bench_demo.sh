@@ -17,9 +17,9 @@ for a in "$@"; do [ "$a" = --quick ] && quick=1; done
 if [ $quick -eq 1 ]; then DATA_MB=256 FLASH_MB=64; else DATA_MB=512 FLASH_MB=128; fi
 DATA_MB=${FC_DEMO_DATA_MB:-$DATA_MB}
 FLASH_MB=${FC_DEMO_FLASH_MB:-$FLASH_MB}
-# The hot set (10% of the pages, 95% of the accesses) fits the flash (25%;
-# scattered 16 KiB pages touch ~19% of the 32 KiB cache blocks) but not the
-# buffer pool (1/32 of the datafile): the case a flash cache exists for.
+# The hot set (10% of the pages, 95% of the accesses) fits the flash (25%
+# of the datafile) but not the buffer pool (1/32 of it): the case a flash
+# cache exists for.
 # Override with --dist / --buffer-pool.
 DIST=hotset:95:10
 # fcache's pool uses 16 KiB blocks, the datafile's page size, as a DBA would
