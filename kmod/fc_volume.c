@@ -347,6 +347,16 @@ again:
 	if (!worker && v->mode == FC_MODE_WRITEBACK)
 		atomic64_inc(&s->bypassed);
 write_around:
+	/*
+	 * Write-around vs a flash write in flight: that write marks its
+	 * sub-blocks valid and dirty when it completes, so dropping them here
+	 * meanwhile would bring back, under this write's sectors of a partly
+	 * written sub-block, the older data the sub-block was filled with.
+	 * Wait for the entry's bios (reads too: the count does not tell them
+	 * apart) before going around.
+	 */
+	if (e && atomic_read(&e->inflight))
+		goto wait;
 	/* Write-around: drop the touched clean sub-blocks, write the origin. */
 	if (e) {
 		/*
@@ -359,7 +369,7 @@ write_around:
 			fb->flags |= FC_BF_FUA;
 		e->gen++;
 		fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
-		if (!e->valid && !atomic_read(&e->inflight) && !(e->flags & FC_E_WB))
+		if (!e->valid && !(e->flags & FC_E_WB))
 			fc_entry_release(pool, e);
 	}
 	/* The same for a block already released but still committed dirty. */
