@@ -23,9 +23,36 @@
  *      every data write completed before the commit durable;
  *   3. the superblock is written to slot (S + 1) % 2 with REQ_FUA, seq S + 1;
  *   4. only then are blocks freed by this commit reused.
- * Recovery picks the valid superblock slot with the highest seq (S), and for
- * every logical page the valid slot with the highest seq <= S.  A torn or
- * stale page fails its checksum, uuid or seq test and the other slot wins.
+ * Recovery picks the valid superblock slot with the highest seq (S).  The
+ * superblock also names md_seq (M <= S): the last commit whose pages all
+ * landed.  For every logical page recovery takes the valid slot with the
+ * highest seq <= M.  A torn page fails its checksum and the other slot wins.
+ *
+ * Leftovers (FC_FEAT_INCOMPAT_MDSEQ, format 1 + feature bit):
+ *   a valid page slot with seq > M was written by a commit whose superblock
+ *   never landed (power cut, failed superblock write) or whose page batch
+ *   failed.  It is never trusted, and it must never become trusted later,
+ *   when the superblock seq has moved past it: so recovery marks every such
+ *   page changed, and the first commit after a load (which writes to the
+ *   slot not holding the current copy, i.e. over the leftover) rewrites it
+ *   before any superblock with a higher seq is written.  That commit also
+ *   takes seq = (highest seq found anywhere on the flash) + 1.  Leftovers
+ *   are harmless: fcachectl check reports them as such.
+ *   A page whose header has FC_HDR_NEEDS_CHECK is a leftover written on
+ *   purpose after a superblock write failed: it records needs_check where
+ *   the superblock could not.
+ *   After a failed page batch the kernel writes superblock S + 1 with
+ *   FC_SB_NEEDS_CHECK and md_seq unchanged (M), so the half-written commit
+ *   is never published.
+ *   A pool without the feature bit (written by an older module) is read
+ *   with M = S; the first commit sets the bit, after which an older module
+ *   refuses the pool ("superblock uses features this version does not
+ *   know").
+ *
+ * needs_check: a pool whose superblock (or a leftover page) says
+ * needs_check loads read-only (writes, discards and flushes fail, reads are
+ * served) until `fcachectl check --clear-needs-check` has checked it and
+ * written a superblock without the flag.
  *
  * Crash rule: after an unclean shutdown (FC_SB_CLEAN not set) only dirty
  * sub-blocks are trusted; clean cached data is dropped, because a clean
@@ -67,8 +94,13 @@
 #define FC_SB_CLEAN		(1u << 0)	/* shut down cleanly: clean data valid */
 #define FC_SB_NEEDS_CHECK	(1u << 1)	/* an error was seen: run fcachectl check */
 
-/* feature bits: nothing defined yet */
+/* incompat feature bits: a module that does not know one refuses the pool */
 #define FC_FEAT_INCOMPAT_MIRROR	(1u << 0)	/* reserved: dirty-data mirror */
+#define FC_FEAT_INCOMPAT_MDSEQ	(1u << 1)	/* md_seq + leftover rule, above */
+#define FC_FEAT_INCOMPAT_KNOWN	FC_FEAT_INCOMPAT_MDSEQ
+
+/* fc_disk_header.flags */
+#define FC_HDR_NEEDS_CHECK	(1u << 0)	/* leftover recording needs_check */
 
 /* volume table entry flags */
 #define FC_VOL_IN_USE		(1u << 0)
@@ -80,7 +112,7 @@ struct fc_disk_header {
 	__le32 csum;		/* crc32c of bytes 4..4095 of the page, xor salt */
 	__le32 magic;
 	__le32 version;
-	__le32 flags;		/* reserved, 0 */
+	__le32 flags;		/* FC_HDR_*, 0 on a normal page */
 	__le64 blocknr;		/* this page's own page number on the flash */
 	__le64 seq;		/* commit sequence that wrote this page */
 	__u8 uuid[16];		/* pool uuid, set at format */
@@ -103,6 +135,7 @@ struct fc_disk_superblock {
 	__le32 pad0;
 	__le64 format_time;	/* seconds since the epoch */
 	__u8 mirror_uuid[16];	/* reserved for mirroring, zero */
+	__le64 md_seq;		/* FC_FEAT_INCOMPAT_MDSEQ: pages trusted up to this seq */
 } __attribute__((packed));
 
 struct fc_disk_volume {
@@ -165,6 +198,12 @@ __u32 fc_crc32c(const void *buf, size_t len);
 
 /* Seal a page: set header fields and checksum. @page is FC_PAGE_SIZE bytes. */
 void fc_page_seal(void *page, __u32 magic, __u64 blocknr, __u64 seq, const __u8 uuid[16]);
+/* The same with header flags (FC_HDR_*). */
+void fc_page_seal_flags(void *page, __u32 magic, __u64 blocknr, __u64 seq,
+			const __u8 uuid[16], __u32 hdr_flags);
+
+/* The superblock's md_seq (its seq for a pool without FC_FEAT_INCOMPAT_MDSEQ). */
+__u64 fc_sb_md_seq(const struct fc_disk_superblock *sb);
 
 /*
  * Check a page.  Returns 0 if magic, version, checksum, own location and uuid

@@ -60,11 +60,17 @@ static __u32 page_csum(const void *page, __u32 magic)
 
 void fc_page_seal(void *page, __u32 magic, __u64 blocknr, __u64 seq, const __u8 uuid[16])
 {
+	fc_page_seal_flags(page, magic, blocknr, seq, uuid, 0);
+}
+
+void fc_page_seal_flags(void *page, __u32 magic, __u64 blocknr, __u64 seq,
+			const __u8 uuid[16], __u32 hdr_flags)
+{
 	struct fc_disk_header *h = page;
 
 	h->magic = cpu_to_le32(magic);
 	h->version = cpu_to_le32(FC_FORMAT_VERSION);
-	h->flags = 0;
+	h->flags = cpu_to_le32(hdr_flags);
 	h->blocknr = cpu_to_le64(blocknr);
 	h->seq = cpu_to_le64(seq);
 	memcpy(h->uuid, uuid, sizeof(h->uuid));
@@ -170,7 +176,7 @@ int fc_sb_check_geometry(const struct fc_disk_superblock *sb, __u64 dev_sectors,
 	struct fc_geometry want;
 	__u64 flash = le64_to_cpu(sb->flash_sectors);
 
-	if (le32_to_cpu(sb->incompat_features)) {
+	if (le32_to_cpu(sb->incompat_features) & ~FC_FEAT_INCOMPAT_KNOWN) {
 		*why = "superblock uses features this version does not know";
 		return -EINVAL;
 	}
@@ -187,12 +193,23 @@ int fc_sb_check_geometry(const struct fc_disk_superblock *sb, __u64 dev_sectors,
 		*why = "superblock geometry fields disagree with each other";
 		return -EINVAL;
 	}
+	if (fc_sb_md_seq(sb) > le64_to_cpu(sb->hdr.seq)) {
+		*why = "superblock md_seq is above its seq";
+		return -EINVAL;
+	}
 	if (dev_sectors && dev_sectors < flash) {
 		*why = "flash device is smaller than when the pool was formatted";
 		return -EINVAL;
 	}
 	*g = want;
 	return 0;
+}
+
+__u64 fc_sb_md_seq(const struct fc_disk_superblock *sb)
+{
+	if (le32_to_cpu(sb->incompat_features) & FC_FEAT_INCOMPAT_MDSEQ)
+		return le64_to_cpu(sb->md_seq);
+	return le64_to_cpu(sb->hdr.seq);
 }
 
 __u8 fc_subblock_mask(__u32 off, __u32 len, __u32 subblock_sectors)
