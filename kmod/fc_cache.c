@@ -102,6 +102,7 @@ static void hash_insert(struct fc_pool *pool, struct fc_entry *e)
 	e->next = pool->buckets[b];
 	pool->buckets[b] = fc_eidx(pool, e);
 	e->flags |= FC_E_HASHED;
+	pool->vol[e->vol].hashed++;
 }
 
 static void hash_remove(struct fc_pool *pool, struct fc_entry *e)
@@ -118,6 +119,7 @@ static void hash_remove(struct fc_pool *pool, struct fc_entry *e)
 	}
 	e->next = FC_NONE;
 	e->flags &= ~FC_E_HASHED;
+	pool->vol[e->vol].hashed--;
 }
 
 /* Used by recovery: @idx already holds its loaded state. */
@@ -181,7 +183,7 @@ void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
 	fc_entry_set(pool, e, 0, 0);
 	hash_remove(pool, e);
 	e->flags &= ~(FC_E_REF | FC_E_SER_CLEAN);
-	e->gen++;
+	fc_entry_bump(e);
 	if (e->flags & FC_E_PDIRTY) {
 		e->flags |= FC_E_PENDING;
 		e->next = pool->pending_head;

@@ -70,8 +70,10 @@ struct fc_entry {
 	 * to reach zero parks with park_locked().
 	 */
 	atomic_t inflight;
-	u16 gen;		/* write generation */
-	u8 vol;			/* volume slot */
+	u16 gen;		/* write generation (may wrap: see wb_raced) */
+	u8 vol : 6;		/* volume slot (< FC_MAX_VOLUMES) */
+	u8 wb_raced : 1;	/* bumped while FC_E_WB: the copy is not clean */
+	u8 spare : 1;
 	u8 flags;		/* FC_E_* */
 	u8 valid;		/* sub-block bitmap */
 	u8 dirty;		/* sub-block bitmap, subset of valid */
@@ -91,6 +93,7 @@ struct fc_vslot {
 	struct fc_volume *active;	/* resumed target (fc_registry_lock) */
 	bool wb_allowed;		/* writeback may use active->origin */
 	u64 cached, dirty;		/* blocks (pool->lock) */
+	u64 hashed;			/* entries in the hash, fills too (pool->lock) */
 	atomic_t wb_inflight;
 	atomic64_t reads, read_hits, writes, write_hits, bypassed, errors,
 		promotions, writebacks;
@@ -107,7 +110,9 @@ struct fc_pool {
 	unsigned int sub_shift;		/* log2(subblock_sectors) */
 	u8 full_mask;			/* all sub-blocks */
 	u8 uuid[16];
-	u64 seq;			/* last committed sequence */
+	u64 seq;			/* last superblock seq written or seen */
+	u64 md_seq;			/* metadata pages trusted up to this seq */
+	u64 leftovers;			/* leftover page slots found at load */
 	u32 sb_flags;
 	u64 format_time;
 	struct fc_pool_opts opts;
@@ -153,6 +158,7 @@ struct fc_pool {
 	unsigned int md_buf_pages;
 
 	enum fc_md_mode md_mode;
+	bool md_lost;			/* a commit failed: flash != in-core state */
 	bool needs_check;
 	bool no_new_dirty;		/* a flash write failed */
 	bool suspended;
@@ -268,6 +274,19 @@ void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all);
 static inline bool fc_entry_idle(struct fc_entry *e)
 {
 	return !atomic_read(&e->inflight) && !(e->flags & (FC_E_BUSY | FC_E_WB));
+}
+
+/*
+ * A write, discard or invalidation changed the entry: bump its generation.
+ * Writeback vs a new write: a copy in flight (FC_E_WB) must not mark the
+ * block clean when it ends.  The 16-bit generation alone could wrap back to
+ * the copy's snapshot (32,768 rewrites during one copy); wb_raced cannot.
+ */
+static inline void fc_entry_bump(struct fc_entry *e)
+{
+	e->gen++;
+	if (e->flags & FC_E_WB)
+		e->wb_raced = 1;
 }
 
 static inline u32 fc_eidx(struct fc_pool *pool, struct fc_entry *e)

@@ -20,6 +20,7 @@
 #include <linux/timekeeping.h>
 #include <linux/blkdev.h>
 #include <linux/slab.h>
+#include <linux/moduleparam.h>
 
 #include "fc_core.h"
 
@@ -44,8 +45,74 @@ int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
 	return r;
 }
 
+/*
+ * Fault injection for the test build only (make fi-module: -DFC_FAULT_INJECT).
+ * Every metadata I/O (a page or superblock write, a flush of the flash, a
+ * metadata read at load, a format write) counts in md_io_count; when
+ * fault_md_io is set to N > 0, the N-th metadata I/O from then on fails with
+ * -EIO without being issued.  The tests walk N over every I/O of a format,
+ * a load, a commit and a writeback batch (docs/TESTING.md).
+ */
+#ifdef FC_FAULT_INJECT
+static atomic_t fault_md_io = ATOMIC_INIT(0);
+static atomic_long_t md_io_count = ATOMIC_LONG_INIT(0);
+
+static int fault_md_io_set(const char *val, const struct kernel_param *kp)
+{
+	int n, r = kstrtoint(val, 0, &n);
+
+	if (r)
+		return r;
+	atomic_set(&fault_md_io, n);
+	return 0;
+}
+
+static int fault_md_io_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&fault_md_io));
+}
+
+static const struct kernel_param_ops fault_md_io_ops = {
+	.set = fault_md_io_set,
+	.get = fault_md_io_get,
+};
+module_param_cb(fault_md_io, &fault_md_io_ops, NULL, 0644);
+MODULE_PARM_DESC(fault_md_io, "test build: fail the N-th metadata I/O from now");
+
+static int md_io_count_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&md_io_count));
+}
+
+static const struct kernel_param_ops md_io_count_ops = { .get = md_io_count_get };
+module_param_cb(md_io_count, &md_io_count_ops, NULL, 0444);
+MODULE_PARM_DESC(md_io_count, "test build: metadata I/Os issued so far");
+
+static bool md_fault(void)
+{
+	atomic_long_inc(&md_io_count);
+	return atomic_add_unless(&fault_md_io, -1, 0) && !atomic_read(&fault_md_io);
+}
+#else
+static inline bool md_fault(void)
+{
+	return false;
+}
+#endif
+
+/* Synchronous metadata I/O (fault-injection point). */
+static int md_io(struct fc_pool *pool, blk_opf_t opf, sector_t sector, sector_t count,
+		 void *buf)
+{
+	if (md_fault())
+		return -EIO;
+	return fc_sync_io(pool, pool->flash, opf, sector, count, buf);
+}
+
 static int flash_flush(struct fc_pool *pool)
 {
+	if (md_fault())
+		return -EIO;
 	return blkdev_issue_flush(pool->flash);
 }
 
@@ -138,31 +205,49 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 	sb->max_volumes = cpu_to_le32(FC_MAX_VOLUMES);
 	sb->flash_sectors = cpu_to_le64(pool->g.flash_sectors);
 	sb->sb_flags = cpu_to_le32(flags);
+	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ);
 	sb->format_time = cpu_to_le64(pool->format_time);
 }
 
-static int write_sb(struct fc_pool *pool, u64 seq, u32 flags)
+/*
+ * Superblock @seq into slot @seq % 2, trusting pages up to @md_seq: equal to
+ * @seq after a complete commit, the last complete one's after a failed
+ * page batch (include/fcache_format.h, "Leftovers").
+ */
+static int write_sb_slot(struct fc_pool *pool, unsigned int slot, u64 seq, u64 md_seq,
+			 u32 flags)
 {
-	void *p = buf_page(pool, 0);
+	struct fc_disk_superblock *sb = buf_page(pool, 0);
 
-	build_sb(pool, p, flags);
-	fc_page_seal(p, FC_SB_MAGIC, seq % 2, seq, pool->uuid);
-	return fc_sync_io(pool, pool->flash, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
-			  (seq % 2) * FC_PAGE_SECTORS, FC_PAGE_SECTORS, p);
+	build_sb(pool, sb, flags);
+	sb->md_seq = cpu_to_le64(md_seq);
+	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, pool->uuid);
+	return md_io(pool, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, slot * FC_PAGE_SECTORS,
+		     FC_PAGE_SECTORS, sb);
+}
+
+static int write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags)
+{
+	return write_sb_slot(pool, seq % 2, seq, md_seq, flags);
 }
 
 /*
- * Metadata I/O failed: metadata mode rw -> ro (needs_check recorded in a
- * superblock if it can still be written) -> fail (it could not).
+ * Metadata I/O failed: metadata mode rw -> ro.  The in-core state now
+ * differs from the flash (md_lost): from here on nothing is recorded, so
+ * nothing may change what the flash or the origin holds: writes, discards
+ * and flushes fail, writeback stops (docs/DESIGN.md, "Metadata modes").
+ * The caller records needs_check on the flash if it can (ro), or goes to
+ * fail if it cannot.
  */
 void fc_meta_error(struct fc_pool *pool, int err)
 {
 	atomic64_inc(&pool->metadata_errors);
+	WRITE_ONCE(pool->md_lost, true);
+	pool->needs_check = true;
 	if (pool->md_mode == FC_MD_FAIL)
 		return;
 	DMERR_LIMIT("metadata write failed (%d): pool is read-only, run fcachectl check", err);
-	pool->needs_check = true;
-	pool->md_mode = FC_MD_RO;
+	WRITE_ONCE(pool->md_mode, FC_MD_RO);
 }
 
 /* Write one batch of serialised pages (async, waits for all). */
@@ -206,12 +291,34 @@ static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 
 		};
 
 		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
-		if (fc_dm_io(&req, 1, &where, NULL))
+		if (md_fault() || fc_dm_io(&req, 1, &where, NULL))
 			batch_endio(1, &c);
 	}
 	batch_endio(0, &c);
 	wait_for_completion_io(&c.done);
 	return c.err;
+}
+
+/*
+ * The superblock write of commit @seq failed: record needs_check in a
+ * leftover page instead (include/fcache_format.h): the volume table's
+ * slot that does not hold its current copy, stamped @seq > md_seq with
+ * FC_HDR_NEEDS_CHECK.  Being a leftover, its content is never used.
+ */
+static int write_needs_check_page(struct fc_pool *pool, u64 seq)
+{
+	unsigned int s = !test_bit(0, pool->page_slot);
+	u64 nr = fc_md_page_nr(0, s);
+	void *p = buf_page(pool, 0);
+
+	spin_lock_irq(&pool->lock);
+	ser_voltable(pool, p);
+	spin_unlock_irq(&pool->lock);
+	fc_page_seal_flags(p, FC_VT_MAGIC, nr, seq, pool->uuid, FC_HDR_NEEDS_CHECK);
+	if (md_io(pool, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, nr * FC_PAGE_SECTORS,
+		  FC_PAGE_SECTORS, p))
+		return -EIO;
+	return 0;
 }
 
 /*
@@ -231,14 +338,14 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	mutex_lock(&pool->commit_lock);
 	if (pool->md_mode != FC_MD_RW) {
 		/*
-		 * Nothing can be recorded any more.  A flush can still succeed
-		 * when no dirty data depends on metadata (all writes went to
-		 * the origin since); otherwise it fails.
+		 * Nothing can be recorded any more.  If a commit failed in
+		 * this activation, the flash may record a state other than
+		 * the one acknowledged: every flush fails.  A pool loaded
+		 * read-only (needs_check) holds exactly what its flash
+		 * records, and writes fail: a flush only flushes.
 		 */
-		r = flash_flush(pool);
+		r = READ_ONCE(pool->md_lost) ? -EIO : flash_flush(pool);
 		mutex_unlock(&pool->commit_lock);
-		if (!r && READ_ONCE(pool->nr_dirty))
-			r = -EIO;
 		return r;
 	}
 	seq = pool->seq + 1;
@@ -274,20 +381,21 @@ int fc_commit(struct fc_pool *pool, bool clean)
 		any = true;
 		r = write_pages(pool, pg, n, seq);
 		if (r)
-			goto fail;
+			goto fail_pages;
 	}
 	/* Step 2: flush the flash: pages and every completed data write. */
 	r = flash_flush(pool);
 	if (r)
-		goto fail;
+		goto fail_pages;
 	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
 	if (!any && flags == pool->sb_flags)
 		goto out;	/* nothing changed: the flush was all we needed */
 	/* Step 3: the superblock makes seq S + 1 current. */
-	r = write_sb(pool, seq, flags);
+	r = write_sb(pool, seq, seq, flags);
 	if (r)
 		goto fail_sb;
 	pool->seq = seq;
+	pool->md_seq = seq;
 	pool->sb_flags = flags;
 	/* Step 4: flip slots, drop PDIRTY of entries recorded clean, reuse frees. */
 	spin_lock_irq(&pool->lock);
@@ -303,22 +411,34 @@ out:
 	mutex_unlock(&pool->commit_lock);
 	return 0;
 
-fail:
+fail_sb:
+	fc_meta_error(pool, r);
+	goto record;
+fail_pages:
 	spin_lock_irq(&pool->lock);
 	pool->ser_window = false;
 	spin_unlock_irq(&pool->lock);
 	fc_meta_error(pool, r);
 	/*
-	 * Record needs_check.  Pages of seq S + 1 that did land are
-	 * checksummed and self-consistent; failed ones lose to their other
-	 * slot at recovery.  No further commit is attempted (ro).
+	 * Never publish a seq whose pages did not all land: superblock S + 1
+	 * records needs_check but keeps md_seq, so the pages of this commit
+	 * that did land are leftovers (never trusted, rewritten by the first
+	 * commit after the next load).
 	 */
-	if (flash_flush(pool) || write_sb(pool, seq, FC_SB_NEEDS_CHECK))
-		pool->md_mode = FC_MD_FAIL;
-	goto out_err;
-fail_sb:
-	fc_meta_error(pool, r);
-	pool->md_mode = FC_MD_FAIL;
+	if (!write_sb(pool, seq, pool->md_seq, FC_SB_NEEDS_CHECK)) {
+		pool->seq = seq;
+		pool->sb_flags = FC_SB_NEEDS_CHECK;
+		goto out_err;
+	}
+record:
+	/*
+	 * No superblock can be written: record needs_check in a leftover
+	 * page, else nothing on the flash says so (fail).
+	 */
+	if (write_needs_check_page(pool, seq)) {
+		DMERR("cannot record needs_check on the flash: no metadata write succeeds");
+		WRITE_ONCE(pool->md_mode, FC_MD_FAIL);
+	}
 out_err:
 	mutex_unlock(&pool->commit_lock);
 	return r;
@@ -347,9 +467,8 @@ static int format_pool(struct fc_pool *pool)
 				fc_page_seal(p, FC_ME_MAGIC, fc_md_page_nr(l + i, 0), 1,
 					     pool->uuid);
 		}
-		r = fc_sync_io(pool, pool->flash, REQ_OP_WRITE,
-			       fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
-			       (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		r = md_io(pool, REQ_OP_WRITE, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+			  (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
 		if (r)
 			return r;
 	}
@@ -357,38 +476,55 @@ static int format_pool(struct fc_pool *pool)
 	if (r)
 		return r;
 	pool->sb_flags = 0;
-	r = write_sb(pool, 1, 0);
-	if (!r) {
-		/* seq 1 in both slots: build it again for slot 1. */
-		void *p = buf_page(pool, 0);
-
-		build_sb(pool, p, 0);
-		fc_page_seal(p, FC_SB_MAGIC, 1, 1, pool->uuid);
-		r = fc_sync_io(pool, pool->flash, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
-			       FC_PAGE_SECTORS, FC_PAGE_SECTORS, p);
-	}
+	/* seq 1 in both slots */
+	r = write_sb_slot(pool, 0, 1, 1, 0);
+	if (!r)
+		r = write_sb_slot(pool, 1, 1, 1, 0);
 	pool->seq = 1;
+	pool->md_seq = 1;
 	bitmap_zero(pool->page_slot, pool->g.md_pages);
 	return r;
 }
 
 /* ---- load ---- */
 
-static int pick_slot(struct fc_pool *pool, u64 l, void *s0, void *s1, int *slot)
+/*
+ * Choose the slot of logical page @l: the valid one with the highest seq
+ * <= md_seq.  A valid slot above md_seq is a leftover of a commit that
+ * never completed: never used, and marked for rewriting by the first commit
+ * (include/fcache_format.h, "Leftovers").
+ */
+static int pick_slot(struct fc_pool *pool, u64 l, void *s0, void *s1, int *slot,
+		     u64 *max_seen)
 {
 	u32 magic = l ? FC_ME_MAGIC : FC_VT_MAGIC;
-	int v0 = fc_page_verify(s0, magic, fc_md_page_nr(l, 0), pool->uuid);
-	int v1 = fc_page_verify(s1, magic, fc_md_page_nr(l, 1), pool->uuid);
-	u64 q0 = le64_to_cpu(((struct fc_disk_header *)s0)->seq);
-	u64 q1 = le64_to_cpu(((struct fc_disk_header *)s1)->seq);
-	bool ok0 = !v0 && q0 <= pool->seq, ok1 = !v1 && q1 <= pool->seq;
+	void *p[2] = { s0, s1 };
+	bool ok[2];
+	u64 q[2];
+	int v[2], i;
 
-	if (ok0 && (!ok1 || q0 >= q1))
+	for (i = 0; i < 2; i++) {
+		const struct fc_disk_header *h = p[i];
+
+		v[i] = fc_page_verify(p[i], magic, fc_md_page_nr(l, i), pool->uuid);
+		q[i] = le64_to_cpu(h->seq);
+		ok[i] = !v[i] && q[i] <= pool->md_seq;
+		if (v[i] || q[i] <= pool->md_seq)
+			continue;
+		pool->leftovers++;
+		__set_bit(l, pool->page_dirty);
+		*max_seen = max(*max_seen, q[i]);
+		if (le32_to_cpu(h->flags) & FC_HDR_NEEDS_CHECK) {
+			DMWARN("a failed commit recorded needs_check in metadata page %llu", l);
+			pool->needs_check = true;
+		}
+	}
+	if (ok[0] && (!ok[1] || q[0] >= q[1]))
 		*slot = 0;
-	else if (ok1)
+	else if (ok[1])
 		*slot = 1;
 	else
-		return v0 ? v0 : FC_ECHK_CSUM;
+		return v[0] ? v[0] : FC_ECHK_CSUM;
 	return 0;
 }
 
@@ -408,8 +544,8 @@ static void load_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
 	}
 }
 
-static void load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
-			 bool was_clean)
+static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
+			bool was_clean)
 {
 	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
 	unsigned int i;
@@ -438,6 +574,19 @@ static void load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			if (!valid)
 				continue;
 		}
+		/*
+		 * Two cache blocks mapping one origin block: every commit is
+		 * one snapshot of a state that never has two, so this is
+		 * damage, and no rule can tell which copy is the newer one.
+		 * Refuse the pool rather than pick one.
+		 */
+		if (fc_lookup(pool, d->vol, le64_to_cpu(d->oblock))) {
+			DMERR("cache blocks %llu and %u both map volume slot %u block %llu",
+			      first + i, fc_eidx(pool, fc_lookup(pool, d->vol,
+							       le64_to_cpu(d->oblock))),
+			      d->vol, le64_to_cpu(d->oblock));
+			return -EINVAL;
+		}
 		e->oblock = le64_to_cpu(d->oblock);
 		e->vol = d->vol;
 		e->valid = valid;
@@ -448,9 +597,14 @@ static void load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 	}
 	if (changed)
 		__set_bit(l, pool->page_dirty);
+	return 0;
 }
 
-static int load_pool(struct fc_pool *pool, char **error)
+/*
+ * Load every metadata page.  @max_seen: the highest seq found on the flash
+ * so far (the superblocks'); raised by every leftover page.
+ */
+static int load_pool(struct fc_pool *pool, u64 *max_seen, char **error)
 {
 	bool was_clean = pool->sb_flags & FC_SB_CLEAN;
 	u64 l;
@@ -459,9 +613,8 @@ static int load_pool(struct fc_pool *pool, char **error)
 
 	for (l = 0; l < pool->g.md_pages; l += n) {
 		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
-		r = fc_sync_io(pool, pool->flash, REQ_OP_READ,
-			       fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
-			       (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		r = md_io(pool, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+			  (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
 		if (r) {
 			*error = "fcache-pool: cannot read the pool metadata (I/O error)";
 			return r;
@@ -470,17 +623,19 @@ static int load_pool(struct fc_pool *pool, char **error)
 			void *p;
 
 			if (pick_slot(pool, l + i, buf_page(pool, 2 * i),
-				      buf_page(pool, 2 * i + 1), &slot)) {
+				      buf_page(pool, 2 * i + 1), &slot, max_seen)) {
 				*error = "fcache-pool: a metadata page is damaged in both slots; run fcachectl check";
 				return -EINVAL;
 			}
 			if (slot)
 				__set_bit(l + i, pool->page_slot);
 			p = buf_page(pool, 2 * i + slot);
-			if (l + i == 0)
+			if (l + i == 0) {
 				load_voltable(pool, p);
-			else
-				load_entries(pool, l + i, p, was_clean);
+			} else if (load_entries(pool, l + i, p, was_clean)) {
+				*error = "fcache-pool: two cache blocks map the same origin block (damaged metadata); run fcachectl check";
+				return -EINVAL;
+			}
 		}
 	}
 	return 0;
@@ -496,7 +651,7 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 	struct fc_disk_superblock *sb0, *sb1, *sb;
 	const char *why;
 	int v0, v1, r;
-	u64 q0, q1;
+	u64 q0, q1, max_seen;
 	bool blank;
 
 	pool->md_buf_pages = FC_MD_BUF_PAGES;
@@ -508,7 +663,7 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 	}
 	sb0 = buf_page(pool, 0);
 	sb1 = buf_page(pool, 1);
-	r = fc_sync_io(pool, pool->flash, REQ_OP_READ, 0, 2 * FC_PAGE_SECTORS, pool->md_buf);
+	r = md_io(pool, REQ_OP_READ, 0, 2 * FC_PAGE_SECTORS, pool->md_buf);
 	if (r) {
 		*error = "fcache-pool: cannot read the flash device's first 8 KiB (I/O error)";
 		return r;
@@ -564,23 +719,38 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 	}
 	memcpy(pool->uuid, sb->hdr.uuid, 16);
 	pool->seq = le64_to_cpu(sb->hdr.seq);
+	pool->md_seq = fc_sb_md_seq(sb);
 	pool->sb_flags = le32_to_cpu(sb->sb_flags);
 	pool->format_time = le64_to_cpu(sb->format_time);
 	pool->needs_check = pool->sb_flags & FC_SB_NEEDS_CHECK;
+	/* The other superblock slot, if valid, counts as seen too. */
+	max_seen = max(q0 * !v0, q1 * !v1);
+	max_seen = max(max_seen, pool->seq);
 
 	r = fc_cache_alloc(pool);
 	if (r) {
 		*error = "fcache-pool: out of memory for the cache entries";
 		return r;
 	}
-	r = load_pool(pool, error);
+	r = load_pool(pool, &max_seen, error);
 	if (r)
 		return r;
 	fc_cache_build_free(pool);
+	/*
+	 * The next commit moves past every seq on the flash, and rewrites
+	 * every page that has a leftover (pick_slot() marked them) before its
+	 * superblock can make that seq current.
+	 */
+	pool->seq = max_seen;
 	/* Rewrite the volume table (dirty counts) with the first commit. */
 	fc_mark_vt_dirty(pool);
-	DMINFO("loaded pool: seq %llu, %s shutdown, %llu blocks used, %llu dirty",
-	       pool->seq, (pool->sb_flags & FC_SB_CLEAN) ? "clean" : "unclean",
-	       pool->nr_used, pool->nr_dirty);
+	DMINFO("loaded pool: seq %llu, %s shutdown, %llu blocks used, %llu dirty, %llu leftover pages",
+	       pool->md_seq, (pool->sb_flags & FC_SB_CLEAN) ? "clean" : "unclean",
+	       pool->nr_used, pool->nr_dirty, pool->leftovers);
+	if (pool->needs_check) {
+		/* As dm-cache: read-only until fcachectl check clears the flag. */
+		DMWARN("the pool needs a check: loaded read-only; run fcachectl check --clear-needs-check on its flash device");
+		pool->md_mode = FC_MD_RO;
+	}
 	return 0;
 }

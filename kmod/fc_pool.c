@@ -107,7 +107,7 @@ static void fc_tick(struct work_struct *ws)
 	waiters = !bio_list_empty(&pool->busy_wait) || !bio_list_empty(&pool->deferred);
 	spin_unlock_irq(&pool->lock);
 
-	if (interval && md_dirty &&
+	if (interval && md_dirty && pool->md_mode == FC_MD_RW &&
 	    time_after_eq(jiffies, pool->last_commit + msecs_to_jiffies(interval)))
 		queue_work(pool->wq, &pool->commit_work);
 	if (waiters)
@@ -250,8 +250,12 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	r = fc_meta_open(pool, block_sectors, bdev_nr_sectors(flash), error);
 	if (r)
 		goto bad;
-	/* The first commit clears CLEAN (and persists recovery) before any I/O. */
-	r = fc_commit(pool, false);
+	/*
+	 * The first commit clears CLEAN, persists recovery and overwrites
+	 * every leftover page before any I/O.  A pool that needs a check
+	 * stays read-only and writes nothing.
+	 */
+	r = pool->md_mode == FC_MD_RW ? fc_commit(pool, false) : 0;
 	if (r) {
 		*error = "fcache-pool: the first metadata commit failed (I/O error)";
 		goto bad;
@@ -445,6 +449,11 @@ static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned in
 
 		if (s->id != id)
 			continue;
+		if (pool->md_mode != FC_MD_RW) {
+			DMWARN("forget %u: the pool's metadata is read-only", id);
+			r = -EROFS;
+			break;
+		}
 		if (s->active) {
 			DMWARN("forget %u: the volume is active; remove it first", id);
 			r = -EBUSY;

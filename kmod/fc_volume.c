@@ -146,7 +146,7 @@ static int map_discard(struct fc_volume *v, struct bio *bio)
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
 		}
-		e->gen++;
+		fc_entry_bump(e);
 		fc_entry_set(pool, e, e->valid & ~m, e->dirty & ~m);
 		if (!e->valid)
 			fc_entry_release(pool, e);
@@ -174,12 +174,18 @@ static bool block_cacheable(struct fc_volume *v, u64 block)
 	return ((block + 1) << v->pool->block_shift) <= v->ti->len;
 }
 
-/* Does [block b, b + n) hold any cached block of this volume? */
+/*
+ * Does [block b, b + n) hold any entry of this volume, a fill in flight
+ * (BUSY, nothing valid yet) included?  Promotion vs a write: a write that
+ * spans a block being filled must be cut so that its part on that block
+ * waits for the fill; sent to the origin whole, it would land beside a
+ * fill that already read the older data and then marks it valid.
+ */
 static bool span_cached(struct fc_volume *v, u64 b, u64 n)
 {
 	struct fc_pool *pool = v->pool;
 
-	if (!pool->vol[v->slot].cached)
+	if (!pool->vol[v->slot].hashed)
 		return false;
 	for (; n--; b++)
 		if (fc_lookup(pool, v->slot, b))
@@ -286,8 +292,6 @@ again:
 	     (e || !fc_wb_above_high(pool->nr_dirty, pool->g.nr_blocks,
 				     pool->opts.val[FC_OPT_WRITEBACK_HIGH])))) {
 		/* Writeback path (also any write touching dirty sub-blocks). */
-		if (pool->md_mode != FC_MD_RW && (mask & ~e->dirty))
-			goto kill;
 		if (!e) {
 			e = fc_alloc_entry(pool, v->slot, block);
 			if (!e)
@@ -303,7 +307,7 @@ again:
 			goto need_fill;
 		}
 		/* Writeback vs a new write: bump the generation at map too. */
-		e->gen++;
+		fc_entry_bump(e);
 		fb->mask = mask;
 		if (bio->bi_opf & REQ_FUA) {
 			/* FUA: strip it on the flash; completion waits for a commit. */
@@ -332,7 +336,7 @@ again:
 			if ((bio->bi_opf & REQ_FUA) &&
 			    ((e->flags & FC_E_PDIRTY) || pool->pending_head != FC_NONE))
 				fb->flags |= FC_BF_FUA;
-			e->gen++;
+			fc_entry_bump(e);
 			fb->mask = (mask & ~partial) | (partial & e->valid);
 			fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
 			atomic_inc(&e->inflight);
@@ -367,7 +371,7 @@ write_around:
 		 */
 		if ((bio->bi_opf & REQ_FUA) && (e->flags & FC_E_PDIRTY))
 			fb->flags |= FC_BF_FUA;
-		e->gen++;
+		fc_entry_bump(e);
 		fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
 		if (!e->valid && !(e->flags & FC_E_WB))
 			fc_entry_release(pool, e);
@@ -567,6 +571,16 @@ static void wt_submit_flash(struct fc_volume *v, struct bio *bio)
 
 static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
 {
+	/*
+	 * Metadata ro/fail (fc_meta_error()): nothing can be recorded, so no
+	 * write may change what the flash or the origin holds.  Reads go on.
+	 */
+	if (op_is_write(bio_op(bio)) && READ_ONCE(v->pool->md_mode) != FC_MD_RW) {
+		DMERR_LIMIT("volume %u: write refused: the pool's metadata is read-only (run fcachectl check)",
+			    v->id);
+		atomic64_inc(&v->pool->vol[v->slot].errors);
+		return FC_DONE_KILL;
+	}
 	if (bio_op(bio) == REQ_OP_DISCARD)
 		return map_discard(v, bio);
 	return map_rw(v, bio, worker);
@@ -714,7 +728,7 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 			break;
 		}
 		/* Clean: invalidate and retry from the origin. */
-		e->gen++;
+		fc_entry_bump(e);
 		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
 		r = retry_bio(pool, bio);
 		break;
@@ -722,7 +736,7 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		e = &pool->e[fb->eidx];
 		kick = atomic_dec_and_test(&e->inflight);
 		/* Writeback vs a new write: bump the generation at completion. */
-		e->gen++;
+		fc_entry_bump(e);
 		if (!*error) {
 			fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
 			if (fb->flags & FC_BF_FUA) {
@@ -1083,6 +1097,10 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 		return 0;
 	case FC_MSG_INVALIDATE:
+		if (pool->md_mode != FC_MD_RW) {
+			DMWARN("invalidate: the pool's metadata is read-only");
+			return -EROFS;
+		}
 		spin_lock_irq(&pool->lock);
 		fc_invalidate_volume(pool, v->slot, false);
 		spin_unlock_irq(&pool->lock);

@@ -120,6 +120,7 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 			continue;
 		}
 		e->flags |= FC_E_WB;
+		e->wb_raced = 0;
 		atomic_inc(&s->wb_inflight);
 		items[n].oblock = e->oblock;
 		items[n].eidx = fc_eidx(pool, e);
@@ -203,8 +204,13 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 			/* A failed writeback keeps the block dirty. */
 			failed++;
 			atomic64_inc(&s->errors);
-		} else if (e->gen == it->gen) {
-			/* Writeback vs a new write: clean only if nobody wrote since. */
+		} else if (e->gen == it->gen && !e->wb_raced &&
+			   READ_ONCE(pool->md_mode) == FC_MD_RW) {
+			/*
+			 * Writeback vs a new write: clean only if nobody wrote
+			 * since.  Metadata ro/fail: nothing is marked clean
+			 * that cannot be recorded.
+			 */
 			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
 			atomic64_inc(&s->writebacks);
 		}
@@ -228,7 +234,8 @@ void fc_wb_work(struct work_struct *ws)
 	unsigned int n;
 	u32 max;
 
-	if (pool->suspended || !mutex_trylock(&pool->wb_lock))
+	if (pool->suspended || READ_ONCE(pool->md_mode) != FC_MD_RW ||
+	    !mutex_trylock(&pool->wb_lock))
 		return;
 	spin_lock_irq(&pool->lock);
 	in.dirty = pool->nr_dirty;
@@ -302,6 +309,11 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 	items = pool->wb_items;
 	pool->wb_state = FC_WB_ACTIVE;
 	for (;;) {
+		if (READ_ONCE(pool->md_mode) != FC_MD_RW) {
+			DMERR("writeback: the pool's metadata is read-only: dirty data cannot be marked clean (run fcachectl check)");
+			r = -EROFS;
+			break;
+		}
 		spin_lock_irq(&pool->lock);
 		left = 0;
 		for (i = 0; i < FC_MAX_VOLUMES; i++)
