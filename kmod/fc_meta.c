@@ -300,6 +300,53 @@ static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 
 }
 
 /*
+ * Pools that went to fail (needs_check could not be written anywhere on
+ * their flash), remembered by uuid while the module stays loaded, so a
+ * reload in this boot still comes up read-only instead of silently rw.
+ * @seq: the highest superblock seq on the flash at the failure; a load that
+ * finds a higher one sees a superblock written since (fcachectl check
+ * --clear-needs-check) and the memory no longer applies.  Across a reboot
+ * nothing remembers: then the flash holds the last committed state, which
+ * every completed flush is part of, since nothing is acknowledged after
+ * the failure (docs/DESIGN.md, "Metadata modes").
+ */
+#define FC_FAILED_POOLS 16
+static struct {
+	u8 uuid[16];
+	u64 seq;
+} fc_failed[FC_FAILED_POOLS];
+static unsigned int fc_failed_next;
+static DEFINE_SPINLOCK(fc_failed_lock);
+
+static void remember_failed(struct fc_pool *pool)
+{
+	unsigned int i;
+
+	spin_lock(&fc_failed_lock);
+	for (i = 0; i < FC_FAILED_POOLS; i++)
+		if (!memcmp(fc_failed[i].uuid, pool->uuid, 16))
+			break;
+	if (i == FC_FAILED_POOLS)
+		i = fc_failed_next++ % FC_FAILED_POOLS;
+	memcpy(fc_failed[i].uuid, pool->uuid, 16);
+	fc_failed[i].seq = pool->seq;
+	spin_unlock(&fc_failed_lock);
+}
+
+static bool failed_before(const u8 *uuid, u64 sb_seq)
+{
+	bool r = false;
+	unsigned int i;
+
+	spin_lock(&fc_failed_lock);
+	for (i = 0; i < FC_FAILED_POOLS; i++)
+		if (!memcmp(fc_failed[i].uuid, uuid, 16) && sb_seq <= fc_failed[i].seq)
+			r = true;
+	spin_unlock(&fc_failed_lock);
+	return r;
+}
+
+/*
  * The superblock write of commit @seq failed: record needs_check in a
  * leftover page instead (include/fcache_format.h): the volume table's
  * slot that does not hold its current copy, stamped @seq > md_seq with
@@ -436,8 +483,9 @@ record:
 	 * page, else nothing on the flash says so (fail).
 	 */
 	if (write_needs_check_page(pool, seq)) {
-		DMERR("cannot record needs_check on the flash: no metadata write succeeds");
+		DMERR("cannot record needs_check on the flash: no metadata write succeeds; the pool loads read-only until the module is unloaded");
 		WRITE_ONCE(pool->md_mode, FC_MD_FAIL);
+		remember_failed(pool);
 	}
 out_err:
 	mutex_unlock(&pool->commit_lock);
@@ -723,6 +771,10 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 	pool->sb_flags = le32_to_cpu(sb->sb_flags);
 	pool->format_time = le64_to_cpu(sb->format_time);
 	pool->needs_check = pool->sb_flags & FC_SB_NEEDS_CHECK;
+	if (failed_before(pool->uuid, pool->seq)) {
+		DMWARN("this pool failed earlier in this boot without recording it on the flash");
+		pool->needs_check = true;
+	}
 	/* The other superblock slot, if valid, counts as seen too. */
 	max_seen = max(q0 * !v0, q1 * !v1);
 	max_seen = max(max_seen, pool->seq);
