@@ -7,7 +7,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$top/build/test-logs
 mkdir -p "$log"
-: >"$log/all.txt"
+all=$log/all.$$.txt
+: >"$all"
 t0=$(date +%s)
 for suite in "$top"/tests/suites/*.sh; do
 	[ -e "$suite" ] || continue
@@ -23,16 +24,17 @@ for suite in "$top"/tests/suites/*.sh; do
 	s0=$(date +%s)
 	{ sh "$suite" </dev/null 2>&1; echo $? >"$log/$name.rc"; } | tee "$log/$name.out"
 	rc=$(cat "$log/$name.rc")
-	cat "$log/$name.out" >>"$log/all.txt"
+	cat "$log/$name.out" >>"$all"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL: ' "$log/$name.out"; then
-		echo "FAIL: $name (suite exited with status $rc)" | tee -a "$log/all.txt"
+		echo "FAIL: $name (suite exited with status $rc)" | tee -a "$all"
 	fi
 	echo "=== $name: $(($(date +%s) - s0)) s"
 done
-pass=$(grep -c '^PASS: ' "$log/all.txt")
-fail=$(grep -c '^FAIL: ' "$log/all.txt")
+pass=$(grep -c '^PASS: ' "$all")
+fail=$(grep -c '^FAIL: ' "$all")
 echo "=== failures:"
-grep '^FAIL: ' "$log/all.txt"
+grep '^FAIL: ' "$all"
 echo "=== total $(($(date +%s) - t0)) s"
 echo "$pass passed, $fail failed"
+mv -f "$all" "$log/all.txt"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
