@@ -3,12 +3,15 @@
  * Offline metadata reader and checker (fcachectl check / dump).
  *
  * Selection follows the recovery rules of include/fcache_format.h: the valid
- * superblock slot with the highest seq S; for every logical metadata page
- * the valid slot (checksum, magic, version, own location, pool uuid) with the
- * highest seq <= S.  A page whose two slots are all zeros was never written
- * and counts as empty.  A bad slot next to a good one is what an interrupted
- * commit leaves behind and is only a warning; a page with no usable slot,
- * and any inconsistency between the chosen pages, is damage.
+ * superblock slot with the highest seq S and its md_seq M (M = S for a pool
+ * without FC_FEAT_INCOMPAT_MDSEQ); for every logical metadata page the
+ * valid slot (checksum, magic, version, own location, pool uuid) with the
+ * highest seq <= M.  A valid slot above M is a leftover of a commit that
+ * never completed: never used, only a warning (and a needs_check record if
+ * its header says so).  A page whose two slots are all zeros was never
+ * written and counts as empty.  A bad slot next to a good one is what an
+ * interrupted commit leaves behind and is only a warning; a page with no
+ * usable slot, and any inconsistency between the chosen pages, is damage.
  *
  * Tests on the chosen metadata: superblock geometry against itself and the
  * device size, volume table (ids nonzero and unique, sizes), every entry
@@ -16,6 +19,9 @@
  * its origin block inside the volume, free entries without dirty bits,
  * entries past the last block free) and overlaps (two entries mapping the
  * same volume slot and origin block).
+ *
+ * fc_clear_needs_check_fd() runs the same check and, when it finds no
+ * error, zeroes the leftovers and writes a superblock without needs_check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +59,14 @@ struct emap {
 	uint8_t vol;
 };
 
+/* A valid page slot above md_seq. */
+struct leftover {
+	uint64_t page;		/* logical page */
+	uint64_t seq;
+	uint32_t hdr_flags;
+	int slot;
+};
+
 struct ctx {
 	int fd;
 	const char *name;
@@ -66,7 +80,12 @@ struct ctx {
 	uint64_t sb_seq[2];
 	struct fc_disk_superblock sb;
 	struct fc_geometry g;
-	uint64_t S;
+	uint64_t S, M;
+	uint64_t max_seq;	/* highest seq of any valid slot, superblock or page */
+	/* leftovers (valid page slots above M), each counted once */
+	struct leftover *lo;
+	size_t nlo, lo_cap;
+	int lo_needs_check;	/* a leftover carries FC_HDR_NEEDS_CHECK */
 	/* volume table */
 	int vt_ok;
 	int vt_slot;
@@ -153,6 +172,8 @@ static int read_superblock(struct ctx *c)
 		}
 		c->sb_err[s] = fc_page_verify(sb[s], FC_SB_MAGIC, s, NULL);
 		c->sb_seq[s] = hdr_seq(sb[s]);
+		if (!c->sb_err[s] && c->sb_seq[s] > c->max_seq)
+			c->max_seq = c->sb_seq[s];
 		if (!c->sb_err[s] && (best < 0 || c->sb_seq[s] > c->sb_seq[best]))
 			best = s;
 	}
@@ -193,13 +214,52 @@ static int read_superblock(struct ctx *c)
 		problem(c, 1, "geometry", "superblock slot %d: %s", best, why);
 		return -1;
 	}
+	c->M = fc_sb_md_seq(&c->sb);
 	if (le32_to_cpu(c->sb.sb_flags) & ~(FC_SB_CLEAN | FC_SB_NEEDS_CHECK))
 		problem(c, 0, "superblock", "unknown superblock flags 0x%x",
 			le32_to_cpu(c->sb.sb_flags));
 	if (le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK)
 		problem(c, 0, "needs_check",
-			"the pool recorded an error (needs_check is set)");
+			"the pool recorded an error (needs_check is set in the superblock): it loads read-only until 'fcachectl check --clear-needs-check'");
 	return 0;
+}
+
+/* Record leftover slot @s of logical page @l (once, however often it is read). */
+static void note_leftover(struct ctx *c, uint64_t l, int s, const void *page, const char *what)
+{
+	const struct fc_disk_header *h = page;
+	struct leftover *lo;
+	size_t i;
+
+	for (i = 0; i < c->nlo; i++)
+		if (c->lo[i].page == l && c->lo[i].slot == s)
+			return;
+	if (c->nlo == c->lo_cap) {
+		size_t cap = c->lo_cap ? 2 * c->lo_cap : 16;
+
+		lo = realloc(c->lo, cap * sizeof(*lo));
+		if (!lo) {
+			problem(c, 1, "io", "out of memory for the leftover list");
+			return;
+		}
+		c->lo = lo;
+		c->lo_cap = cap;
+	}
+	lo = &c->lo[c->nlo++];
+	lo->page = l;
+	lo->slot = s;
+	lo->seq = hdr_seq(page);
+	lo->hdr_flags = le32_to_cpu(h->flags);
+	problem(c, 0, "leftover",
+		"%s slot %d (flash page %" PRIu64 "): leftover seq %" PRIu64 " above md_seq %" PRIu64
+		" of a commit that never completed; never used, harmless",
+		what, s, fc_md_page_nr(l, s), lo->seq, c->M);
+	if (lo->hdr_flags & FC_HDR_NEEDS_CHECK) {
+		c->lo_needs_check = 1;
+		problem(c, 0, "needs_check",
+			"%s slot %d: the kernel recorded needs_check in this leftover (a superblock write failed): the pool loads read-only until 'fcachectl check --clear-needs-check'",
+			what, s);
+	}
 }
 
 /*
@@ -220,10 +280,14 @@ static int choose_page(struct ctx *c, uint64_t l, uint32_t magic, void *out, con
 		}
 		err[s] = fc_page_verify(c->page, magic, fc_md_page_nr(l, s), c->sb.hdr.uuid);
 		seq[s] = hdr_seq(c->page);
-		if (!err[s] && seq[s] > c->S) {
+		if (!err[s] && seq[s] > c->max_seq)
+			c->max_seq = seq[s];
+		if (!err[s] && seq[s] > c->M) {
 			err[s] = 2;
-			snprintf(why[s], sizeof(why[s]), "seq %" PRIu64 " above the superblock's %" PRIu64,
-				 seq[s], c->S);
+			snprintf(why[s], sizeof(why[s]),
+				 "leftover, seq %" PRIu64 " above the superblock's md_seq %" PRIu64,
+				 seq[s], c->M);
+			note_leftover(c, l, s, c->page, what);
 		} else if (err[s]) {
 			snprintf(why[s], sizeof(why[s]), "%s", fc_echk_str(err[s]));
 		}
@@ -240,7 +304,7 @@ static int choose_page(struct ctx *c, uint64_t l, uint32_t magic, void *out, con
 		return -1;
 	}
 	s = !best;
-	if (err[s] && err[s] != FC_ECHK_ZERO)
+	if (err[s] && err[s] != FC_ECHK_ZERO && err[s] != 2)
 		problem(c, 0, "stale_slot", "%s slot %d is not usable (%s); slot %d is used",
 			what, s, why[s], best);
 	return best;
@@ -391,7 +455,9 @@ static void check_overlaps(struct ctx *c)
 	qsort(c->map, c->nmap, sizeof(*c->map), cmp_emap);
 	for (i = 1; i < c->nmap; i++)
 		if (c->map[i].vol == c->map[i - 1].vol && c->map[i].oblock == c->map[i - 1].oblock)
-			problem(c, 1, "overlap", "entries %u and %u both map volume slot %u origin block %" PRIu64,
+			problem(c, 1, "overlap",
+				"entries %u and %u both map volume slot %u origin block %" PRIu64
+				" (the kernel refuses to load such a pool)",
 				c->map[i - 1].idx, c->map[i].idx, c->map[i].vol, c->map[i].oblock);
 }
 
@@ -423,6 +489,9 @@ static void json_sb(struct ctx *c, struct fc_json *j)
 	fj_obj(j, "superblock");
 	fj_i64(j, "slot", c->sb_slot);
 	fj_u64(j, "seq", c->S);
+	fj_u64(j, "md_seq", c->M);
+	fj_bool(j, "md_seq_feature",
+		!!(le32_to_cpu(c->sb.incompat_features) & FC_FEAT_INCOMPAT_MDSEQ));
 	fj_str(j, "uuid", u);
 	fj_u64(j, "block_sectors", le32_to_cpu(c->sb.block_sectors));
 	fj_u64(j, "subblock_sectors", le32_to_cpu(c->sb.subblock_sectors));
@@ -462,6 +531,23 @@ static void json_volumes(struct ctx *c, struct fc_json *j)
 	fj_end(j);
 }
 
+static void json_leftovers(struct ctx *c, struct fc_json *j)
+{
+	size_t i;
+
+	fj_u64(j, "leftovers", c->nlo);
+	fj_arr(j, "leftover_slots");
+	for (i = 0; i < c->nlo; i++) {
+		fj_obj(j, NULL);
+		fj_u64(j, "page", c->lo[i].page);
+		fj_u64(j, "slot", (uint64_t)c->lo[i].slot);
+		fj_u64(j, "seq", c->lo[i].seq);
+		fj_bool(j, "needs_check", !!(c->lo[i].hdr_flags & FC_HDR_NEEDS_CHECK));
+		fj_end(j);
+	}
+	fj_end(j);
+}
+
 static void json_problems(struct ctx *c, struct fc_json *j)
 {
 	int i;
@@ -495,13 +581,17 @@ static void text_summary(struct ctx *c, FILE *out)
 	char lab[FC_VOLUME_LABEL_LEN + 1];
 
 	hex(u, c->sb.hdr.uuid, 16);
-	fprintf(out, "pool %s: uuid %s, seq %" PRIu64 " (superblock slot %d), %s%s\n", c->name, u,
-		c->S, c->sb_slot, fl & FC_SB_CLEAN ? "shut down cleanly" : "not shut down cleanly",
-		fl & FC_SB_NEEDS_CHECK ? ", needs_check" : "");
+	fprintf(out, "pool %s: uuid %s, seq %" PRIu64 " (superblock slot %d), md_seq %" PRIu64 ", %s%s\n",
+		c->name, u, c->S, c->sb_slot, c->M,
+		fl & FC_SB_CLEAN ? "shut down cleanly" : "not shut down cleanly",
+		(fl & FC_SB_NEEDS_CHECK) || c->lo_needs_check ? ", needs_check" : "");
 	fprintf(out, "  block %u sectors (%u KiB), sub-block %u sectors, %" PRIu64 " blocks, data at sector %" PRIu64 ", %" PRIu64 " metadata pages\n",
 		c->g.block_sectors, c->g.block_sectors / 2, c->g.subblock_sectors, c->g.nr_blocks,
 		c->g.data_start, c->g.md_pages);
 	fprintf(out, "  %" PRIu64 " blocks in use, %" PRIu64 " dirty\n", c->used, c->dirty);
+	if (c->nlo)
+		fprintf(out, "  %zu leftover page slots above md_seq (harmless: never used, overwritten by the next commit)\n",
+			c->nlo);
 	if (!c->vt_ok) {
 		fprintf(out, "  volume table unreadable\n");
 		return;
@@ -570,12 +660,134 @@ static struct ctx *ctx_open(int fd, const char *name)
 
 static void ctx_close(struct ctx *c)
 {
+	free(c->lo);
 	free(c->map);
 	free(c->page);
 	free(c);
 }
 
-int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out)
+/* What --clear-needs-check did (or why it did nothing). */
+struct repair {
+	int done;
+	int had_needs_check;
+	size_t zeroed;
+	uint64_t seq;
+	int slot;
+	char failed[160];	/* set when a write failed */
+};
+
+static int write_page(struct ctx *c, uint64_t nr, const void *buf)
+{
+	ssize_t n = pwrite(c->fd, buf, FC_PAGE_SIZE, (off_t)(nr * FC_PAGE_SIZE));
+
+	if (n != FC_PAGE_SIZE) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Zero every leftover slot, then write a superblock with seq N above every
+ * seq on the flash, md_seq N and neither needs_check nor clean.  N goes to
+ * slot N % 2; N is one more than the highest seq found, or two more when
+ * that would overwrite the superblock in use: a torn write must leave the
+ * current superblock readable.  The caller has checked the pool: no error.
+ */
+static int clear_needs_check(struct ctx *c, struct repair *r)
+{
+	struct fc_disk_superblock *sb;
+	void *page = page_alloc();
+	uint64_t n, nr;
+	size_t i;
+
+	if (!page) {
+		snprintf(r->failed, sizeof(r->failed), "out of memory");
+		return -1;
+	}
+	if (c->max_seq >= UINT64_MAX - 2) {
+		snprintf(r->failed, sizeof(r->failed),
+			 "the sequence numbers are exhausted (%" PRIu64 ")", c->max_seq);
+		goto fail;
+	}
+	memset(page, 0, FC_PAGE_SIZE);
+	for (i = 0; i < c->nlo; i++) {
+		nr = fc_md_page_nr(c->lo[i].page, (unsigned int)c->lo[i].slot);
+		if (write_page(c, nr, page)) {
+			snprintf(r->failed, sizeof(r->failed),
+				 "cannot zero leftover flash page %" PRIu64 ": %s", nr, strerror(errno));
+			goto fail;
+		}
+		r->zeroed++;
+	}
+	if (c->nlo && fdatasync(c->fd)) {
+		snprintf(r->failed, sizeof(r->failed), "cannot sync the zeroed leftovers: %s",
+			 strerror(errno));
+		goto fail;
+	}
+
+	n = c->max_seq + 1;
+	if (n % 2 == (uint64_t)c->sb_slot)
+		n++;
+	sb = page;
+	memcpy(sb, &c->sb, sizeof(*sb));
+	sb->md_seq = cpu_to_le64(n);
+	sb->incompat_features = cpu_to_le32(le32_to_cpu(sb->incompat_features) |
+					    FC_FEAT_INCOMPAT_MDSEQ);
+	sb->sb_flags = cpu_to_le32(le32_to_cpu(sb->sb_flags) &
+				   ~(FC_SB_NEEDS_CHECK | FC_SB_CLEAN));
+	fc_page_seal(sb, FC_SB_MAGIC, n % 2, n, c->sb.hdr.uuid);
+	if (write_page(c, n % 2, sb) || fdatasync(c->fd)) {
+		snprintf(r->failed, sizeof(r->failed),
+			 "cannot write the superblock (slot %u): %s; the one in slot %d is still used",
+			 (unsigned int)(n % 2), strerror(errno), c->sb_slot);
+		goto fail;
+	}
+	r->seq = n;
+	r->slot = (int)(n % 2);
+	r->done = 1;
+	free(page);
+	return 0;
+fail:
+	free(page);
+	return -1;
+}
+
+static void json_repair(struct ctx *c, struct repair *r, struct fc_json *j)
+{
+	fj_obj(j, "clear_needs_check");
+	fj_bool(j, "done", r->done);
+	if (c->errors && !r->failed[0])
+		fj_str(j, "refused", "the check found errors; nothing was written");
+	if (r->failed[0])
+		fj_str(j, "error", r->failed);
+	fj_bool(j, "needs_check_was_set", r->had_needs_check);
+	fj_u64(j, "zeroed_leftovers", r->zeroed);
+	if (r->done) {
+		fj_u64(j, "superblock_seq", r->seq);
+		fj_u64(j, "superblock_slot", (uint64_t)r->slot);
+	}
+	fj_end(j);
+}
+
+static void text_repair(struct ctx *c, struct repair *r, FILE *out)
+{
+	if (r->failed[0])
+		fprintf(out, "%s: clearing needs_check FAILED: %s (zeroed %zu leftover page slots first)\n",
+			c->name, r->failed, r->zeroed);
+	else if (!r->done)
+		fprintf(out, "%s: not clearing needs_check: the check found %d errors; nothing was written\n",
+			c->name, c->errors);
+	else
+		fprintf(out, "%s: %s; zeroed %zu leftover page slots; superblock seq %" PRIu64 " (slot %d)\n",
+			c->name, r->had_needs_check ? "cleared needs_check" :
+			"needs_check was not set (superblock rewritten anyway)",
+			r->zeroed, r->seq, r->slot);
+}
+
+static int run(int fd, const char *name, enum fc_check_out what, int json, FILE *out,
+	       struct repair *rep)
 {
 	struct ctx *c = ctx_open(fd, name);
 	struct fc_json j;
@@ -608,17 +820,25 @@ int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE
 		}
 	}
 	rc = c->errors ? 1 : 0;
+	if (rep && ok_sb)
+		rep->had_needs_check = (le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK) ||
+				       c->lo_needs_check;
+	if (rep && ok_sb && !rc && clear_needs_check(c, rep))
+		rc = 2;
 
 	if (json) {
 		fj_init(&j, out);
 		fj_obj(&j, NULL);
 		fj_str(&j, "device", name);
-		fj_bool(&j, "clean", !rc);
+		fj_bool(&j, "clean", !c->errors);
 		fj_i64(&j, "errors", c->errors);
 		fj_i64(&j, "warnings", c->warnings);
 		json_problems(c, &j);
 		if (ok_sb) {
 			json_sb(c, &j);
+			fj_bool(&j, "needs_check",
+				(le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK) || c->lo_needs_check);
+			json_leftovers(c, &j);
 			fj_u64(&j, "used_blocks", c->used);
 			fj_u64(&j, "dirty_blocks", c->dirty);
 			fj_u64(&j, "lost_pages", c->lost_pages);
@@ -631,6 +851,8 @@ int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE
 				fj_end(&j);
 			}
 		}
+		if (rep)
+			json_repair(c, rep, &j);
 		fj_end(&j);
 	} else {
 		if (ok_sb)
@@ -644,10 +866,25 @@ int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE
 		text_problems(c, out);
 		if (what == FC_OUT_CHECK)
 			fprintf(out, "%s: %s (%d errors, %d warnings)\n", name,
-				rc ? "metadata DAMAGED" : "metadata clean", c->errors, c->warnings);
+				c->errors ? "metadata DAMAGED" : "metadata clean", c->errors, c->warnings);
+		if (rep)
+			text_repair(c, rep, out);
 	}
 	ctx_close(c);
 	return rc;
+}
+
+int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out)
+{
+	return run(fd, name, what, json, out, NULL);
+}
+
+int fc_clear_needs_check_fd(int fd, const char *name, int json, FILE *out)
+{
+	struct repair r;
+
+	memset(&r, 0, sizeof(r));
+	return run(fd, name, FC_OUT_CHECK, json, out, &r);
 }
 
 int fc_read_voltable(int fd, struct fc_disk_superblock *sb, struct fc_disk_voltable *vt)

@@ -20,6 +20,17 @@ enum fc_check_out { FC_OUT_CHECK, FC_OUT_DUMP };
  */
 int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out);
 
+/*
+ * fcachectl check --clear-needs-check: check @fd (open for writing, not in
+ * use) as fc_check_fd() does; if no error is found, zero every leftover page
+ * slot (seq above md_seq) and write a new superblock (seq and md_seq above
+ * every seq on the flash, needs_check and clean cleared), syncing after
+ * each step.  Prints the report and what was done.  Returns 0 done, 1 not
+ * done because the metadata is damaged or unreadable (nothing written),
+ * 2 a write failed.
+ */
+int fc_clear_needs_check_fd(int fd, const char *name, int json, FILE *out);
+
 struct fc_disk_superblock;
 struct fc_disk_voltable;
 

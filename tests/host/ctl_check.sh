@@ -111,6 +111,160 @@ PY
 	else fail "harmless $dmg: warning, committed state kept" "$(head -c 300 "$T/out")"; fi
 done
 
+# ---- the leftover rule (include/fcache_format.h): valid page slots above
+# the superblock's md_seq are harmless leftovers, counted in the JSON
+# good images with the md_seq feature bit, and without it (an older module)
+for f in --mdseq ""; do
+	"$MK" "$T/good.img" $f >"$T/truth"
+	expect_rc 0 "leftover: good image ${f:-without the feature bit} exits 0" "$CTL" check --json "$T/good.img"
+	if python3 - "$T/out" "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sb = d["superblock"]
+assert d["clean"] is True and d["warnings"] == 0, d["problems"]
+assert d["leftovers"] == 0 and d["leftover_slots"] == [] and d["needs_check"] is False
+assert sb["md_seq_feature"] is (sys.argv[2] == "--mdseq") and sb["md_seq"] == sb["seq"], sb
+PY
+	then pass "leftover: good image ${f:-without the feature bit}: no leftovers, md_seq = seq"
+	else fail "leftover: good image ${f:-without the feature bit}: no leftovers, md_seq = seq" "$(head -c 300 "$T/out")"; fi
+done
+
+# leftover: pages 1, 2 at S+1 above md_seq S of superblock S+1 (feature bit)
+# leftover-nc: the volume table at S+1 with FC_HDR_NEEDS_CHECK
+# torn: no feature bit (M = S), one page at S+1
+# kind:leftovers:needs_check
+for t in leftover:2:0 leftover-nc:1:1 failed-commit:2:1 torn:1:0; do
+	dmg=${t%%:*} rest=${t#*:}
+	nlo=${rest%%:*} nc=${rest#*:}
+	"$MK" "$T/d.img" --damage "$dmg" >"$T/truth"
+	expect_rc 0 "leftover $dmg: check exits 0" "$CTL" check "$T/d.img"
+	grep -q '^warning: .*leftover seq' "$T/out" && pass "leftover $dmg: text warns about a leftover" ||
+		fail "leftover $dmg: text warns about a leftover" "$(head -c 300 "$T/out")"
+	if [ "$nc" = 1 ]; then
+		grep -q 'needs_check' "$T/out" && pass "leftover $dmg: text reports needs_check" ||
+			fail "leftover $dmg: text reports needs_check"
+	fi
+	expect_rc 0 "leftover $dmg: check --json exits 0" "$CTL" check --json "$T/d.img"
+	if python3 - "$T/out" "$T/truth" "$nlo" "$nc" "$dmg" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+nlo, nc, dmg = int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
+assert d["clean"] is True and d["errors"] == 0, d["problems"]
+kinds = [p["kind"] for p in d["problems"]]
+assert all(p["severity"] == "warning" for p in d["problems"]), d["problems"]
+assert kinds.count("leftover") == nlo, kinds
+assert d["leftovers"] == nlo and len(d["leftover_slots"]) == nlo, d
+sb = d["superblock"]
+for lo in d["leftover_slots"]:
+    assert lo["seq"] > sb["md_seq"], (lo, sb)
+assert d["needs_check"] is nc, d["needs_check"]
+assert any(lo["needs_check"] for lo in d["leftover_slots"]) is (dmg == "leftover-nc")
+assert sb["needs_check"] is (dmg == "failed-commit")
+if dmg in ("leftover", "failed-commit"):
+    assert sb["md_seq_feature"] and sb["md_seq"] == sb["seq"] - 1, sb
+if dmg == "torn":
+    assert not sb["md_seq_feature"] and sb["md_seq"] == sb["seq"], sb
+# the committed state, not the leftovers' (which drop dirty bits / a volume)
+want = {int(l.split()[1]): (int(l.split()[5]), int(l.split()[7]))
+        for l in open(sys.argv[2]) if l.startswith("volume")}
+got = {v["slot"]: (v["cached_blocks"], v["dirty_blocks"]) for v in d["volumes"]}
+assert got == want, (got, want)
+PY
+	then pass "leftover $dmg: warnings only, leftovers $nlo in the JSON, committed state used"
+	else fail "leftover $dmg: warnings only, leftovers $nlo in the JSON, committed state used" "$(head -c 400 "$T/out")"; fi
+done
+
+# md_seq above the superblock's own seq: damage
+"$MK" "$T/d.img" --damage mdseq-above >/dev/null
+expect_rc 1 "mdseq-above: check exits 1" "$CTL" check --json "$T/d.img"
+if python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+errs = [p for p in d["problems"] if p["severity"] == "error"]
+assert any(p["kind"] == "geometry" and "md_seq" in p["message"] for p in errs), errs
+PY
+then pass "mdseq-above: a geometry error names md_seq"
+else fail "mdseq-above: a geometry error names md_seq" "$(head -c 300 "$T/out")"; fi
+
+# overlap: an error that says the kernel refuses the pool
+"$MK" "$T/d.img" --damage overlap >/dev/null
+"$CTL" check "$T/d.img" >"$T/out" 2>&1
+grep -q '^error: .*both map volume slot.*kernel refuses' "$T/out" && pass "overlap: error says the kernel refuses the pool" ||
+	fail "overlap: error says the kernel refuses the pool" "$(head -c 300 "$T/out")"
+
+# ---- check --clear-needs-check
+# entries of a dump --json, for comparing before and after
+entries() {
+	"$CTL" dump --json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for e in d["entries"]:
+    print(e["block"], e["volume_slot"], e["oblock"], e["valid"], e["dirty"], e["flags"])
+print("volumes", [(v["slot"], v["id"], v["label"], v["origin_sectors"]) for v in d["volumes"]])'
+}
+for dmg in failed-commit leftover-nc needs-check none; do
+	if [ $dmg = none ]; then "$MK" "$T/d.img" --mdseq >/dev/null; else "$MK" "$T/d.img" --damage $dmg >/dev/null; fi
+	entries "$T/d.img" >"$T/before"
+	"$CTL" check --json "$T/d.img" >"$T/pre.json"
+	expect_rc 0 "clear-needs-check $dmg: exits 0" "$CTL" check --clear-needs-check "$T/d.img"
+	if [ $dmg = none ]; then
+		grep -q 'needs_check was not set.*superblock seq' "$T/out" && pass "clear-needs-check $dmg: says needs_check was not set" ||
+			fail "clear-needs-check $dmg: says needs_check was not set" "$(tail -2 "$T/out")"
+	else
+		grep -q 'cleared needs_check; zeroed [0-9]* leftover page slots; superblock seq' "$T/out" && pass "clear-needs-check $dmg: says what it did" ||
+			fail "clear-needs-check $dmg: says what it did" "$(tail -2 "$T/out")"
+	fi
+	expect_rc 0 "clear-needs-check $dmg: check afterwards exits 0" "$CTL" check --json "$T/d.img"
+	if python3 - "$T/out" "$T/pre.json" <<'PY'
+import json, sys
+d, pre = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sb, psb = d["superblock"], pre["superblock"]
+assert d["clean"] is True and d["errors"] == 0 and d["warnings"] == 0, d["problems"]
+assert d["leftovers"] == 0 and d["needs_check"] is False and sb["needs_check"] is False, d
+assert sb["clean"] is False, sb
+maxseq = max([psb["seq"]] + [lo["seq"] for lo in pre["leftover_slots"]])
+assert sb["seq"] > maxseq and sb["md_seq"] == sb["seq"] and sb["md_seq_feature"], (sb, maxseq)
+assert sb["slot"] == sb["seq"] % 2 and sb["slot"] != psb["slot"], (sb, psb)
+assert d["used_blocks"] == pre["used_blocks"] and d["dirty_blocks"] == pre["dirty_blocks"]
+PY
+	then pass "clear-needs-check $dmg: then clean, no leftovers, no needs_check, new superblock"
+	else fail "clear-needs-check $dmg: then clean, no leftovers, no needs_check, new superblock" "$(head -c 400 "$T/out")"; fi
+	entries "$T/d.img" >"$T/after"
+	cmp -s "$T/before" "$T/after" && [ -s "$T/before" ] && pass "clear-needs-check $dmg: entries and volumes unchanged (dump)" ||
+		fail "clear-needs-check $dmg: entries and volumes unchanged (dump)" "$(diff "$T/before" "$T/after" | head -5)"
+	# idempotent: a second run finds nothing and leaves a clean pool
+	expect_rc 0 "clear-needs-check $dmg: a second run exits 0" "$CTL" check --clear-needs-check "$T/d.img"
+	grep -q 'zeroed 0 leftover' "$T/out" && pass "clear-needs-check $dmg: a second run finds no leftovers" ||
+		fail "clear-needs-check $dmg: a second run finds no leftovers" "$(tail -1 "$T/out")"
+done
+"$MK" "$T/d.img" --damage failed-commit >/dev/null
+expect_rc 0 "clear-needs-check --json: exits 0" "$CTL" check --json --clear-needs-check "$T/d.img"
+if python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["clear_needs_check"]
+assert r["done"] is True and r["needs_check_was_set"] is True and r["zeroed_leftovers"] == 2, r
+assert r["superblock_seq"] == d["superblock"]["seq"] + 1, (r, d["superblock"])
+PY
+then pass "clear-needs-check --json: reports what it did"
+else fail "clear-needs-check --json: reports what it did" "$(head -c 400 "$T/out")"; fi
+
+# refused on damage; the image stays byte for byte the same
+for dmg in overlap seq-above sb-current mdseq-above; do
+	"$MK" "$T/d.img" --damage $dmg >/dev/null
+	cp "$T/d.img" "$T/d0.img"
+	expect_rc 1 "clear-needs-check on $dmg: refused (exit 1)" "$CTL" check --clear-needs-check "$T/d.img"
+	grep -q 'not cleared, nothing written' "$T/err" && pass "clear-needs-check on $dmg: says nothing was written" ||
+		fail "clear-needs-check on $dmg: says nothing was written" "$(head -c 300 "$T/err")"
+	cmp -s "$T/d.img" "$T/d0.img" && pass "clear-needs-check on $dmg: image unchanged" ||
+		fail "clear-needs-check on $dmg: image unchanged"
+done
+expect_rc 2 "clear-needs-check: not an option of dump" "$CTL" dump --clear-needs-check "$T/d.img"
+chmod a-w "$T/d.img"
+if [ "$(id -u)" -ne 0 ]; then
+	expect_rc 1 "clear-needs-check: read-only image refused" "$CTL" check --clear-needs-check "$T/d.img"
+fi
+
 # ---- not a pool at all
 head -c 1048576 /dev/zero >"$T/zero.img"
 expect_rc 1 "check: zeroed device exits 1" "$CTL" check "$T/zero.img"

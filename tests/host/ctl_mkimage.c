@@ -2,7 +2,7 @@
 /*
  * ctl_mkimage: write an fcache pool image for the fcachectl check/dump tests.
  *
- *   ctl_mkimage OUT [--size MIB] [--block-sectors N] [--damage KIND]
+ *   ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--damage KIND]
  *
  * The image is built with kmod/fc_format.c the way the pool formats and
  * commits: commit 1 formats (every metadata page written, empty), later
@@ -11,6 +11,10 @@
  * Commit 2 registers three volumes and caches blocks, commit 3 changes some
  * of them (so pages live in both slots).  The expected per-volume counts
  * are printed on stdout as "volume SLOT id ID cached N dirty N".
+ *
+ * --mdseq writes superblocks the way the current module does: with
+ * FC_FEAT_INCOMPAT_MDSEQ and md_seq = seq (the leftover kinds imply it);
+ * without it the superblocks are those of an older module (M = S).
  *
  * --damage KIND then breaks one thing (re-sealing the page when the damage
  * must pass the checksum); see usage() for the kinds.
@@ -33,6 +37,7 @@ static struct fc_disk_voltable vt;
 static struct fc_disk_entry *ent;	/* nr_blocks rounded up to pages */
 static uint8_t *changed;
 static uint32_t sb_flags;
+static int mdseq;			/* FC_FEAT_INCOMPAT_MDSEQ superblocks */
 
 static void die(const char *m)
 {
@@ -62,7 +67,8 @@ static void build_page(uint64_t l, void *page)
 		       FC_ENTRIES_PER_PAGE * sizeof(*ent));
 }
 
-static void write_sb(uint64_t seq, int slot)
+/* Superblock @seq trusting pages up to @md_seq (with --mdseq) into @slot. */
+static void write_sb_md(uint64_t seq, uint64_t md_seq, int slot)
 {
 	struct fc_disk_superblock *sb = calloc(1, FC_PAGE_SIZE);
 
@@ -76,9 +82,18 @@ static void write_sb(uint64_t seq, int slot)
 	sb->flash_sectors = cpu_to_le64(g.flash_sectors);
 	sb->sb_flags = cpu_to_le32(sb_flags);
 	sb->format_time = cpu_to_le64(1700000000);
+	if (mdseq) {
+		sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ);
+		sb->md_seq = cpu_to_le64(md_seq);
+	}
 	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, uuid);
 	pwrite_page(slot, sb);
 	free(sb);
+}
+
+static void write_sb(uint64_t seq, int slot)
+{
+	write_sb_md(seq, seq, slot);
 }
 
 /* One commit of every changed page (all pages when @all). */
@@ -141,6 +156,33 @@ static void edit_current(uint64_t l, void (*edit)(void *page))
 	pwrite_page(nr, page);
 }
 
+/*
+ * A page of a commit that never completed: logical page @l, sealed with
+ * @seq and header flags @hflags, in the slot that does not hold its current
+ * copy.  Its content differs from the committed one (entries lose their
+ * dirty bits, the volume table loses volume slot 2), so a checker that
+ * used it would report other counts or unused-volume errors.
+ */
+static void write_leftover(uint64_t l, uint64_t seq, uint32_t hflags)
+{
+	uint8_t page[FC_PAGE_SIZE];
+	uint64_t nr = fc_md_page_nr(l, !cur[l]);
+	unsigned int i;
+
+	build_page(l, page);
+	if (l) {
+		struct fc_disk_mdpage *m = (void *)page;
+
+		for (i = 0; i < FC_ENTRIES_PER_PAGE; i++)
+			m->e[i].dirty = 0;
+	} else {
+		memset(&((struct fc_disk_voltable *)page)->vol[2], 0,
+		       sizeof(struct fc_disk_volume));
+	}
+	fc_page_seal_flags(page, l ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, uuid, hflags);
+	pwrite_page(nr, page);
+}
+
 static void flip_byte(uint64_t nr, unsigned int off)
 {
 	uint8_t page[FC_PAGE_SIZE];
@@ -194,10 +236,18 @@ static void ed_vol_unused(void *p)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ctl_mkimage OUT [--size MIB] [--block-sectors N] [--damage KIND]\n"
+		"usage: ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--damage KIND]\n"
 		"kinds (damage): sb-current sb-both sb-geometry vt vt-dupid vt-dropvol\n"
 		"                entry-page seq-above overlap oob unused-vol dirty-not-valid\n"
-		"kinds (harmless, check must pass): stale-slot torn needs-check\n");
+		"                mdseq-above\n"
+		"kinds (harmless, check must pass): stale-slot torn needs-check\n"
+		"                leftover leftover-nc failed-commit (these imply --mdseq)\n"
+		"  leftover       pages 1, 2 at seq S+1 above md_seq S of superblock S+1\n"
+		"  leftover-nc    the volume table at seq S+1 with FC_HDR_NEEDS_CHECK,\n"
+		"                 superblock S (a superblock write that failed)\n"
+		"  failed-commit  as leftover, the superblock with needs_check (a failed\n"
+		"                 page batch)\n"
+		"  mdseq-above    superblock md_seq above its seq\n");
 	exit(2);
 }
 
@@ -219,9 +269,14 @@ int main(int argc, char **argv)
 			bs = (uint32_t)strtoul(argv[++a], NULL, 0);
 		else if (!strcmp(argv[a], "--damage") && a + 1 < argc)
 			damage = argv[++a];
+		else if (!strcmp(argv[a], "--mdseq"))
+			mdseq = 1;
 		else
 			usage();
 	}
+	if (damage && (!strncmp(damage, "leftover", 8) || !strcmp(damage, "failed-commit") ||
+		       !strcmp(damage, "mdseq-above")))
+		mdseq = 1;
 	if (fc_geometry_compute(&g, mib * 2048, bs))
 		usage();
 	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -329,6 +384,19 @@ int main(int argc, char **argv)
 	} else if (!strcmp(damage, "needs-check")) {
 		sb_flags |= FC_SB_NEEDS_CHECK;
 		write_sb(S, (int)(S % 2));
+	} else if (!strcmp(damage, "leftover") || !strcmp(damage, "failed-commit")) {
+		/* commit 5: pages 1 and 2 landed, the rest of the batch did not */
+		write_leftover(1, S + 1, 0);
+		write_leftover(2, S + 1, 0);
+		if (!strcmp(damage, "failed-commit"))
+			sb_flags |= FC_SB_NEEDS_CHECK;
+		write_sb_md(S + 1, S, (int)((S + 1) % 2));
+		S++;
+	} else if (!strcmp(damage, "leftover-nc")) {
+		/* commit 5: the superblock write failed; needs_check goes to a page */
+		write_leftover(0, S + 1, FC_HDR_NEEDS_CHECK);
+	} else if (!strcmp(damage, "mdseq-above")) {
+		write_sb_md(S, S + 1, (int)(S % 2));
 	} else {
 		usage();
 	}
