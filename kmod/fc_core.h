@@ -112,6 +112,7 @@ struct fc_pool {
 	u8 uuid[16];
 	u64 seq;			/* last superblock seq written or seen */
 	u64 md_seq;			/* metadata pages trusted up to this seq */
+	unsigned int sb_slot;		/* slot of the current superblock */
 	u64 leftovers;			/* leftover page slots found at load */
 	u32 sb_flags;
 	u64 format_time;

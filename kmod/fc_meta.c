@@ -5,7 +5,7 @@
  *   1. changed logical pages go to the slot not holding their current copy,
  *      stamped seq S + 1;
  *   2. the flash is flushed (this also makes completed data writes durable);
- *   3. the superblock goes to slot (S + 1) % 2 with FUA;
+ *   3. the superblock goes to the slot not holding the current one, with FUA;
  *   4. only then are blocks freed by this commit reused (pending list) and
  *      PDIRTY dropped from entries this commit recorded clean.
  *
@@ -210,9 +210,11 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 }
 
 /*
- * Superblock @seq into slot @seq % 2, trusting pages up to @md_seq: equal to
- * @seq after a complete commit, the last complete one's after a failed
- * page batch (include/fcache_format.h, "Leftovers").
+ * Superblock @seq, trusting pages up to @md_seq (equal to @seq after a
+ * complete commit, the last complete one's after a failed page batch:
+ * include/fcache_format.h, "Leftovers"), into the slot that does NOT hold
+ * the current superblock: a torn write must leave the current one intact.
+ * (Seqs can jump past leftovers at load, so @seq % 2 is not that slot.)
  */
 static int write_sb_slot(struct fc_pool *pool, unsigned int slot, u64 seq, u64 md_seq,
 			 u32 flags)
@@ -228,7 +230,12 @@ static int write_sb_slot(struct fc_pool *pool, unsigned int slot, u64 seq, u64 m
 
 static int write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags)
 {
-	return write_sb_slot(pool, seq % 2, seq, md_seq, flags);
+	unsigned int slot = !pool->sb_slot;
+	int r = write_sb_slot(pool, slot, seq, md_seq, flags);
+
+	if (!r)
+		pool->sb_slot = slot;
+	return r;
 }
 
 /*
@@ -528,6 +535,7 @@ static int format_pool(struct fc_pool *pool)
 	r = write_sb_slot(pool, 0, 1, 1, 0);
 	if (!r)
 		r = write_sb_slot(pool, 1, 1, 1, 0);
+	pool->sb_slot = 1;
 	pool->seq = 1;
 	pool->md_seq = 1;
 	bitmap_zero(pool->page_slot, pool->g.md_pages);
@@ -756,6 +764,7 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 		sb = sb0;
 	else
 		sb = sb1;
+	pool->sb_slot = sb == sb1;
 
 	if (fc_sb_check_geometry(sb, dev_sectors, &pool->g, &why)) {
 		*error = (char *)why;

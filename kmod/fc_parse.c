@@ -183,7 +183,7 @@ int fc_pool_opts_parse(struct fc_pool_opts *o, unsigned int argc, char **argv,
 int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,
 		   const char **why)
 {
-	size_t len;
+	size_t len, i;
 	__u32 v;
 
 	if (!strcmp(key, "sequential_cutoff")) {
@@ -200,6 +200,17 @@ int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,
 		if (!len || len > FC_VOLUME_LABEL_LEN) {
 			*why = "label must be 1..40 characters";
 			return -EINVAL;
+		}
+		/*
+		 * The table status prints the label as one word: white space,
+		 * control characters and the backslash (dm_split_args() takes
+		 * it as an escape) would not read back the same.
+		 */
+		for (i = 0; i < len; i++) {
+			if (val[i] <= ' ' || val[i] >= 0x7f || val[i] == '\\') {
+				*why = "label must be printable, without spaces or backslashes";
+				return -EINVAL;
+			}
 		}
 		memset(o->label, 0, sizeof(o->label));
 		memcpy(o->label, val, len);
