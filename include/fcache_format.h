@@ -21,7 +21,8 @@
  *      slot that does NOT hold its current copy, stamped seq = S + 1;
  *   2. the flash device's cache is flushed (REQ_PREFLUSH), which also makes
  *      every data write completed before the commit durable;
- *   3. the superblock is written to slot (S + 1) % 2 with REQ_FUA, seq S + 1;
+ *   3. the superblock is written, seq S + 1, with REQ_FUA, to the slot that
+ *      does not hold the current superblock;
  *   4. only then are blocks freed by this commit reused.
  * Recovery picks the valid superblock slot with the highest seq (S).  The
  * superblock also names md_seq (M <= S): the last commit whose pages all
