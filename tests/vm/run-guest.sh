@@ -26,6 +26,18 @@
 #
 # /dev/vda is always a fresh 256 MB scratch disk (deleted after the run).
 #
+# Environment (all optional; unset = Debian's kernel as described above):
+#   FC_GUEST_KERNEL=BZIMAGE   boot this kernel instead (make check-debug);
+#   FC_GUEST_MODDIR=DIR       its modules, as installed by `make modules_install
+#                             INSTALL_MOD_PATH=DIR`: DIR/lib/modules/<ver> is
+#                             bind-mounted over /lib/modules/<ver> in the guest
+#                             (needed with FC_GUEST_KERNEL); initramfs modules
+#                             built into that kernel are skipped
+#   FC_KO=PATH                the dm-fcache.ko the guest sees as $FC_KO
+#                             (default: dm-fcache.ko at the repo top)
+#   FC_TIMEOUT_MULT=N         multiply --timeout and --kill-after by N (integer)
+#                             for slow (debug) kernels
+#
 # Exit status: the guest script's exit code (clamped to 1..31 when non-zero),
 # or 120 kernel error lines in the console (BUG, WARNING, Oops, ...),
 # 121 guest finished before --kill-after, 124 timeout, 125 harness error,
@@ -63,10 +75,23 @@ case "$script" in /*) ;; *) script=$(pwd)/$script ;; esac
 [ -f "$script" ] || die "no guest script $script"
 script=$(cd "$(dirname "$script")" && pwd)/$(basename "$script")
 [ -n "$name" ] || name=$(basename "$script" .sh)
+if [ -n "${FC_TIMEOUT_MULT:-}" ]; then
+	case "$FC_TIMEOUT_MULT" in *[!0-9]*|"") die "FC_TIMEOUT_MULT must be a positive integer" ;; esac
+	timeout=$((timeout * FC_TIMEOUT_MULT))
+	[ -n "$kill_after" ] && kill_after=$((kill_after * FC_TIMEOUT_MULT))
+fi
+ko=${FC_KO:-$top/dm-fcache.ko}
+gkernel=${FC_GUEST_KERNEL:-} gmods=${FC_GUEST_MODDIR:-}
 case "$accel" in kvm|tcg) ;; *) die "--accel must be kvm or tcg" ;; esac
 
 # --- kernel: newest /boot/vmlinuz-* with a build tree, or FC_KVER --------
-if [ -n "${FC_KVER:-}" ]; then
+if [ -n "$gkernel" ]; then
+	# a kernel of our own (debug build): its version from its modules dir
+	[ -n "$gmods" ] || die "FC_GUEST_KERNEL needs FC_GUEST_MODDIR"
+	gmods=$(cd "$gmods" && pwd) || die "no FC_GUEST_MODDIR $FC_GUEST_MODDIR"
+	kver=${FC_KVER:-$(ls "$gmods/lib/modules" 2>/dev/null | head -n 1)}
+	[ -n "$kver" ] && [ -d "$gmods/lib/modules/$kver" ] || die "no $gmods/lib/modules/<ver>"
+elif [ -n "${FC_KVER:-}" ]; then
 	kver=$FC_KVER
 else
 	kver=""
@@ -76,6 +101,7 @@ else
 fi
 [ -n "$kver" ] || die "no /boot/vmlinuz-* with /lib/modules/<ver>/build (install linux-image-amd64 linux-headers-amd64)"
 kernel=/boot/vmlinuz-$kver
+[ -n "$gkernel" ] && kernel=$gkernel
 [ -r "$kernel" ] || die "cannot read $kernel"
 moddir=/lib/modules/$kver
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
@@ -111,7 +137,8 @@ mount --move /dev /newroot/dev
 exec switch_root /newroot /bin/sh /fcctl/stage2.sh
 EOF
 )
-key=$(printf '%s\n%s\n%s\n' "$kver" "$initmods" "$init_text" | sha256sum | cut -c1-12)
+key=$( { printf '%s\n%s\n%s\n' "$kver" "$initmods" "$init_text"
+	[ -z "$gkernel" ] || printf '%s\n' "$gkernel"; } | sha256sum | cut -c1-12)
 initrd=$vmdir/initramfs-$kver-$key.cpio.gz
 
 # Serialize guest runs (tests/vm/lock.sh): a fair queue, then the flock.
@@ -136,7 +163,13 @@ if [ ! -s "$initrd" ]; then
 	chmod 755 "$ird/init"
 	: >"$ird/modules.order"
 	for m in $initmods; do
+		if [ -n "$gkernel" ]; then
+			# own kernel: modules built in (or not needed) are skipped
+			f=$(modinfo -b "$gmods" -k "$kver" -n "$m" 2>/dev/null) || continue
+			case "$f" in *.ko*) ;; *) continue ;; esac
+		else
 		f=$(modinfo -k "$kver" -n "$m" 2>/dev/null) || die "module $m not found for $kver"
+		fi
 		case "$f" in
 		*.ko) cp "$f" "$ird/mod/$m.ko" ;;
 		*.ko.xz) xz -dc "$f" >"$ird/mod/$m.ko" ;;
@@ -187,7 +220,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo 1 >/proc/sys/kernel/sysrq
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C.UTF-8 DM_DISABLE_UDEV=1
-export FC_TOP=$(q "$top") FC_KO=$(q "$top/dm-fcache.ko") FC_IN_GUEST=1 FC_KVER=$(q "$kver")
+export FC_TOP=$(q "$top") FC_KO=$(q "$ko") FC_IN_GUEST=1 FC_KVER=$(q "$kver")
 hostname fcache-guest 2>/dev/null
 modprobe virtio_blk
 i=0; while [ ! -b /dev/vda ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done
@@ -205,6 +238,13 @@ echo "fcache-guest: isa-debug-exit failed, powering off"
 echo o >/proc/sysrq-trigger
 sleep 10
 EOF
+if [ -n "$gkernel" ]; then
+	# the own kernel's modules replace the host's for modprobe in the guest
+	mnt="mkdir -p /lib/modules/$(q "$kver") && mount --bind $(q "$gmods/lib/modules/$kver") /lib/modules/$(q "$kver")"
+	awk -v l="$mnt" '{ print } $0 == "echo 1 >/proc/sys/kernel/sysrq" { print l }' \
+		"$ctl/stage2.sh" >"$ctl/stage2.tmp" && mv "$ctl/stage2.tmp" "$ctl/stage2.sh" || die "stage2"
+	grep -q '^mkdir -p /lib/modules/' "$ctl/stage2.sh" || die "stage2: no modules mount"
+fi
 
 # --- disks -------------------------------------------------------------------
 # mkimg FILE[:SIZE_MB] -> prints FILE; creates a sparse image if missing.
@@ -281,9 +321,13 @@ if [ $((qrc % 2)) -eq 1 ] && [ "$qrc" -ge 65 ] && [ "$qrc" -le 127 ]; then
 	fi
 fi
 
+# Debug kernels: lockdep/KASAN/debugobjects/RCU reports whose header is
+# not one of the default patterns.
+xpat=""
+[ -n "$gkernel" ] && xpat='|INFO: possible|INFO: trying to register non-static key|ODEBUG:|detected stall|self-detected stall|Redzone overwritten|Poison overwritten|Object padding overwritten|MAX_LOCKDEP'
 # Kernel error lines: only lines that look like kernel messages ("[  1.2] ...")
 # or the panic banner, so test output naming "WARNING" cannot trip it.
-kerr=$(grep -aE '^(\[ *[0-9]+\.[0-9]+\] |<[0-9]>)?.*(([^A-Z]|^)BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|KASAN|[Kk]ernel panic|UBSAN|list_add corruption|list_del corruption)' "$log" |
+kerr=$(grep -aE '^(\[ *[0-9]+\.[0-9]+\] |<[0-9]>)?.*(([^A-Z]|^)BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|KASAN|[Kk]ernel panic|UBSAN|list_add corruption|list_del corruption$xpat)' "$log" |
 	grep -aE '^\[ *[0-9]+\.[0-9]+\]|[Kk]ernel panic' | head -n 20)
 
 rc=0

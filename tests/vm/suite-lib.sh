@@ -48,7 +48,7 @@ guest_expect_killed() {
 }
 
 need_module() {
-	if [ ! -f "$SUITE_TOP/dm-fcache.ko" ]; then
+	if [ ! -f "${FC_KO:-$SUITE_TOP/dm-fcache.ko}" ]; then
 		echo "FAIL: $1 (dm-fcache.ko not built: make module)"
 		return 1
 	fi
