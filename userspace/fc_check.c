@@ -689,11 +689,11 @@ static int write_page(struct ctx *c, uint64_t nr, const void *buf)
 }
 
 /*
- * Zero every leftover slot, then write a superblock with seq N above every
- * seq on the flash, md_seq N and neither needs_check nor clean.  N goes to
- * slot N % 2; N is one more than the highest seq found, or two more when
- * that would overwrite the superblock in use: a torn write must leave the
- * current superblock readable.  The caller has checked the pool: no error.
+ * Zero every leftover slot, then write superblock N = (highest seq found on
+ * the flash) + 1 with md_seq N and neither needs_check nor clean, into the
+ * slot that does not hold the superblock in use (include/fcache_format.h:
+ * a torn write must leave the current one readable).  The caller has
+ * checked the pool: no error.
  */
 static int clear_needs_check(struct ctx *c, struct repair *r)
 {
@@ -701,6 +701,7 @@ static int clear_needs_check(struct ctx *c, struct repair *r)
 	void *page = page_alloc();
 	uint64_t n, nr;
 	size_t i;
+	int slot;
 
 	if (!page) {
 		snprintf(r->failed, sizeof(r->failed), "out of memory");
@@ -728,8 +729,7 @@ static int clear_needs_check(struct ctx *c, struct repair *r)
 	}
 
 	n = c->max_seq + 1;
-	if (n % 2 == (uint64_t)c->sb_slot)
-		n++;
+	slot = !c->sb_slot;
 	sb = page;
 	memcpy(sb, &c->sb, sizeof(*sb));
 	sb->md_seq = cpu_to_le64(n);
@@ -737,15 +737,15 @@ static int clear_needs_check(struct ctx *c, struct repair *r)
 					    FC_FEAT_INCOMPAT_MDSEQ);
 	sb->sb_flags = cpu_to_le32(le32_to_cpu(sb->sb_flags) &
 				   ~(FC_SB_NEEDS_CHECK | FC_SB_CLEAN));
-	fc_page_seal(sb, FC_SB_MAGIC, n % 2, n, c->sb.hdr.uuid);
-	if (write_page(c, n % 2, sb) || fdatasync(c->fd)) {
+	fc_page_seal(sb, FC_SB_MAGIC, slot, n, c->sb.hdr.uuid);
+	if (write_page(c, slot, sb) || fdatasync(c->fd)) {
 		snprintf(r->failed, sizeof(r->failed),
-			 "cannot write the superblock (slot %u): %s; the one in slot %d is still used",
-			 (unsigned int)(n % 2), strerror(errno), c->sb_slot);
+			 "cannot write the superblock (slot %d): %s; the one in slot %d is still used",
+			 slot, strerror(errno), c->sb_slot);
 		goto fail;
 	}
 	r->seq = n;
-	r->slot = (int)(n % 2);
+	r->slot = slot;
 	r->done = 1;
 	free(page);
 	return 0;

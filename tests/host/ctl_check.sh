@@ -224,7 +224,7 @@ assert d["leftovers"] == 0 and d["needs_check"] is False and sb["needs_check"] i
 assert sb["clean"] is False, sb
 maxseq = max([psb["seq"]] + [lo["seq"] for lo in pre["leftover_slots"]])
 assert sb["seq"] > maxseq and sb["md_seq"] == sb["seq"] and sb["md_seq_feature"], (sb, maxseq)
-assert sb["slot"] == sb["seq"] % 2 and sb["slot"] != psb["slot"], (sb, psb)
+assert sb["seq"] == maxseq + 1 and sb["slot"] != psb["slot"], (sb, psb)
 assert d["used_blocks"] == pre["used_blocks"] and d["dirty_blocks"] == pre["dirty_blocks"]
 PY
 	then pass "clear-needs-check $dmg: then clean, no leftovers, no needs_check, new superblock"
