@@ -1,0 +1,85 @@
+#!/bin/sh
+# Regenerate the seed corpora of the libFuzzer targets (tests/fuzz/corpus/):
+#   sh tests/fuzz/mkcorpus.sh            (or: make fuzz-corpus)
+# fuzz_check: pool images from tests/host/ctl_mkimage.c (1 MiB, 32 KiB
+#   blocks: six metadata pages), good and damaged, cut to their metadata
+#   pages without trailing zeros, behind a control byte (see fuzz_check.c).
+# fuzz_format: their superblocks (160 bytes) with a device size and
+#   sub-block arguments.
+# fuzz_parse: real table option lines and messages behind a selector byte.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/tests/fuzz/corpus
+tmp=$(mktemp -d /tmp/fcfuzz-corpus.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cc -O1 -Wall -Wextra -Werror -I"$top/include" -o "$tmp/mkimage" \
+	"$top/tests/host/ctl_mkimage.c" "$top/kmod/fc_format.c"
+rm -rf "$out"
+mkdir -p "$out/fuzz_check" "$out/fuzz_format" "$out/fuzz_parse"
+
+# seed FILE CTL IMAGE BYTES: control byte CTL (octal), then BYTES of IMAGE
+# with the trailing zeros cut off
+seed() {
+	printf "\\$2" >"$1"
+	head -c "$4" "$3" | python3 -c '
+import sys
+d = sys.stdin.buffer.read()
+sys.stdout.buffer.write(d.rstrip(b"\0"))' >>"$1"
+}
+
+# ctl bits: 1 re-seal, 2 grow to the flash size, 4 repair, 8 JSON, 16 dump
+for kind in none mdseq leftover leftover-nc failed-commit mdseq-above torn \
+	overlap vt-dupid; do
+	case $kind in
+	none) "$tmp/mkimage" "$tmp/img" --size 1 >/dev/null ;;
+	mdseq) "$tmp/mkimage" "$tmp/img" --size 1 --mdseq >/dev/null ;;
+	*) "$tmp/mkimage" "$tmp/img" --size 1 --damage "$kind" >/dev/null ;;
+	esac
+	seed "$out/fuzz_check/$kind" 002 "$tmp/img" 24576
+	case $kind in
+	none|failed-commit|overlap)
+		seed "$out/fuzz_check/$kind-repair" 006 "$tmp/img" 24576 ;;
+	mdseq|torn)
+		seed "$out/fuzz_check/$kind-dump-json" 033 "$tmp/img" 24576 ;;
+	esac
+	# superblock in use + 1 MiB device + sub-block arguments
+	python3 - "$tmp/img" "$out/fuzz_format/$kind" <<'PY'
+import struct, sys
+img = open(sys.argv[1], "rb").read()
+s0, s1 = img[0:160], img[4096:4096 + 160]
+seq = lambda p: struct.unpack_from("<Q", p, 24)[0]
+sb = s0 if seq(s0) >= seq(s1) else s1
+open(sys.argv[2], "wb").write(sb + struct.pack("<QIIII", 2048, 8, 40, 3, 77))
+PY
+done
+
+i=0
+while IFS='|' read -r sel line; do
+	i=$((i + 1))
+	printf "\\$sel%s" "$line" >"$out/fuzz_parse/seed$i"
+done <<'EOF'
+000|
+000|0
+000|2 writeback_high 80
+000|4 writeback_low 5 commit_interval 0
+000|10 writeback_high 90 writeback_low 10 max_dirty_age 300 writeback_jobs 64 commit_interval 1000
+001|2 sequential_cutoff 1024
+001|4 label vg0-oradata sequential_cutoff 0
+001|2 label sdb
+001|2 label a\ b
+002|flush
+002|clear_stats
+002|dump
+002|forget 3
+002|writeback_high 70
+002|commit_interval 500
+003|flush
+003|invalidate
+003|clear_stats
+003|sequential_cutoff 2048
+004|/dev/nvme0n1 64
+004|/dev/mapper/fast /dev/md0 1 writeback
+004|252:0 253:1 63 writethrough
+004|4294967295 4294967296 writearound passthrough 0 2147483648
+EOF
+echo "corpus: $(ls "$out/fuzz_check" | wc -l) check, $(ls "$out/fuzz_format" | wc -l) format, $(ls "$out/fuzz_parse" | wc -l) parse seeds ($(du -sk "$out" | cut -f1) KiB)"
