@@ -35,6 +35,7 @@ include $(wildcard $(TOP)/mk/*.mk)
 
 check: deps
 	$(MAKE) all
+	$(MAKE) fi-module
 	@sh $(TOP)/tests/run-all.sh
 
 demo: deps

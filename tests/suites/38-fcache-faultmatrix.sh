@@ -1,0 +1,36 @@
+#!/bin/sh
+# dm-fcache metadata fault matrix in the guest: tests/guest/fc_faultmatrix.sh
+# with the fault-injection module build/fi/dm-fcache.ko (make fi-module) and
+# the data oracle tests/guest/fc_fmio.c.  docs/TESTING.md, "Fault matrix".
+. "$(dirname "$0")/../vm/suite-lib.sh"
+fi_ko=$SUITE_TOP/build/fi/dm-fcache.ko
+if [ ! -f "$fi_ko" ]; then
+	echo "FAIL: fcache-faultmatrix (build/fi/dm-fcache.ko not built: make fi-module)"
+	exit 0
+fi
+for f in "$SUITE_TOP"/kmod/*.[ch] "$SUITE_TOP"/include/*.h; do
+	if [ "$f" -nt "$fi_ko" ]; then
+		echo "# fcache-faultmatrix: $f is newer than build/fi/dm-fcache.ko (make fi-module)" >&2
+		break
+	fi
+done
+# the test hook only in the test build
+if modinfo -F parm "$fi_ko" | grep -q '^fault_md_io:'; then
+	echo "PASS: fcache-faultmatrix/fi-module-has-hook"
+else
+	echo "FAIL: fcache-faultmatrix/fi-module-has-hook (no fault_md_io in $fi_ko)"
+fi
+if [ -f "$SUITE_TOP/dm-fcache.ko" ]; then
+	if modinfo -F parm "$SUITE_TOP/dm-fcache.ko" | grep -q '^fault_md_io:\|^md_io_count:'; then
+		echo "FAIL: fcache-faultmatrix/module-without-hook (dm-fcache.ko has the fault-injection parameters)"
+	else
+		echo "PASS: fcache-faultmatrix/module-without-hook"
+	fi
+fi
+fmio=$SUITE_TOP/build/vm/fc_fmio
+mkdir -p "$SUITE_TOP/build/vm"
+if ! gcc -O2 -Wall -o "$fmio" "$SUITE_TOP/tests/guest/fc_fmio.c"; then
+	echo "FAIL: fcache-faultmatrix (cannot build fc_fmio)"
+	exit 0
+fi
+guest_run fcache-faultmatrix --timeout 1500 tests/guest/fc_faultmatrix.sh
