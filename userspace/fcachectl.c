@@ -87,9 +87,12 @@ static const struct fc_cmd cmds[] = {
 	  "flush POOL|VOLUME\n"
 	  "  Writes back dirty data now and waits, with a progress bar." },
 	{ "check", cmd_check, 0, "verify a pool's metadata offline",
-	  "check FLASHDEV [--json]\n"
+	  "check FLASHDEV [--json] [--clear-needs-check]\n"
 	  "  Verifies the superblock and all metadata of an fcache flash device (or\n"
-	  "  image file) that is not in use.  Exit 0 clean, 1 damaged or unreadable." },
+	  "  image file) that is not in use.  Exit 0 clean, 1 damaged or unreadable.\n"
+	  "  --clear-needs-check  after a clean check, zero the leftovers of commits\n"
+	  "                       that never completed and clear needs_check, so the\n"
+	  "                       pool loads read-write again" },
 	{ "dump", cmd_dump, 0, "describe a pool's metadata offline",
 	  "dump FLASHDEV [--json]\n"
 	  "  Prints the superblock, the volume table and every cache entry, as\n"

@@ -61,7 +61,7 @@ static void make_label(char *out, size_t len, const char *name)
 	size_t i;
 
 	for (i = 0; i + 1 < len && i < 39 && name[i]; i++)
-		out[i] = (name[i] > ' ' && name[i] < 0x7f) ? name[i] : '_';
+		out[i] = (name[i] > ' ' && name[i] < 0x7f && name[i] != '\\') ? name[i] : '_';
 	out[i] = 0;
 }
 
