@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cw_work: an OLTP-like workload with a durability oracle, for replaying a
+ * dm-log-writes log at every crash point (tests/crash/replay-guest.sh).
+ *
+ * Every 512-byte sector written holds a stamp: magic, its own sector number,
+ * the sequence number of the write (or discard) that wrote it, and a payload
+ * derived from both, so a sector read back is all zeroes or names exactly
+ * one write whose full content is regenerated and compared.
+ *
+ *   cw_work init STATE ORACLE SECTORS REDO_SECTORS SEED
+ *   cw_work run DEV STATE ORACLE LWNAME TXNS [--ckpt N] [--discards P]
+ *       TXNS transactions on DEV (O_DIRECT): each writes a redo record (4 KiB,
+ *       sometimes 8 KiB or 1.5 KiB, sequential in the redo area at the end
+ *       of DEV) with RWF_DSYNC, dirties 0..3 random 16 KiB pages and
+ *       sometimes a 4 KiB block or an odd 512-byte-aligned range (1..24
+ *       sectors, crossing blocks); every N transactions (default 8) a
+ *       checkpoint fdatasync()s; 1 in P transactions (default 40) discards
+ *       4..64 KiB.  After each RWF_DSYNC write and each fdatasync returns it
+ *       adds the dm-log-writes mark "cw<n>" to LWNAME (DM_TARGET_MSG) and
+ *       appends to ORACLE:  W seq start nr | D seq start nr (before issuing)
+ *       and  M name A seq (all writes <= seq durable: fdatasync) or
+ *       M name O seq (write seq durable: RWF_DSYNC).  STATE carries the
+ *       sequence, redo position, mark counter and PRNG across runs.
+ *   cw_work verify DEV ORACLE DMARK BMARK [--save FILE | --same FILE]
+ *       DMARK: the mark whose durability claims must hold ("-": none);
+ *       BMARK: no write issued after this mark can be there ("-": no bound).
+ *       Each sector must hold its last durable write or a later one that
+ *       covers it (zero for a discard), never older data ("stale"), never
+ *       another sector's or a torn sector ("stale"), and a durable write
+ *       must not be missing ("lost": zero where a durable write should be).
+ *       --save keeps the image read, --same requires the image to equal a
+ *       saved one (a difference counts as stale).  Prints
+ *       "verify: <blocks> blocks, lost <l> stale <s> (4 KiB blocks)".
+ *
+ * Exit: 0 ok, 1 lost or stale data, 2 usage / I/O error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/dm-ioctl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define SEC 512
+#define SMAGIC 0x4b52575743524346ull	/* "FCRCWWRK" */
+#define MAXW (64 * 1024)
+
+static void die(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("cw_work: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(rc);
+}
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ a;
+
+	h = (h ^ (b + 0x632be59bd9b4e019ull)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 29)) * 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	return h ? h : 1;
+}
+
+static void stamp(unsigned char *p, uint64_t sector, uint64_t seq)
+{
+	uint64_t h[4] = { SMAGIC, sector, seq, mix(sector, seq) }, x = h[3];
+	size_t i;
+
+	memcpy(p, h, sizeof(h));
+	for (i = sizeof(h); i < SEC; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(p + i, &x, 8);
+	}
+}
+
+static void *abuf(size_t n)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, n))
+		die(2, "out of memory");
+	memset(p, 0, n);
+	return p;
+}
+
+static uint64_t num(const char *s)
+{
+	char *e;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &e, 0);
+	if (!*s || *e || errno)
+		die(2, "bad number '%s'", s);
+	return v;
+}
+
+/* ---- state ---------------------------------------------------------- */
+
+struct state {
+	uint64_t sectors, redo, seq, redo_pos, marks, rng;
+};
+
+static void load_state(const char *p, struct state *s)
+{
+	FILE *f = fopen(p, "r");
+
+	if (!f || fscanf(f, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+			 &s->sectors, &s->redo, &s->seq, &s->redo_pos, &s->marks, &s->rng) != 6)
+		die(2, "cannot read state %s", p);
+	fclose(f);
+}
+
+static void save_state(const char *p, const struct state *s)
+{
+	FILE *f = fopen(p, "w");
+
+	if (!f || fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			  s->sectors, s->redo, s->seq, s->redo_pos, s->marks, s->rng) < 0 || fclose(f))
+		die(2, "cannot write state %s", p);
+}
+
+static uint64_t rnd(struct state *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	return s->rng;
+}
+
+/* ---- run -------------------------------------------------------------- */
+
+struct run {
+	struct state *s;
+	int fd, ctl;
+	FILE *oracle;
+	const char *lw;
+	unsigned char *buf;
+	uint64_t data_sectors;	/* [0, data_sectors): data pages; then the redo area */
+	uint64_t writes, dsyncs, fsyncs, discards;
+};
+
+static void orc(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void orc(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(r->oracle, fmt, ap);
+	va_end(ap);
+	if (fflush(r->oracle))
+		die(2, "oracle write: %s", strerror(errno));
+}
+
+static void mark(struct run *r, char kind, uint64_t seq)
+{
+	char name[32];
+	union {
+		struct dm_ioctl io;
+		unsigned char b[4096];
+	} u;
+	struct dm_target_msg *m;
+
+	snprintf(name, sizeof(name), "cw%" PRIu64, ++r->s->marks);
+	if (r->lw[0] != '-') {
+		memset(&u, 0, sizeof(u));
+		u.io.version[0] = DM_VERSION_MAJOR;
+		u.io.version[1] = 0;
+		u.io.version[2] = 0;
+		u.io.data_size = sizeof(u);
+		u.io.data_start = sizeof(struct dm_ioctl);
+		snprintf(u.io.name, sizeof(u.io.name), "%s", r->lw);
+		m = (struct dm_target_msg *)(u.b + sizeof(struct dm_ioctl));
+		m->sector = 0;
+		snprintf(m->message, sizeof(u) - sizeof(struct dm_ioctl) - sizeof(*m), "mark %s", name);
+		if (ioctl(r->ctl, DM_TARGET_MSG, &u))
+			die(2, "mark %s on %s: %s", name, r->lw, strerror(errno));
+	}
+	orc(r, "M %s %c %" PRIu64 "\n", name, kind, seq);
+}
+
+/* one write of nr sectors at start; flags 0 or RWF_DSYNC */
+static uint64_t wr(struct run *r, uint64_t start, uint64_t nr, int flags)
+{
+	uint64_t seq = ++r->s->seq, i;
+	struct iovec iov;
+	ssize_t n;
+
+	if (nr * SEC > MAXW || start + nr > r->s->sectors)
+		die(2, "internal: write %" PRIu64 "+%" PRIu64, start, nr);
+	for (i = 0; i < nr; i++)
+		stamp(r->buf + i * SEC, start + i, seq);
+	orc(r, "W %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", seq, start, nr);
+	iov.iov_base = r->buf;
+	iov.iov_len = nr * SEC;
+	n = pwritev2(r->fd, &iov, 1, (off_t)(start * SEC), flags);
+	if (n != (ssize_t)(nr * SEC))
+		die(2, "write %" PRIu64 "+%" PRIu64 " (seq %" PRIu64 "): %s", start, nr, seq,
+		    n < 0 ? strerror(errno) : "short");
+	r->writes++;
+	return seq;
+}
+
+static void discard(struct run *r, uint64_t start, uint64_t nr)
+{
+	uint64_t seq = ++r->s->seq, rg[2] = { start * SEC, nr * SEC };
+
+	orc(r, "D %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", seq, start, nr);
+	if (ioctl(r->fd, BLKDISCARD, rg))
+		die(2, "discard %" PRIu64 "+%" PRIu64 ": %s", start, nr, strerror(errno));
+	r->discards++;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const char *dev = argv[0], *stp = argv[1], *orp = argv[2];
+	uint64_t txns = num(argv[4]), ckpt = 8, pdisc = 40, t, k, n, st, redo_base;
+	struct state s;
+	struct run r;
+	int a;
+
+	for (a = 5; a < argc; a++) {
+		if (!strcmp(argv[a], "--ckpt") && a + 1 < argc)
+			ckpt = num(argv[++a]);
+		else if (!strcmp(argv[a], "--discards") && a + 1 < argc)
+			pdisc = num(argv[++a]);
+		else
+			die(2, "run: unknown argument %s", argv[a]);
+	}
+	if (!ckpt)
+		ckpt = 1;
+	load_state(stp, &s);
+	memset(&r, 0, sizeof(r));
+	r.s = &s;
+	r.lw = argv[3];
+	r.buf = abuf(MAXW);
+	r.data_sectors = s.sectors - s.redo;
+	r.fd = open(dev, O_RDWR | O_DIRECT);
+	if (r.fd < 0)
+		die(2, "%s: %s", dev, strerror(errno));
+	if (r.lw[0] != '-') {
+		r.ctl = open("/dev/mapper/control", O_RDWR);
+		if (r.ctl < 0)
+			die(2, "/dev/mapper/control: %s", strerror(errno));
+	}
+	r.oracle = fopen(orp, "a");
+	if (!r.oracle)
+		die(2, "%s: %s", orp, strerror(errno));
+	redo_base = r.data_sectors;
+	for (t = 0; t < txns; t++) {
+		uint64_t redo_nr, sq;
+
+		/* dirty data pages: aligned 16 KiB, written without a sync */
+		n = rnd(&s) % 4;
+		for (k = 0; k < n; k++) {
+			st = (rnd(&s) % (r.data_sectors / 32)) * 32;
+			wr(&r, st, 32, 0);
+		}
+		switch (rnd(&s) % 4) {
+		case 0:	/* a 4 KiB block */
+			st = (rnd(&s) % (r.data_sectors / 8)) * 8;
+			wr(&r, st, 8, 0);
+			break;
+		case 1:	/* an odd 512-byte aligned range, may cross blocks */
+			n = 1 + rnd(&s) % 24;
+			st = rnd(&s) % (r.data_sectors - n);
+			wr(&r, st, n, 0);
+			break;
+		default:
+			break;
+		}
+		if (pdisc && rnd(&s) % pdisc == 0) {
+			n = 8 * (1 + rnd(&s) % 16);
+			st = (rnd(&s) % ((r.data_sectors - n) / 8)) * 8;
+			discard(&r, st, n);
+		}
+		/* the redo record: sequential, RWF_DSYNC (REQ_FUA), then a mark */
+		switch (rnd(&s) % 8) {
+		case 0:
+			redo_nr = 16;
+			break;
+		case 1:
+			redo_nr = 3;
+			break;
+		default:
+			redo_nr = 8;
+			break;
+		}
+		if (s.redo_pos + redo_nr > s.redo)
+			s.redo_pos = 0;
+		sq = wr(&r, redo_base + s.redo_pos, redo_nr, RWF_DSYNC);
+		s.redo_pos += redo_nr;
+		r.dsyncs++;
+		mark(&r, 'O', sq);
+		/* checkpoint: fdatasync the batch, then a mark */
+		if ((t + 1) % ckpt == 0) {
+			if (fdatasync(r.fd))
+				die(2, "fdatasync: %s", strerror(errno));
+			r.fsyncs++;
+			mark(&r, 'A', s.seq);
+		}
+	}
+	if (fdatasync(r.fd))
+		die(2, "fdatasync: %s", strerror(errno));
+	r.fsyncs++;
+	mark(&r, 'A', s.seq);
+	close(r.fd);
+	fclose(r.oracle);
+	save_state(stp, &s);
+	printf("# cw_work run: %" PRIu64 " txns, %" PRIu64 " writes (%" PRIu64 " RWF_DSYNC), %" PRIu64 " fdatasync, %" PRIu64 " discards; seq %" PRIu64 ", marks %" PRIu64 "\n",
+	       txns, r.writes, r.dsyncs, r.fsyncs, r.discards, s.seq, s.marks);
+	return 0;
+}
+
+/* ---- verify ----------------------------------------------------------- */
+
+struct op {
+	uint64_t start, nr;
+	char type;		/* 'W' or 'D' */
+};
+
+static int cmd_verify(int argc, char **argv)
+{
+	const char *dev = argv[0], *orp = argv[1], *dmark = argv[2], *bmark = argv[3];
+	const char *save = NULL, *same = NULL;
+	uint64_t nops = 0, cap = 1024, seq, st, nr, x = 0, bound = UINT64_MAX, sectors, i, s;
+	uint64_t *durable, *lastw, nlost = 0, nstale = 0, ndiff = 0, blocks, shown = 0;
+	unsigned char *lostb, *staleb, *img, *want, *ref = NULL;
+	struct op *ops = malloc(cap * sizeof(*ops));
+	char line[256], kind, name[64], t;
+	int found_d = dmark[0] == '-', found_b = bmark[0] == '-', fd, a;
+	FILE *f;
+	struct {
+		uint64_t seq;
+	} *olist = NULL;
+	uint64_t no = 0;
+
+	for (a = 4; a < argc; a++) {
+		if (!strcmp(argv[a], "--save") && a + 1 < argc)
+			save = argv[++a];
+		else if (!strcmp(argv[a], "--same") && a + 1 < argc)
+			same = argv[++a];
+		else
+			die(2, "verify: unknown argument %s", argv[a]);
+	}
+	f = fopen(orp, "r");
+	if (!f || !ops)
+		die(2, "%s: %s", orp, strerror(errno));
+	olist = malloc(sizeof(*olist) * 65536);
+	if (!olist)
+		die(2, "out of memory");
+	/* pass 1: the ops, the durable horizon x (A marks) and the O marks up to DMARK */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%c %" SCNu64 " %" SCNu64 " %" SCNu64, &t, &seq, &st, &nr) == 4 &&
+		    (t == 'W' || t == 'D')) {
+			if (seq != nops + 1)
+				die(2, "oracle: seq %" PRIu64 " out of order", seq);
+			if (nops == cap) {
+				cap *= 2;
+				ops = realloc(ops, cap * sizeof(*ops));
+				if (!ops)
+					die(2, "out of memory");
+			}
+			ops[nops].start = st;
+			ops[nops].nr = nr;
+			ops[nops].type = t;
+			nops++;
+		} else if (sscanf(line, "M %63s %c %" SCNu64, name, &kind, &seq) == 3) {
+			if (!found_d) {
+				if (kind == 'A' && seq > x)
+					x = seq;
+				else if (kind == 'O' && no < 65536)
+					olist[no++].seq = seq;
+				if (!strcmp(name, dmark))
+					found_d = 1;
+			}
+			if (!found_b && !strcmp(name, bmark)) {
+				found_b = 1;
+				bound = seq;
+			}
+		} else {
+			die(2, "oracle: bad line %s", line);
+		}
+	}
+	fclose(f);
+	if (!found_d || !found_b)
+		die(2, "mark %s not in the oracle", found_d ? bmark : dmark);
+	if (dmark[0] == '-') {
+		x = 0;
+		no = 0;
+	}
+	if (bound == UINT64_MAX)
+		bound = nops;
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0)
+		die(2, "%s: %s", dev, strerror(errno));
+	{
+		off_t end = lseek(fd, 0, SEEK_END);
+
+		if (end <= 0)
+			die(2, "%s: cannot tell its size", dev);
+		sectors = (uint64_t)end / SEC;
+	}
+	durable = calloc(sectors, sizeof(*durable));
+	lastw = calloc(sectors, sizeof(*lastw));
+	blocks = (sectors + 7) / 8;
+	lostb = calloc(blocks, 1);
+	staleb = calloc(blocks, 1);
+	img = abuf(sectors * SEC);
+	want = abuf(SEC);
+	if (!durable || !lastw || !lostb || !staleb)
+		die(2, "out of memory");
+	/* durable[s]: the last op <= x covering s, raised by the O marks */
+	for (i = 0; i < nops && i < x; i++)
+		for (s = ops[i].start; s < ops[i].start + ops[i].nr && s < sectors; s++)
+			durable[s] = i + 1;
+	for (i = 0; i < no; i++) {
+		const struct op *o = &ops[olist[i].seq - 1];
+
+		for (s = o->start; s < o->start + o->nr && s < sectors; s++)
+			if (durable[s] < olist[i].seq)
+				durable[s] = olist[i].seq;
+	}
+	for (st = 0; st < sectors * SEC;) {
+		size_t chunk = sectors * SEC - st > (1u << 20) ? (1u << 20) : sectors * SEC - st;
+		ssize_t n = pread(fd, img + st, chunk, (off_t)st);
+
+		if (n <= 0)
+			die(2, "read %s at %" PRIu64 ": %s", dev, st, n < 0 ? strerror(errno) : "EOF");
+		st += (uint64_t)n;
+	}
+	close(fd);
+	if (same) {
+		size_t len;
+
+		f = fopen(same, "rb");
+		ref = malloc(sectors * SEC);
+		if (!f || !ref || (len = fread(ref, 1, sectors * SEC, f)) != sectors * SEC)
+			die(2, "cannot read %s", same);
+		fclose(f);
+	}
+	for (s = 0; s < sectors; s++) {
+		const unsigned char *p = img + s * SEC;
+		uint64_t h[4], d = durable[s], v;
+		const char *why = NULL;
+		int lost = 0;
+
+		memcpy(h, p, sizeof(h));
+		if (h[0] == SMAGIC) {
+			v = h[2];
+			stamp(want, s, v);
+			if (h[1] != s)
+				why = "another sector's data";
+			else if (memcmp(want, p, SEC))
+				why = "torn or corrupt sector";
+			else if (v == 0 || v > nops || ops[v - 1].type != 'W' ||
+				 s < ops[v - 1].start || s >= ops[v - 1].start + ops[v - 1].nr)
+				why = "a write that never covered it";
+			else if (v > bound)
+				why = "a write issued after the bounding mark";
+			else if (v < d)
+				why = "older than its durable write";
+		} else {
+			for (i = 0; i < SEC && !p[i]; i++)
+				;
+			if (i < SEC) {
+				why = "neither zero nor a stamped sector";
+				v = 0;
+			} else {
+				/* zero: fine if nothing durable, or a discard at or after it */
+				v = 0;
+				if (d && ops[d - 1].type != 'D') {
+					uint64_t j;
+
+					for (j = d; j < bound && j < nops; j++)
+						if (ops[j].type == 'D' && s >= ops[j].start &&
+						    s < ops[j].start + ops[j].nr)
+							break;
+					if (j >= bound || j >= nops) {
+						lost = 1;
+						why = "zero: its durable write is lost";
+					}
+				}
+			}
+		}
+		if (!why && ref && memcmp(ref + s * SEC, p, SEC))
+			why = "differs from the image read through the volume";
+		if (why) {
+			if (lost)
+				lostb[s / 8] = 1;
+			else
+				staleb[s / 8] = 1;
+			if (shown++ < 12)
+				fprintf(stderr, "verify: sector %" PRIu64 " (block %" PRIu64 "): %s (found seq %" PRIu64 ", durable %" PRIu64 " %c, bound %" PRIu64 ")\n",
+					s, s / 8, why, v, d, d ? ops[d - 1].type : '-', bound);
+			if (ref && !lost && !strcmp(why, "differs from the image read through the volume"))
+				ndiff++;
+		}
+	}
+	for (i = 0; i < blocks; i++) {
+		nlost += lostb[i];
+		nstale += staleb[i];
+	}
+	if (save) {
+		f = fopen(save, "wb");
+		if (!f || fwrite(img, SEC, sectors, f) != sectors || fclose(f))
+			die(2, "cannot write %s", save);
+	}
+	printf("verify: %" PRIu64 " blocks, lost %" PRIu64 " stale %" PRIu64 " (4 KiB blocks; %" PRIu64 " sectors differ from the volume's image; durable horizon %" PRIu64 " + %" PRIu64 " dsync, bound %" PRIu64 " of %" PRIu64 " ops)\n",
+	       blocks, nlost, nstale, ndiff, x, no, bound, nops);
+	return nlost || nstale ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 7 && !strcmp(argv[1], "init")) {
+		struct state s = { num(argv[4]), num(argv[5]), 0, 0, 0, num(argv[6]) * 2654435761u + 7 };
+		FILE *f = fopen(argv[3], "w");
+
+		if (!f || fclose(f))
+			die(2, "%s: %s", argv[3], strerror(errno));
+		if (s.redo >= s.sectors / 2 || s.redo < 64)
+			die(2, "init: bad redo size");
+		save_state(argv[2], &s);
+		return 0;
+	}
+	if (argc >= 7 && !strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	if (argc >= 6 && !strcmp(argv[1], "verify"))
+		return cmd_verify(argc - 2, argv + 2);
+	fprintf(stderr, "usage: cw_work init STATE ORACLE SECTORS REDO_SECTORS SEED\n"
+		"       cw_work run DEV STATE ORACLE LWNAME TXNS [--ckpt N] [--discards P]\n"
+		"       cw_work verify DEV ORACLE DMARK BMARK [--save FILE | --same FILE]\n");
+	return 2;
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# make check-crash: at least N crash points (default 2000), replayed and
+# checked in as many guest boots as needed (tests/crash/replay-guest.sh,
+# FC_CRASH_PER_BOOT points per boot over block sizes FC_CRASH_SIZES),
+# ending with exactly the line
+#   crash points: <n> replayed, <l> lost, <s> stale, <c> check failures
+# Exit 0 only if all three counts are 0 and n >= N.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/vm/suite-lib.sh"
+want=${1:-2000}
+per=${FC_CRASH_PER_BOOT:-700}
+sizes=${FC_CRASH_SIZES:-"64 32 8"}
+txns=${FC_CRASH_TXNS:-60}
+base=${FC_CRASH_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') * 10 + 1 ))}
+N=0 L=0 S=0 C=0 boot=0 rc=0
+t0=$(date +%s)
+sh "$top/tests/crash/build.sh" || { echo "check-crash: cannot build the tools"; exit 2; }
+need_module check-crash || exit 2
+hold_vm_lock check-crash || exit 2
+maxboots=$(( (want + per - 1) / per + 2 ))
+while [ "$N" -lt "$want" ] && [ "$boot" -lt "$maxboots" ]; do
+	boot=$((boot + 1))
+	seed=$((base + boot))
+	left=$((want - N))
+	p=$per
+	[ "$left" -lt "$p" ] && p=$left
+	[ "$p" -lt 50 ] && p=50
+	res=$top/build/vm/results-crash-replay-$boot
+	rm -rf "$res"
+	mkdir -p "$res"
+	b0=$(date +%s)
+	echo "# check-crash boot $boot: $p points, sizes $sizes, seed $seed"
+	guest_run check-crash-$boot --results "$res" --timeout $((600 + p * 6)) \
+		tests/crash/replay-guest.sh "$p" "$seed" "$sizes" "$txns" || rc=1
+	if [ -s "$res/counts" ]; then
+		read -r n l s c <"$res/counts"
+		N=$((N + n)) L=$((L + l)) S=$((S + s)) C=$((C + c))
+		echo "# boot $boot: $n replayed, $l lost, $s stale, $c check failures in $(($(date +%s) - b0)) s"
+		[ -s "$res/failures" ] && head -n 20 "$res/failures" | sed 's/^/# /'
+	else
+		echo "# boot $boot wrote no counts (see build/test-logs/check-crash-$boot.console)"
+		rc=1
+	fi
+done
+echo "# check-crash: $boot boots, $(($(date +%s) - t0)) s"
+echo "crash points: $N replayed, $L lost, $S stale, $C check failures"
+[ "$rc" -eq 0 ] && [ "$N" -ge "$want" ] && [ "$L" -eq 0 ] && [ "$S" -eq 0 ] && [ "$C" -eq 0 ]

@@ -1,0 +1,39 @@
+#!/bin/sh
+# dm-fcache replayed at every flush point (short form of `make check-crash`):
+# a workload on a writeback volume whose flash and origin are two slices of
+# one dm-log-writes device; the log is replayed at >= FC_REPLAY_POINTS (200)
+# crash points, each checked (fcachectl check, load, every sector against the
+# workload's durability oracle, flush, origin alone).  See docs/TESTING.md,
+# "Replay at every flush point".  Knobs: FC_REPLAY_POINTS, FC_REPLAY_SIZES,
+# FC_REPLAY_TXNS, FC_REPLAY_SEED.
+. "$(dirname "$0")/../vm/suite-lib.sh"
+need_module fcache-replay || exit 0
+if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
+	echo "FAIL: fcache-replay (cannot build the replay tools)"
+	exit 0
+fi
+[ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: fcache-replay (no userspace/fcachectl: make userspace)"; exit 0; }
+want=${FC_REPLAY_POINTS:-200}
+seed=${FC_REPLAY_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') + 1 ))}
+res=$SUITE_TOP/build/vm/results-replay
+rm -rf "$res"
+mkdir -p "$res"
+t0=$(date +%s)
+guest_run fcache-replay --results "$res" --timeout 900 \
+	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-40}"
+el=$(($(date +%s) - t0))
+if [ -s "$res/counts" ]; then
+	read -r n l s c <"$res/counts"
+	echo "crash points: $n replayed, $l lost, $s stale, $c check failures"
+	if [ "$n" -ge "$want" ] && [ "$l" -eq 0 ] && [ "$s" -eq 0 ] && [ "$c" -eq 0 ]; then
+		echo "PASS: fcache-replay ($n crash points replayed, seed $seed, $el s)"
+	elif [ "$n" -lt "$want" ]; then
+		echo "FAIL: fcache-replay (only $n crash points replayed, $want required; seed $seed)"
+	else
+		echo "FAIL: fcache-replay ($l lost, $s stale, $c check failures at $n crash points; seed $seed; details in $res/failures)"
+		head -n 20 "$res/failures" 2>/dev/null | sed 's/^/# /'
+	fi
+else
+	echo "crash points: 0 replayed, 0 lost, 0 stale, 0 check failures"
+	echo "FAIL: fcache-replay (the guest wrote no counts; seed $seed)"
+fi
