@@ -186,15 +186,54 @@ fi
 if [ $qok = 1 ]; then
 	check origin-d-acked-write-not-lost sh -c "dd if=$diskD bs=64k skip=128 count=16 iflag=direct 2>/dev/null | cmp - /tmp/pq"
 fi
-# the pool comes back (as after a crash) and serves no stale data
+# the pool comes back (as after a crash) and serves no stale data.  Its
+# metadata write failed: it loads read-only with needs_check (recorded on
+# the flash, or remembered by the module when nothing could be written
+# there) until fcachectl check --clear-needs-check has checked the flash.
+CTL=$FC_TOP/userspace/fcachectl
+# vd_data: vd holds /tmp/pd and every write acknowledged above
+vd_data() {
+	dd if=/dev/mapper/vd bs=64k count=64 iflag=direct 2>/dev/null | cmp - /tmp/pd || return 1
+	if [ $qok = 1 ]; then
+		dd if=/dev/mapper/vd bs=64k skip=128 count=16 iflag=direct 2>/dev/null | cmp - /tmp/pq || return 1
+	fi
+	if [ $rok = 1 ]; then
+		dd if=/dev/mapper/vd bs=4k skip=4000 count=1 iflag=direct 2>/dev/null | cmp - /tmp/pq4 || return 1
+	fi
+}
+# vd_4001_is FILE: 4 KiB block 4001 of vd
+vd_4001_is() {
+	dd if=/dev/mapper/vd bs=4k skip=4001 count=1 iflag=direct 2>/dev/null | cmp -n 4096 - "$1"
+}
 if fc_pool fpool "$F" 64; then
 	pass pool-reload-after-errors
 	info "pool after reload: $(dmsetup status fpool)"
-	field_is pool-reload-rw $P $P_MDMODE = rw
+	field_is pool-reload-ro $P $P_MDMODE = ro
+	field_is pool-reload-needs-check $P $P_NEEDS_CHECK -eq 1
 	check vol-d-reload fc_vol vd fpool /dev/mapper/orD 4 writeback
-	check vol-d-reload-data sh -c "dd if=/dev/mapper/vd bs=64k count=64 iflag=direct 2>/dev/null | cmp - /tmp/pd"
+	check vol-d-reload-data vd_data
+	check_fails vol-d-ro-write-refused dd if=/tmp/pq4 of=/dev/mapper/vd bs=4k count=1 seek=4001 oflag=direct
+	check vol-d-ro-refused-write-not-there vd_4001_is /dev/zero
+	check vol-d-ro-data-still vd_data
 	dm_remove vd
 	dm_remove fpool
+	check clear-needs-check "$CTL" check --clear-needs-check "$F"
+	if fc_pool fpool "$F" 64; then
+		pass pool-reload-after-check
+		info "pool after check: $(dmsetup status fpool)"
+		field_is pool-reload-rw $P $P_MDMODE = rw
+		field_is pool-reload-needs-check-cleared $P $P_NEEDS_CHECK -eq 0
+		check vol-d-reload-2 fc_vol vd fpool /dev/mapper/orD 4 writeback
+		check vol-d-reload-2-data vd_data
+		check vol-d-rw-write dd if=/tmp/pq4 of=/dev/mapper/vd bs=4k count=1 seek=4001 oflag=direct conv=fsync
+		check vol-d-rw-write-data vd_4001_is /tmp/pq4
+		check vol-d-flush-after-check dmsetup message vd 0 flush
+		dm_remove vd
+		dm_remove fpool
+		check origin-d-rw-write-exact sh -c "dd if=$diskD bs=4k skip=4001 count=1 iflag=direct 2>/dev/null | cmp - /tmp/pq4"
+	else
+		fail pool-reload-after-check "the pool does not load after fcachectl check --clear-needs-check"
+	fi
 else
 	fail pool-reload-after-errors "the flash is healthy again but the pool does not load"
 fi
