@@ -26,8 +26,7 @@
 # the operation's own):
 #   format        create the pool on a zeroed flash (origin holds data)
 #   load          create the pool on a cleanly shut down pool, 128 dirty blocks
-#   load-unclean  the same from an image of the live pool (a crash; not in
-#                 the default list: its I/Os are load's)
+#   load-unclean  the same from an image of the live pool (a crash)
 #   commit        fsync after 320 new dirty blocks (entries in 2 metadata
 #                 pages) and 32 rewrites: page writes, flush, superblock
 #   writeback     `flush` message, 448 dirty blocks: copies, origin flush, commit
@@ -44,7 +43,7 @@ FC_T=fc_faultmatrix
 FI_KO=${FC_FI_KO:-$FC_TOP/build/fi/dm-fcache.ko}
 FCTL=$FC_TOP/userspace/fcachectl
 PARM=/sys/module/dm_fcache/parameters
-OPS=${FC_FM_OPS:-format load commit writeback shutdown}
+OPS=${FC_FM_OPS:-format load load-unclean commit writeback shutdown}
 FULL=${FC_FM_FULL:-12}
 SAMPLE=${FC_FM_SAMPLE:-4}
 SEED=${FC_FM_SEED:-38}
