@@ -5,7 +5,8 @@
  *   fc_race fill DEV VOLNAME ROUNDS BLOCK_BYTES MAX_DELAY_US
  *     Promotion vs a write (issue 8 hole 4).  Round r uses cache block
  *     B = 2r + 1 of DEV (a write-around volume):
- *       dmsetup message VOLNAME 0 invalidate (the volume caches nothing);
+ *       message "invalidate" to VOLNAME (the volume caches nothing; sent
+ *       with the DM_TARGET_MSG ioctl: a dmsetup exec a round is slow on TCG);
  *       write version v over blocks B-1 and B (goes around the cache);
  *       read 4 KiB of B (the ghost table sees B, the next read promotes);
  *       then, released together by a barrier, thread R reads 4 KiB of B
@@ -18,9 +19,17 @@
  *     Prints "rounds N stale S bad-first-reads F" and exits 0 when S == 0
  *     and F == 0, 2 when S > 0, 1 on an I/O error or F > 0.
  *
+ *   fc_race discard DEV OFFSET LENGTH [nosync]
+ *     BLKDISCARD of LENGTH bytes at byte OFFSET, then fsync (unless
+ *     nosync).  Unlike
+ *     blkdiscard(8) it reads nothing first (blkdiscard probes the device
+ *     for signatures, and on a cache those reads promote blocks).
+ *     Exit 0, 1 if the discard fails, 3 if only the fsync fails.
+ *
  *   fc_race rewrite DEV OFFSET COUNT FILE_C FILE_B
  *     COUNT 4 KiB O_DIRECT writes at byte OFFSET: the first COUNT-1 with
- *     the first 4 KiB of FILE_C, the last with the first 4 KiB of FILE_B.
+ *     the first 4 KiB of FILE_C (from 4 threads), then, once they all
+ *     completed, the last with the first 4 KiB of FILE_B.
  *     Prints "writes N seconds T".  Exit 0, or 1 on any error.
  *
  * Every block of the fill test carries its version in every 8-byte word
@@ -37,6 +46,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/dm-ioctl.h>
+#include <linux/fs.h>
 
 static int fd;
 static size_t bsz;
@@ -76,6 +88,29 @@ static void *run_job(void *arg)
 	return NULL;
 }
 
+/* dmsetup message NAME 0 MSG, without the exec. */
+static int dm_message(const char *name, const char *msg)
+{
+	static char buf[16384] __attribute__((aligned(8)));
+	struct dm_ioctl *dmi = (struct dm_ioctl *)buf;
+	struct dm_target_msg *m = (struct dm_target_msg *)(buf + sizeof(*dmi));
+	int cfd, r;
+
+	memset(buf, 0, sizeof(buf));
+	dmi->version[0] = DM_VERSION_MAJOR;
+	dmi->data_size = sizeof(buf);
+	dmi->data_start = sizeof(*dmi);
+	snprintf(dmi->name, sizeof(dmi->name), "%s", name);
+	m->sector = 0;
+	snprintf(m->message, sizeof(buf) - sizeof(*dmi) - sizeof(*m), "%s", msg);
+	cfd = open("/dev/mapper/control", O_RDWR);
+	if (cfd < 0)
+		return -1;
+	r = ioctl(cfd, DM_TARGET_MSG, dmi);
+	close(cfd);
+	return r;
+}
+
 static int io(int write, void *buf, size_t len, off_t off)
 {
 	ssize_t r = write ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
@@ -91,7 +126,6 @@ static int io(int write, void *buf, size_t len, off_t off)
 static int do_fill(const char *dev, const char *vol, int rounds, unsigned int max_delay)
 {
 	void *wbuf, *rbuf, *cbuf, *w2buf;
-	char cmd[512];
 	int r, stale = 0, bad_rounds = 0;
 
 	fd = open(dev, O_RDWR | O_DIRECT);
@@ -102,7 +136,6 @@ static int do_fill(const char *dev, const char *vol, int rounds, unsigned int ma
 	if (posix_memalign(&wbuf, 4096, 2 * bsz) || posix_memalign(&w2buf, 4096, 2 * bsz) ||
 	    posix_memalign(&rbuf, 4096, 4096) || posix_memalign(&cbuf, 4096, 4096))
 		return 1;
-	snprintf(cmd, sizeof(cmd), "dmsetup message %s 0 invalidate", vol);
 	for (r = 0; r < rounds; r++) {
 		off_t b = 2 * (off_t)r + 1;
 		uint64_t v = 1000 + 2 * (uint64_t)r;
@@ -110,8 +143,9 @@ static int do_fill(const char *dev, const char *vol, int rounds, unsigned int ma
 		struct job jw = { .off = (b - 1) * bsz, .len = 2 * bsz, .buf = w2buf, .write = 1 };
 		pthread_t tr, tw;
 
-		if (system(cmd) != 0) {
-			fprintf(stderr, "fc_race: round %d: %s failed\n", r, cmd);
+		if (dm_message(vol, "invalidate")) {
+			fprintf(stderr, "fc_race: round %d: message %s 0 invalidate: %s\n", r, vol,
+				strerror(errno));
 			return 1;
 		}
 		fill_version(wbuf, 2 * bsz, v);
@@ -168,11 +202,36 @@ static int load4k(const char *path, void *buf)
 	return 0;
 }
 
+struct rw_job {
+	void *buf;
+	off_t off;
+	long n;
+	int failed;
+};
+
+static void *rewrite_job(void *arg)
+{
+	struct rw_job *j = arg;
+	long i;
+
+	for (i = 0; i < j->n; i++)
+		if (io(1, j->buf, 4096, j->off)) {
+			j->failed = 1;
+			break;
+		}
+	return NULL;
+}
+
+#define RW_THREADS 4
+
 static int do_rewrite(const char *dev, off_t off, long count, const char *fc, const char *fb)
 {
+	struct rw_job jobs[RW_THREADS];
+	pthread_t t[RW_THREADS];
 	void *c, *b;
 	struct timespec t0, t1;
-	long i;
+	long done = 0;
+	int i, failed = 0;
 
 	if (posix_memalign(&c, 4096, 4096) || posix_memalign(&b, 4096, 4096))
 		return 1;
@@ -183,10 +242,24 @@ static int do_rewrite(const char *dev, off_t off, long count, const char *fc, co
 		perror(dev);
 		return 1;
 	}
+	if (count < 1)
+		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < count; i++)
-		if (io(1, i == count - 1 ? b : c, 4096, off))
-			return 1;
+	for (i = 0; i < RW_THREADS; i++) {
+		jobs[i].buf = c;
+		jobs[i].off = off;
+		jobs[i].n = (count - 1) / RW_THREADS + (i < (count - 1) % RW_THREADS);
+		jobs[i].failed = 0;
+		done += jobs[i].n;
+		pthread_create(&t[i], NULL, rewrite_job, &jobs[i]);
+	}
+	for (i = 0; i < RW_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		failed |= jobs[i].failed;
+	}
+	/* all COUNT - 1 completed: B is the last write */
+	if (failed || done != count - 1 || io(1, b, 4096, off))
+		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("writes %ld seconds %.2f\n", count,
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -194,8 +267,33 @@ static int do_rewrite(const char *dev, off_t off, long count, const char *fc, co
 	return 0;
 }
 
+static int do_discard(const char *dev, uint64_t off, uint64_t len, int sync)
+{
+	uint64_t range[2] = { off, len };
+	int f = open(dev, O_RDWR | O_DIRECT);
+
+	if (f < 0) {
+		perror(dev);
+		return 1;
+	}
+	if (ioctl(f, BLKDISCARD, range)) {
+		perror("BLKDISCARD");
+		return 1;
+	}
+	if (sync && fsync(f)) {
+		perror("fsync");
+		return 3;
+	}
+	close(f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "nosync"))) &&
+	    !strcmp(argv[1], "discard"))
+		return do_discard(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
+				  argc == 5);
 	if (argc == 7 && !strcmp(argv[1], "fill")) {
 		bsz = strtoul(argv[5], NULL, 0);
 		if (bsz < 8192 || bsz % 4096)
@@ -206,6 +304,7 @@ int main(int argc, char **argv)
 		return do_rewrite(argv[2], (off_t)strtoll(argv[3], NULL, 0),
 				  strtol(argv[4], NULL, 0), argv[5], argv[6]);
 	fprintf(stderr, "usage: fc_race fill DEV VOLNAME ROUNDS BLOCK_BYTES MAX_DELAY_US\n"
+		"       fc_race discard DEV OFFSET LENGTH [nosync]\n"
 		"       fc_race rewrite DEV OFFSET COUNT FILE_C FILE_B\n");
 	return 1;
 }
