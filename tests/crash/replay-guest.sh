@@ -4,7 +4,7 @@
 #
 #   replay-guest.sh POINTS SEED BLOCK_SIZES TXNS [KEY=VALUE...]
 #   (the host's environment does not reach the guest: knobs are arguments,
-#   trace=1 (a timestamped line per step), break=1 (below), progress=N)
+#   trace=1 (a timestamped line per step), progress=N)
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
@@ -19,16 +19,14 @@
 #  3. the crash points (FLUSH/FUA entries; POINTS/#sizes per size, two thirds
 #     plain prefixes, one third random-subset variants, half of those with a
 #     torn write) are replayed in log order, incrementally, onto a fresh
-#     device; each state is checked on a transient dm-snapshot of it:
+#     device; each state is checked on a copy of it (subset writes go to
+#     the copy only), through two dm-linear slices of the copy:
 #     fcachectl check of the flash slice (offline), pool + volume load, every
 #     sector read through the volume against the oracle, volume flush,
 #     teardown, the origin slice alone against the oracle and byte-equal to
 #     what the volume returned.
 # Prints PASS/FAIL lines and "crash points: <n> replayed, <l> lost,
 # <s> stale, <c> check failures"; the counts also go to /results/counts.
-# break=1: a deliberately broken replay (the writes before each
-# crash point's last flush are not replayed; the durability mark is still
-# trusted) for the harness's own negative control.
 FC_T=fc_replay
 . "$FC_TOP/tests/guest/lib.sh"
 POINTS=${1:-200} SEED=${2:-1} SIZES=${3:-"64 32"} TXNS=${4:-60}
@@ -36,7 +34,6 @@ shift 4 2>/dev/null
 for kv in "$@"; do
 	case "$kv" in
 	trace=*) FC_REPLAY_TRACE=${kv#*=} ;;
-	break=*) FC_REPLAY_BREAK=${kv#*=} ;;
 	progress=*) FC_REPLAY_PROGRESS=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
@@ -80,25 +77,30 @@ point_note() {
 	echo "bs$bs seed $SEED entry $k $variant dmark $dmark bmark $bmark: $*" >>/results/failures
 }
 
+# mk_dm NAME TABLE: dmsetup creates the node itself (DM_DISABLE_UDEV=1);
+# assert it is a block device (one process instead of dm_create's three)
+mk_dm() {
+	dmsetup create "$1" --table "$2" || return 1
+	[ -b "/dev/mapper/$1" ] || { echo "mk_dm: /dev/mapper/$1 is not a block device" >&2; return 1; }
+}
+
 # step NAME: with FC_REPLAY_TRACE=1, a timestamped line per step
 step() { [ "${FC_REPLAY_TRACE:-0}" = 1 ] && echo "# $(date +%s.%N | cut -c1-14) $*"; return 0; }
 
-# check_state: the replayed state is on /dev/mapper/rsnap; k, variant, dmark,
-# bmark set.  Updates the counters.
+# check_state: the replayed state is on $WORK (slices rflash, rorigin);
+# k, variant, dmark, bmark set.  Updates the counters.
 check_state() {
 	_lost=0 _stale=0 _chk=0
-	dm_create rflash "0 $FS linear /dev/mapper/rsnap 0" &&
-		dm_create rorigin "0 $OS linear /dev/mapper/rsnap $FS" || die "slices of the snapshot" setup
 	step "entry $k $variant dmark $dmark bmark $bmark: fcachectl check"
 	if ! "$FCCTL" check /dev/mapper/rflash >"$W/check.out" 2>&1; then
 		_chk=1
 		point_note "fcachectl check failed: $(grep -iv leftover "$W/check.out" | tail -n 3 | tr '\n' ' ')"
 	fi
 	step load
-	if ! fc_pool rpool /dev/mapper/rflash "$bs" 2>"$W/load.err"; then
+	if ! mk_dm rpool "0 $FS fcache-pool /dev/mapper/rflash $bs" 2>"$W/load.err"; then
 		_chk=1
 		point_note "pool load refused: $(tail -n 2 "$W/load.err" | tr '\n' ' ') $(dmesg | tail -n 3 | tr '\n' ' ')"
-	elif ! fc_vol rvol rpool /dev/mapper/rorigin 1 writeback 2>"$W/load.err"; then
+	elif ! mk_dm rvol "0 $OS fcache /dev/mapper/rpool /dev/mapper/rorigin 1 writeback" 2>"$W/load.err"; then
 		_chk=1
 		point_note "volume load refused: $(tail -n 2 "$W/load.err" | tr '\n' ' ') $(dmesg | tail -n 3 | tr '\n' ' ')"
 	else
@@ -135,14 +137,12 @@ check_state() {
 		esac
 	fi
 	rm -f "$W/img"
-	step "remove slices"
-	dm_remove rflash && dm_remove rorigin && dm_remove rsnap || die "cannot tear down the snapshot" teardown
 	T_REPLAYED=$((T_REPLAYED + 1)) C_REPLAYED=$((C_REPLAYED + 1))
 	[ $((C_REPLAYED % PROGRESS)) = 0 ] &&
 		info "bs$bs: $C_REPLAYED points checked, $(($(date +%s) - c1)) s (entry $k $variant: $(tail -n 1 "$W/v1.out" 2>/dev/null | cut -c1-60))"
 	T_LOST=$((T_LOST + _lost)) T_STALE=$((T_STALE + _stale)) T_CHECK=$((T_CHECK + _chk))
 	C_BAD=$((C_BAD + _lost + _stale + _chk))
-	if [ $((_lost + _stale + _chk)) -gt 0 ] && [ -z "$SAVED" ] && [ "${FC_REPLAY_BREAK:-0}" = 0 ]; then
+	if [ $((_lost + _stale + _chk)) -gt 0 ] && [ -z "$SAVED" ]; then
 		SAVED=1
 		save_evidence
 	fi
@@ -155,6 +155,44 @@ save_evidence() {
 	cp "$W/oracle" "$W/points" "$W/list" "$_d/" 2>/dev/null
 	dd if="$LOGDEV" of="$_d/log.img" bs=1M count=$(( (LOGUSED / 2048) + 1 )) status=none
 	echo "# evidence saved in $_d (log.img, oracle, list)"
+}
+
+# walk PLAIN SUBSET ALL: replay the crash points of ALL in log order onto
+# $RDEV (fresh), checking the prefix at those in PLAIN and a random subset
+# variant at those in SUBSET
+walk() {
+	prev=-1
+	while read -r k <&3; do
+		[ -n "$k" ] || continue
+		from=$((prev + 1)) to=$k
+		step "replay $from..$to"
+		# replays from..k (nothing when from > k) and prints the durability
+		# marks of crash point k
+		"$B/lw_replay" -i "$W/index" replay "$LOGDEV" "$RDEV" --from "$from" --to "$to" --marks cw >"$W/r.out" ||
+			die "replay $from..$to failed: $(cat "$W/r.out")" replay
+		prev=$to
+		dmark=$(sed -n 's/.* dmark \([^ ]*\) .*/\1/p' "$W/r.out")
+		bmark=$(sed -n 's/.* bmark \([^ ]*\) .*/\1/p' "$W/r.out")
+		if grep -qx "$k" "$1"; then
+			variant=prefix
+			step copy
+			dd if="$RDEV" of="$WORK" bs=1M iflag=direct oflag=direct status=none || die "copy to $WORK" setup
+			check_state
+		fi
+		if grep -qx "$k" "$2"; then
+			s=$((SEED * 1000003 + k * 7 + bs))
+			tear=""
+			[ $((k % 2)) = 0 ] && tear=--tear
+			variant="subset-seed$s${tear:+-torn}"
+			step copy
+			dd if="$RDEV" of="$WORK" bs=1M iflag=direct oflag=direct status=none || die "copy to $WORK" setup
+			"$B/lw_replay" -i "$W/index" replay "$LOGDEV" "$WORK" --from $((k + 1)) --to "$k" \
+				--subset "$s" $tear --marks cw >"$W/r.out" || die "subset replay at $k failed" replay
+			dmark=$(sed -n 's/.* dmark \([^ ]*\) .*/\1/p' "$W/r.out")
+			bmark=$(sed -n 's/.* bmark \([^ ]*\) .*/\1/p' "$W/r.out")
+			check_state
+		fi
+	done 3<"$3"
 }
 
 for bs in $SIZES; do
@@ -221,54 +259,22 @@ for bs in $SIZES; do
 		"$W/cpoints" >"$W/sel.sub"
 	info "bs$bs: $(wc -l <"$W/list") log entries, $npts crash points, $nmarks durability marks; replaying $(wc -l <"$W/sel.plain") prefixes + $(wc -l <"$W/sel.sub") subset variants"
 	RDEV=$(mk_null fcrtarget $((FLASH_MB + ORIGIN_MB)) discard=1) || die "replay target" setup
-	COW=$(mk_null fcrcow $((FLASH_MB + ORIGIN_MB + 16))) || die "cow" setup
+	# each crash state is checked on a copy (WORK) of the replay target,
+	# through two slices that stay
+	WORK=$(mk_null fcrwork $((FLASH_MB + ORIGIN_MB))) || die "work device" setup
+	dm_create rflash "0 $FS linear $WORK 0" &&
+		dm_create rorigin "0 $OS linear $WORK $FS" || die "slices of the work device" setup
 	sort -n -u "$W/sel.plain" "$W/sel.sub" >"$W/sel.all"
-	prev=-1
 	c1=$(date +%s)
-	while read -r k; do
-		[ -n "$k" ] || continue
-		from=$((prev + 1)) to=$k
-		if [ "${FC_REPLAY_BREAK:-0}" = 1 ]; then
-			# broken on purpose: stop replaying at the previous crash point
-			# before k, but trust what the marks up to k say
-			to=$(awk -v k="$k" '$1 < k { p = $1 } END { print p + 0 }' "$W/cpoints")
-			[ "$to" -lt "$from" ] && to=$((from - 1))
-		fi
-		step "replay $from..$to"
-		if [ "$to" -ge "$from" ]; then
-			"$B/lw_replay" -i "$W/index" replay "$LOGDEV" "$RDEV" --from "$from" --to "$to" >"$W/r.out" ||
-				die "replay $from..$to failed: $(cat "$W/r.out")" replay
-		fi
-		prev=$to
-		# the durability marks of crash point k (not of `to`: see BREAK)
-		"$B/lw_replay" -i "$W/index" at "$LOGDEV" "$k" --marks cw >"$W/r.out" || die "mark lookup at $k failed" replay
-		dmark=$(sed -n 's/.* dmark \([^ ]*\) .*/\1/p' "$W/r.out")
-		bmark=$(sed -n 's/.* bmark \([^ ]*\) .*/\1/p' "$W/r.out")
-		if grep -qx "$k" "$W/sel.plain"; then
-			variant=prefix
-			dm_create rsnap "0 $TS snapshot $RDEV $COW N 8" || die "snapshot" setup
-			check_state
-		fi
-		if grep -qx "$k" "$W/sel.sub"; then
-			s=$((SEED * 1000003 + k * 7 + bs))
-			tear=""
-			[ $((k % 2)) = 0 ] && tear=--tear
-			variant="subset-seed$s${tear:+-torn}"
-			dm_create rsnap "0 $TS snapshot $RDEV $COW N 8" || die "snapshot" setup
-			"$B/lw_replay" -i "$W/index" replay "$LOGDEV" /dev/mapper/rsnap --from $((k + 1)) --to "$k" \
-				--subset "$s" $tear --marks cw >"$W/r.out" || die "subset replay at $k failed" replay
-			dmark=$(sed -n 's/.* dmark \([^ ]*\) .*/\1/p' "$W/r.out")
-			bmark=$(sed -n 's/.* bmark \([^ ]*\) .*/\1/p' "$W/r.out")
-			check_state
-		fi
-	done <"$W/sel.all"
+	walk "$W/sel.plain" "$W/sel.sub" "$W/sel.all"
 	el=$(($(date +%s) - c1))
 	if [ "$C_BAD" -eq 0 ] && [ "$C_REPLAYED" -gt 0 ]; then
 		pass "bs$bs-crash-points ($C_REPLAYED replayed in $el s, of $npts in the log)"
 	else
 		fail "bs$bs-crash-points" "$C_BAD failures in $C_REPLAYED replayed; see /results/failures"
 	fi
-	rm_null fcrtarget; rm_null fcrcow; rm_null fcrlog
+	dm_remove rflash; dm_remove rorigin
+	rm_null fcrtarget; rm_null fcrwork; rm_null fcrlog
 done
 echo "$T_REPLAYED $T_LOST $T_STALE $T_CHECK" >/results/counts
 echo "crash points: $T_REPLAYED replayed, $T_LOST lost, $T_STALE stale, $T_CHECK check failures"

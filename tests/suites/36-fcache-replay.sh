@@ -19,8 +19,8 @@ res=$SUITE_TOP/build/vm/results-replay
 rm -rf "$res"
 mkdir -p "$res"
 t0=$(date +%s)
-guest_run fcache-replay --results "$res" --timeout 900 \
-	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-40}"
+guest_run fcache-replay --results "$res" --timeout $((600 + want * 12)) \
+	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-20}"
 el=$(($(date +%s) - t0))
 if [ -s "$res/counts" ]; then
 	read -r n l s c <"$res/counts"
