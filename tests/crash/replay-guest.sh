@@ -4,7 +4,8 @@
 #
 #   replay-guest.sh POINTS SEED BLOCK_SIZES TXNS [KEY=VALUE...]
 #   (the host's environment does not reach the guest: knobs are arguments,
-#   trace=1 (a timestamped line per step), progress=N)
+#   trace=1 (a timestamped line per step), progress=N, flash=MB (16),
+#   origin=MB (24))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
@@ -35,6 +36,8 @@ for kv in "$@"; do
 	case "$kv" in
 	trace=*) FC_REPLAY_TRACE=${kv#*=} ;;
 	progress=*) FC_REPLAY_PROGRESS=${kv#*=} ;;
+	flash=*) FC_REPLAY_FLASH_MB=${kv#*=} ;;
+	origin=*) FC_REPLAY_ORIGIN_MB=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
@@ -214,8 +217,8 @@ for bs in $SIZES; do
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || ok=0
 	[ $ok = 1 ] || die "pool/volume on the logged slices" bs$bs-setup
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" || ok=0
-	# phase 2: writeback at full speed and write-around
-	dmsetup message fpool 0 writeback_low 2 && dmsetup message fpool 0 writeback_high 8 &&
+	# phase 2: writeback at full speed, and write-around once 1% is dirty
+	dmsetup message fpool 0 writeback_low 0 && dmsetup message fpool 0 writeback_high 1 &&
 		dmsetup message fpool 0 max_dirty_age 1 || ok=0
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 || ok=0
 	info "bs$bs after phase 2: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
