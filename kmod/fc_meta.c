@@ -609,7 +609,7 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 
 	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
 		struct fc_disk_entry *d = &p->e[i];
-		struct fc_entry *e = &pool->e[first + i];
+		struct fc_entry *e = &pool->e[first + i], *dup;
 		u8 valid = d->valid & pool->full_mask, dirty = d->dirty & valid;
 
 		if (!valid)
@@ -636,11 +636,10 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 		 * damage, and no rule can tell which copy is the newer one.
 		 * Refuse the pool rather than pick one.
 		 */
-		if (fc_lookup(pool, d->vol, le64_to_cpu(d->oblock))) {
+		dup = fc_lookup(pool, d->vol, le64_to_cpu(d->oblock));
+		if (dup) {
 			DMERR("cache blocks %llu and %u both map volume slot %u block %llu",
-			      first + i, fc_eidx(pool, fc_lookup(pool, d->vol,
-							       le64_to_cpu(d->oblock))),
-			      d->vol, le64_to_cpu(d->oblock));
+			      first + i, fc_eidx(pool, dup), d->vol, le64_to_cpu(d->oblock));
 			return -EINVAL;
 		}
 		e->oblock = le64_to_cpu(d->oblock);
@@ -785,8 +784,8 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 		pool->needs_check = true;
 	}
 	/* The other superblock slot, if valid, counts as seen too. */
-	max_seen = max(q0 * !v0, q1 * !v1);
-	max_seen = max(max_seen, pool->seq);
+	max_seen = max(pool->seq, v0 ? 0 : q0);
+	max_seen = max(max_seen, v1 ? 0 : q1);
 
 	r = fc_cache_alloc(pool);
 	if (r) {
