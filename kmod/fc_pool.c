@@ -574,6 +574,13 @@ struct target_type fc_pool_target = {
 	.name = FC_POOL_TARGET,
 	.version = {1, 0, 0},
 	.module = THIS_MODULE,
+	/*
+	 * As thin-pool: alone in its table, and never replaced by another
+	 * target type while the device exists (volumes hold the pool object
+	 * through this device); a read-only pool table makes no sense.
+	 */
+	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
+		    DM_TARGET_ALWAYS_WRITEABLE,
 	.ctr = pool_ctr,
 	.dtr = pool_dtr,
 	.map = pool_map,
