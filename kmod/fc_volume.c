@@ -818,9 +818,8 @@ static int register_slot(struct fc_volume *v, char **error)
 			*error = "fcache: the volume is active with an origin of another size; refusing";
 			return -EBUSY;
 		}
-		spin_lock_irq(&pool->lock);
-		if (pool->vol[i].dirty) {
-			spin_unlock_irq(&pool->lock);
+		/* Inactive (fc_registry_lock held): its counters cannot grow. */
+		if (READ_ONCE(pool->vol[i].dirty)) {
 			DMERR("volume %u has dirty data for an origin of %llu sectors, this origin has %llu",
 			      v->id, pool->vol[i].origin_sectors, (u64)size);
 			*error = "fcache: the volume has dirty data for an origin of another size; refusing";
@@ -828,6 +827,7 @@ static int register_slot(struct fc_volume *v, char **error)
 		}
 		/* No dirty data: forget the clean blocks of the old origin. */
 		fc_invalidate_volume(pool, i, false);
+		spin_lock_irq(&pool->lock);
 		pool->vol[i].origin_sectors = size;
 		fc_mark_vt_dirty(pool);
 		spin_unlock_irq(&pool->lock);
@@ -1083,9 +1083,7 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 		return 0;
 	case FC_MSG_INVALIDATE:
-		spin_lock_irq(&pool->lock);
 		fc_invalidate_volume(pool, v->slot, false);
-		spin_unlock_irq(&pool->lock);
 		return fc_request_commit(pool);
 	default:
 		return -EINVAL;
