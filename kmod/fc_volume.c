@@ -974,6 +974,7 @@ static int fc_preresume(struct dm_target *ti)
 	struct fc_volume *v = ti->private;
 	struct fc_pool *pool = v->pool;
 	struct fc_vslot *s = &pool->vol[v->slot];
+	u64 dirty;
 	int r = 0;
 
 	mutex_lock(&fc_registry_lock);
@@ -993,13 +994,19 @@ static int fc_preresume(struct dm_target *ti)
 	mutex_unlock(&fc_registry_lock);
 	if (r)
 		return r;
-	/* Leaving writeback: write back this volume's dirty data first. */
-	if (v->mode != FC_MODE_WRITEBACK && READ_ONCE(s->dirty)) {
-		r = fc_flush_volumes(pool, v->slot);
-		if (r)
-			DMERR("volume %u: writeback before the mode change failed (%d); dirty data stays cached",
-			      v->id, r);
-	}
+	/*
+	 * Leaving writeback: no writeback here, the device is suspended until
+	 * preresume returns and a writeback to slow spindles can take minutes.
+	 * Every mode honours dirty data (reads of it come from the flash,
+	 * writes to it stay in the flash), so the switch is safe at once;
+	 * the data is written back with I/O flowing: by a flush message
+	 * (fcachectl set mode= and disable send one right after the switch)
+	 * or by the background writeback.
+	 */
+	dirty = READ_ONCE(s->dirty);
+	if (v->mode != FC_MODE_WRITEBACK && dirty)
+		DMINFO("volume %u: %s mode with %llu dirty blocks; they stay cached until written back (dmsetup message <device> 0 flush)",
+		       v->id, fc_mode_name(v->mode), dirty);
 	return 0;
 }
 
