@@ -69,9 +69,11 @@ sleep 1
 kill -INT $probe
 wait $probe
 info "fcachectl set mode=writethrough took $((t1 - t0)) ms"
-maxms=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(int(d['jobs'][0]['read']['clat_ns']['max'] / 1e6))" "$FC_LOGDIR/probe.json")
+# fio puts "fio: terminating on signal 2" before the JSON
+maxms=$(python3 -c "import json,sys; s=open(sys.argv[1]).read(); d=json.JSONDecoder().raw_decode(s[s.index('{'):])[0]; print(int(d['jobs'][0]['read']['clat_ns']['max'] / 1e6))" "$FC_LOGDIR/probe.json")
 info "longest read during the mode change: ${maxms:-?} ms"
 check ctl-reader-never-waited-2s test "${maxms:-99999}" -lt 2000
+check ctl-reader-read sh -c "grep -q '\"total_ios\" : [1-9]' '$FC_LOGDIR/probe.json'"
 field_is ctl-mode-changed $V $V_MODE = writethrough
 field_is ctl-clean-on-return $V $V_DIRTY -eq 0
 check ctl-origin-exact sh -c "dd if=$odisk bs=64k count=128 iflag=direct 2>/dev/null | cmp - /tmp/m2"
