@@ -5,16 +5,21 @@
 #                   run the OLTP before/after benchmark (DEMO_ARGS=--quick)
 #   make install    install module (+DKMS source), fcachectl, man page, units
 #
-# KDIR: the kernel build tree; defaults to the running kernel's, else the
-# newest one installed under /lib/modules (the guest boots that kernel).
+# KDIR: the kernel build tree; defaults to the running kernel's, else that
+# of the newest /boot/vmlinuz-* with a build tree (the kernel the guest
+# boots, tests/vm/run-guest.sh), else the newest under /lib/modules.  Header
+# flavours without an image (`make buildcheck` installs -cloud and -rt)
+# must not become the default: their modules do not load in the guest.
 
 ifneq ($(KERNELRELEASE),)
 include $(src)/Kbuild
 else
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; if [ -d $$d ]; then echo $$d; \
-	else ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; if [ -d $$d ]; then echo $$d; exit 0; fi; \
+	for k in $$(ls /boot/vmlinuz-* 2>/dev/null | sed 's,.*/vmlinuz-,,' | sort -V -r); do \
+		if [ -d /lib/modules/$$k/build ]; then echo /lib/modules/$$k/build; exit 0; fi; \
+	done; ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 export KDIR
 
 .PHONY: all module userspace deps check demo install clean unit lint

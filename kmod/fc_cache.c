@@ -5,7 +5,8 @@
  * per-pool / per-volume block counters.
  *
  * Locking: every function here is called with pool->lock held, except
- * fc_cache_alloc/fc_cache_free (constructor/destructor, no concurrency).
+ * fc_cache_alloc/fc_cache_free (constructor/destructor, no concurrency)
+ * and fc_invalidate_volume (takes the lock itself, a batch at a time).
  *
  * RAM: struct fc_entry is 24 bytes a cache block, the hash one u32 bucket
  * per two blocks (2 bytes a block), and two bitmaps per metadata page
@@ -15,6 +16,7 @@
 #include <linux/log2.h>
 #include <linux/hash.h>
 #include <linux/slab.h>
+#include <linux/sched.h>
 
 #include "fc_core.h"
 
@@ -275,22 +277,37 @@ struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
  * Drop clean data of volume slot @vol; with @drop_all drop dirty data too
  * (forget of a slot known to hold none).  Entries with I/O in flight are
  * left alone.
+ *
+ * Called without pool->lock, in process context: the walk takes the lock
+ * for FC_WALK_BATCH entries at a time and reschedules between batches, so
+ * interrupts are never off for a whole-array walk.  Each entry is judged
+ * under the lock when the walk reaches it; for an active volume, blocks
+ * cached behind the walk meanwhile are kept (they are newer than the
+ * request).  Callers that need the slot to end empty (forget, a new origin
+ * size) hold fc_registry_lock with the slot inactive: nothing caches blocks
+ * of an inactive slot.
  */
 void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
 {
-	u64 i;
+	u64 i = 0, end;
 
-	for (i = 0; i < pool->g.nr_blocks; i++) {
-		struct fc_entry *e = &pool->e[i];
+	while (i < pool->g.nr_blocks) {
+		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
+		spin_lock_irq(&pool->lock);
+		for (; i < end; i++) {
+			struct fc_entry *e = &pool->e[i];
 
-		if (!(e->flags & FC_E_HASHED) || e->vol != vol)
-			continue;
-		if (!fc_entry_idle(e))
-			continue;
-		if (e->dirty && !drop_all) {
-			fc_entry_set(pool, e, e->dirty, e->dirty);
-			continue;
+			if (!(e->flags & FC_E_HASHED) || e->vol != vol)
+				continue;
+			if (!fc_entry_idle(e))
+				continue;
+			if (e->dirty && !drop_all) {
+				fc_entry_set(pool, e, e->dirty, e->dirty);
+				continue;
+			}
+			fc_entry_release(pool, e);
 		}
-		fc_entry_release(pool, e);
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
 	}
 }

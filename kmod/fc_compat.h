@@ -18,18 +18,6 @@ static inline int fc_dm_io(struct dm_io_request *req, unsigned int n,
 	return dm_io(req, n, where, err, IOPRIO_DEFAULT);
 #else
 	return dm_io(req, n, where, err);
-/*
- * Complete a clone whose end_io returned DM_ENDIO_INCOMPLETE earlier (FUA
- * writes waiting for a commit).  The first completion already ran the
- * block layer's QoS accounting for it: do not account it twice.
- */
-static inline void fc_bio_endio_again(struct bio *bio)
-{
-	bio_clear_flag(bio, BIO_QOS_THROTTLED);
-	bio_clear_flag(bio, BIO_QOS_MERGED);
-	bio_endio(bio);
-}
-
 #endif
 }
 

@@ -49,6 +49,7 @@
 #define FC_STRIPES	1024u		/* origin-write tracking stripes */
 #define FC_GHOST_SLOTS	65536u
 #define FC_IDLE_JIFFIES	(5 * HZ)	/* no foreground I/O this long: idle */
+#define FC_WALK_BATCH	4096u		/* entries a whole-array walk visits per lock hold */
 
 /* fc_entry.flags */
 #define FC_E_BUSY	0x01	/* a fill is in flight: writes wait */
@@ -270,6 +271,7 @@ void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);
 void fc_release_pending(struct fc_pool *pool);
+/* Takes pool->lock itself (in batches); may sleep. */
 void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all);
 /* No bio on the entry's flash, no fill and no writeback copy running. */
 static inline bool fc_entry_idle(struct fc_entry *e)

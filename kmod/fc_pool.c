@@ -459,14 +459,14 @@ static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned in
 			r = -EBUSY;
 			break;
 		}
-		spin_lock_irq(&pool->lock);
-		if (s->dirty) {
-			spin_unlock_irq(&pool->lock);
+		/* Inactive (fc_registry_lock held): its counters cannot grow. */
+		if (READ_ONCE(s->dirty)) {
 			DMWARN("forget %u: the volume has dirty data; activate and flush it first", id);
 			r = -EBUSY;
 			break;
 		}
 		fc_invalidate_volume(pool, i, true);
+		spin_lock_irq(&pool->lock);
 		if (s->cached) {
 			spin_unlock_irq(&pool->lock);
 			r = -EBUSY;
@@ -486,21 +486,31 @@ static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned in
 	return r;
 }
 
-/* Diagnostics for developers: counts of everything that can hold a bio. */
+/*
+ * Diagnostics for developers: counts of everything that can hold a bio.
+ * The entry counts are summed FC_WALK_BATCH entries per lock hold (no
+ * whole-array walk with interrupts off), so they are not one snapshot.
+ */
 static void pool_dump(struct fc_pool *pool)
 {
-	u64 i, busy = 0, wb = 0, infl = 0, pend = 0, ow = 0;
+	u64 i, end, busy = 0, wb = 0, infl = 0, pend = 0, ow = 0;
 	unsigned int deferred, waiting, flushes, fuas;
 
-	spin_lock_irq(&pool->lock);
-	for (i = 0; i < pool->g.nr_blocks; i++) {
-		struct fc_entry *e = &pool->e[i];
+	for (i = 0; i < pool->g.nr_blocks;) {
+		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
+		spin_lock_irq(&pool->lock);
+		for (; i < end; i++) {
+			struct fc_entry *e = &pool->e[i];
 
-		busy += !!(e->flags & FC_E_BUSY);
-		wb += !!(e->flags & FC_E_WB);
-		infl += !!atomic_read(&e->inflight);
-		pend += !!(e->flags & FC_E_PENDING);
+			busy += !!(e->flags & FC_E_BUSY);
+			wb += !!(e->flags & FC_E_WB);
+			infl += !!atomic_read(&e->inflight);
+			pend += !!(e->flags & FC_E_PENDING);
+		}
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
 	}
+	spin_lock_irq(&pool->lock);
 	for (i = 0; i < FC_STRIPES; i++)
 		ow += pool->ow_inflight[i];
 	deferred = bio_list_size(&pool->deferred);
@@ -583,6 +593,13 @@ struct target_type fc_pool_target = {
 	.name = FC_POOL_TARGET,
 	.version = {1, 0, 0},
 	.module = THIS_MODULE,
+	/*
+	 * As thin-pool: alone in its table, and never replaced by another
+	 * target type while the device exists (volumes hold the pool object
+	 * through this device); a read-only pool table makes no sense.
+	 */
+	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
+		    DM_TARGET_ALWAYS_WRITEABLE,
 	.ctr = pool_ctr,
 	.dtr = pool_dtr,
 	.map = pool_map,

@@ -832,9 +832,8 @@ static int register_slot(struct fc_volume *v, char **error)
 			*error = "fcache: the volume is active with an origin of another size; refusing";
 			return -EBUSY;
 		}
-		spin_lock_irq(&pool->lock);
-		if (pool->vol[i].dirty) {
-			spin_unlock_irq(&pool->lock);
+		/* Inactive (fc_registry_lock held): its counters cannot grow. */
+		if (READ_ONCE(pool->vol[i].dirty)) {
 			DMERR("volume %u has dirty data for an origin of %llu sectors, this origin has %llu",
 			      v->id, pool->vol[i].origin_sectors, (u64)size);
 			*error = "fcache: the volume has dirty data for an origin of another size; refusing";
@@ -842,6 +841,7 @@ static int register_slot(struct fc_volume *v, char **error)
 		}
 		/* No dirty data: forget the clean blocks of the old origin. */
 		fc_invalidate_volume(pool, i, false);
+		spin_lock_irq(&pool->lock);
 		pool->vol[i].origin_sectors = size;
 		fc_mark_vt_dirty(pool);
 		spin_unlock_irq(&pool->lock);
@@ -988,6 +988,7 @@ static int fc_preresume(struct dm_target *ti)
 	struct fc_volume *v = ti->private;
 	struct fc_pool *pool = v->pool;
 	struct fc_vslot *s = &pool->vol[v->slot];
+	u64 dirty;
 	int r = 0;
 
 	mutex_lock(&fc_registry_lock);
@@ -1007,13 +1008,19 @@ static int fc_preresume(struct dm_target *ti)
 	mutex_unlock(&fc_registry_lock);
 	if (r)
 		return r;
-	/* Leaving writeback: write back this volume's dirty data first. */
-	if (v->mode != FC_MODE_WRITEBACK && READ_ONCE(s->dirty)) {
-		r = fc_flush_volumes(pool, v->slot);
-		if (r)
-			DMERR("volume %u: writeback before the mode change failed (%d); dirty data stays cached",
-			      v->id, r);
-	}
+	/*
+	 * Leaving writeback: no writeback here, the device is suspended until
+	 * preresume returns and a writeback to slow spindles can take minutes.
+	 * Every mode honours dirty data (reads of it come from the flash,
+	 * writes to it stay in the flash), so the switch is safe at once;
+	 * the data is written back with I/O flowing: by a flush message
+	 * (fcachectl set mode= and disable send one right after the switch)
+	 * or by the background writeback.
+	 */
+	dirty = READ_ONCE(s->dirty);
+	if (v->mode != FC_MODE_WRITEBACK && dirty)
+		DMINFO("volume %u: %s mode with %llu dirty blocks; they stay cached until written back (dmsetup message <device> 0 flush)",
+		       v->id, fc_mode_name(v->mode), dirty);
 	return 0;
 }
 
@@ -1101,9 +1108,7 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("invalidate: the pool's metadata is read-only");
 			return -EROFS;
 		}
-		spin_lock_irq(&pool->lock);
 		fc_invalidate_volume(pool, v->slot, false);
-		spin_unlock_irq(&pool->lock);
 		return fc_request_commit(pool);
 	default:
 		return -EINVAL;

@@ -287,7 +287,7 @@ int cmd_set(int argc, char **argv)
 	char key[64], msg[128], params[1024];
 	const char *eq, *newmode = NULL;
 	uint64_t val;
-	int i, rc = EXIT_FAIL, words = 0, pass, failed;
+	int i, r, rc = EXIT_FAIL, words = 0, pass, failed;
 	char done[256] = { 0 };
 
 	if (argc < 3)
@@ -338,6 +338,20 @@ int cmd_set(int argc, char **argv)
 		if (fc_vol_table_with_mode(v, newmode, params, sizeof(params)) || fc_vol_reload(v, params)) {
 			fc_fail("set: cannot switch %s to %s: %s", v->name, newmode, fc_dm_error());
 			goto out;
+		}
+		/*
+		 * Leaving writeback: the switch itself does not write back
+		 * (the volume would stay suspended meanwhile); the dirty data
+		 * stays cached until written back, now, with I/O flowing.
+		 */
+		if (strcmp(newmode, "writeback")) {
+			fc_install_sigint();
+			r = fc_flush_wait(fc_live_pool_by_dev(&l, v->pool_dev), v);
+			if (r) {
+				fc_fail("set: %s is in %s mode but its dirty data is not all written back%s; 'fcachectl flush %s' finishes it",
+					v->name, newmode, r == -2 ? " (interrupted)" : "", v->name);
+				goto out;
+			}
 		}
 	}
 	/*

@@ -53,8 +53,27 @@ check pool-create fc_pool fpool "$F" 64 commit_interval 0
 check_fails bad-pool-same-flash-twice tcreate b2 "0 $fsz fcache-pool $F 64"
 check_fails bad-pool-reload-other-bs sh -c "echo '0 $fsz fcache-pool $F 128' | dmsetup reload fpool"
 dmsetup clear fpool >/dev/null 2>&1
+# The pool target is singleton and immutable (as thin-pool): a live pool
+# device cannot be reloaded with another target type, and a pool table
+# cannot hold another target; the live pool keeps working.
+check_fails pool-reload-linear-refused sh -c "echo '0 $fsz linear $F 0' | dmsetup reload fpool"
+check pool-reload-linear-reason sh -c "dmesg | tail -n 5 | grep -q 'replace immutable target type fcache-pool'"
+dmsetup clear fpool >/dev/null 2>&1
+check_fails pool-reload-mixed-refused sh -c "printf '0 $fsz fcache-pool $F 64 2 commit_interval 0\\n$fsz 8 linear $diskK 0\\n' | dmsetup reload fpool"
+dmsetup clear fpool >/dev/null 2>&1
+check_fails pool-create-mixed-refused tcreate b "0 8 linear $diskK 0
+8 $fsz fcache-pool $F 64"
+check pool-create-mixed-reason sh -c "dmesg | tail -n 5 | grep -q 'singleton target type must appear alone'"
+check pool-live-after-refusals sh -c "dmsetup table fpool | grep -q '^0 $fsz fcache-pool '"
 P=/dev/mapper/fpool
 OA=/dev/mapper/orA
+pattern_file /tmp/pz 256 faultsZ
+check pool-works-vol-create fc_vol vz fpool /dev/mapper/orC 20 writeback sequential_cutoff 0
+check pool-works-write dd if=/tmp/pz of=/dev/mapper/vz bs=64k oflag=direct
+check pool-works-read sh -c "dd if=/dev/mapper/vz bs=64k count=4 iflag=direct 2>/dev/null | cmp - /tmp/pz"
+check pool-works-flush dmsetup message vz 0 flush
+check pool-works-vol-remove dm_remove vz
+check pool-works-forget dmsetup message fpool 0 forget 20
 
 # --- bad volume tables ---
 check_fails bad-vol-3-args tcreate b "0 $osz fcache $P $OA 1"

@@ -109,7 +109,8 @@ check reload-to-writethrough dm_reload v1 "0 $osz fcache $(majmin /dev/mapper/fc
 check reload-suspend dmsetup suspend v1
 check reload-resume dmsetup resume v1
 field_is reload-mode-changed /dev/mapper/v1 $V_MODE = writethrough
-field_is reload-wrote-back-first /dev/mapper/v1 $V_DIRTY -eq 0
+# Leaving writeback does not write back inside the suspend (fc_modechange.sh):
+# the dirty data stays cached and is served from the flash until a flush.
 check reload-table-roundtrip test "$(dmsetup table v1)" = "0 $osz fcache $(majmin /dev/mapper/fcpool) $(majmin "$o1") 1 writethrough"
 check reload-data-intact sh -c "dd if=/dev/mapper/v1 bs=32k count=16 iflag=direct 2>/dev/null | cmp - /tmp/q1"
 check reload-flush dmsetup message v1 0 flush
