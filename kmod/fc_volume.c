@@ -943,8 +943,11 @@ static void deactivate(struct fc_volume *v)
 	fc_wb_wait_slot(pool, v->slot);
 	mutex_lock(&fc_registry_lock);
 	spin_lock_irq(&pool->lock);
-	if (s->active == v)
+	if (s->active == v) {
 		s->active = NULL;
+		/* the volume table's dirty count for tools, with the next commit */
+		fc_mark_vt_dirty(pool);
+	}
 	spin_unlock_irq(&pool->lock);
 	v->active = false;
 	mutex_unlock(&fc_registry_lock);
