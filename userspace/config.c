@@ -560,7 +560,7 @@ int cmd_udev_probe(int argc, char **argv)
 		 * logs a failing IMPORT only at debug level, so the kernel log
 		 * gets it too; fcache.service fails on the same file.
 		 */
-		FILE *k = fopen("/dev/kmsg", "w");
+		FILE *k = getenv("DEVPATH") ? fopen("/dev/kmsg", "w") : NULL;	/* run by udev */
 
 		if (k) {
 			fprintf(k, "<3>fcache: %s is broken (see 'fcachectl up --dry-run'): udev-probe cannot protect origins or flash devices (%s)\n",
