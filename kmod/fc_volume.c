@@ -879,6 +879,11 @@ static int register_slot(struct fc_volume *v, char **error)
 		if (!pool->vol[i].id && free_slot < 0)
 			free_slot = i;
 	}
+	if (i < FC_MAX_VOLUMES && !pool->vol[i].active) {
+		r = check_detached(pool, i, error);
+		if (r)
+			return r;
+	}
 	if (i == FC_MAX_VOLUMES) {
 		if (free_slot < 0) {
 			*error = "fcache: the pool already has 63 volumes; forget one first";
@@ -892,8 +897,6 @@ static int register_slot(struct fc_volume *v, char **error)
 		memset(pool->vol[i].label, 0, sizeof(pool->vol[i].label));
 		fc_mark_vt_dirty(pool);
 		spin_unlock_irq(&pool->lock);
-	} else if (!pool->vol[i].active && (r = check_detached(pool, i, error))) {
-		return r;
 	} else if (pool->vol[i].origin_sectors != size) {
 		/*
 		 * A table with another origin size must not misplace dirty
