@@ -157,7 +157,8 @@ static void lvm_writeback_refused(const char *volume, const char *dmname)
 	fc_fail("enable: %s (%s) is an LVM logical volume: cached in place in writeback mode, any LVM command that reloads it (lvextend, lvchange --refresh, vgchange --refresh, lvcreate -s, vgchange -an/-ay) would replace the cache with LVM's own table and expose stale data.\n"
 		"  Cache the PV instead, before LVM activates the VG: 'fcachectl enable /dev/md0 --pool POOL --name md0c' (the md/RAID device under the VG), and in /etc/lvm/lvm.conf make LVM use the cached PV and reject the raw one:\n"
 		"    devices { global_filter = [ \"a|^/dev/mapper/md0c$|\", \"r|^/dev/md0$|\" ] }\n"
-		"  (see 'man fcachectl', LVM).  Or cache this LV in place with --mode writethrough or writearound (no dirty data: an LVM command then only takes the cache away).",
+		"  (see 'man fcachectl', LVM).  Or cache this LV in place with --mode writethrough or writearound (no dirty data: an LVM command then only takes the cache away);\n"
+		"  that also writes back the dirty data an earlier in-place writeback cache of this LV left in the pool (same --id).",
 		volume, dmname);
 }
 
