@@ -30,6 +30,7 @@ flash=$(mk_brd_flash 192) || die "mk_brd_flash failed"
 pv=$(mk_fast_disk 192) || die "mk_fast_disk pv"
 d1=$(mk_fast_disk 64) || die "mk_fast_disk d1"
 d2=$(mk_fast_disk 64) || die "mk_fast_disk d2"
+d3=$(mk_fast_disk 64) || die "mk_fast_disk d3"
 mkdir -p /etc/fcache
 rm -f "$CONF"
 
@@ -38,7 +39,7 @@ export LVM_SYSTEM_DIR=$L/lvm
 mkdir -p "$LVM_SYSTEM_DIR" /run/lvm /run/lock/lvm
 cat >"$LVM_SYSTEM_DIR/lvm.conf" <<EOF
 devices {
-	global_filter = [ "a|^/dev/mapper/pvc\$|", "r|.*|" ]
+	global_filter = [ "a|^/dev/mapper/pvc\$|", "a|^$d3\$|", "r|.*|" ]
 	obtain_device_list_from_udev = 0
 	external_device_info_source = "none"
 	use_devicesfile = 0
@@ -155,32 +156,37 @@ for cmd in lvextend lvchange-refresh vgchange-refresh lvcreate-s vgchange-an-ay;
 	blk=$((blk + 8))
 done
 
-# ---- 2. in place on the LV ----
-if "$CTL" enable "$LV" --pool p0 >"$L/lvwb.out" 2>&1; then
+# ---- 2. in place on an LV (of a second VG on an uncached disk: no nesting) ----
+lvmq pvcreate -y "$d3" || fail vg2-pvcreate "$(tail -n 2 "$L/lvm.log")"
+lvmq vgcreate vg2 "$d3" || fail vg2-vgcreate "$(tail -n 2 "$L/lvm.log")"
+lvmq lvcreate -y -W n -Z n -L 16M -n lw vg2 || fail vg2-lvcreate "$(tail -n 2 "$L/lvm.log")"
+LW=/dev/mapper/vg2-lw
+if "$CTL" enable "$LW" --pool p0 >"$L/lvwb.out" 2>&1; then
 	fail lv-in-place-writeback-refused "$(cat "$L/lvwb.out")"
 else
 	pass lv-in-place-writeback-refused
 fi
 grep -q global_filter "$L/lvwb.out" && grep -q 'PV' "$L/lvwb.out" &&
 	pass lv-refusal-says-cache-the-pv || fail lv-refusal-says-cache-the-pv "$(cat "$L/lvwb.out")"
-check lv-still-linear sh -c "dmsetup table vg-lv | grep -q ' linear '"
+check lv-still-linear sh -c "dmsetup table vg2-lw | grep -q ' linear '"
+check_fails lv-on-cached-pv-in-place-writeback-refused "$CTL" enable "$LV" --pool p0
 "$CTL" enable --help | grep -q global_filter && pass enable-help-mentions-filter || fail enable-help-mentions-filter
-if "$CTL" enable "$LV" --pool p0 --mode writethrough --id 9 >"$L/lvwt.out" 2>&1; then pass lv-in-place-writethrough; else fail lv-in-place-writethrough "$(cat "$L/lvwt.out")"; fi
-check_fails set-lv-writeback-refused "$CTL" set vg-lv mode=writeback
+if "$CTL" enable "$LW" --pool p0 --mode writethrough --id 9 >"$L/lvwt.out" 2>&1; then pass lv-in-place-writethrough; else fail lv-in-place-writethrough "$(cat "$L/lvwt.out")"; fi
+check_fails set-lv-writeback-refused "$CTL" set vg2-lw mode=writeback
 pat "$L/W"
-wr "$LV" "$L/W" 200 || fail lv-wt-write
-lvmq lvchange --refresh vg/lv || fail lv-wt-refresh "$(tail -n 2 "$L/lvm.log")"
-check lv-refresh-took-cache-away sh -c "dmsetup table vg-lv | grep -q ' linear '"
-same "$LV" "$L/W" 200 && pass lv-wt-data-after-refresh || fail lv-wt-data-after-refresh
+wr "$LW" "$L/W" 200 || fail lv-wt-write
+lvmq lvchange --refresh vg2/lw || fail lv-wt-refresh "$(tail -n 2 "$L/lvm.log")"
+check lv-refresh-took-cache-away sh -c "dmsetup table vg2-lw | grep -q ' linear '"
+same "$LW" "$L/W" 200 && pass lv-wt-data-after-refresh || fail lv-wt-data-after-refresh
 "$CTL" status p0 >"$L/st.out" 2>&1
 grep -q "id 9 .*DETACHED" "$L/st.out" && pass status-shows-wt-detached || fail status-shows-wt-detached "$(cat "$L/st.out")"
-dmsetup remove vg-lv-fcorig 2>/dev/null
+dmsetup remove vg2-lw-fcorig 2>/dev/null
 pat "$L/W2"
-wr "$LV" "$L/W2" 200 || fail lv-wt-write-uncached
+wr "$LW" "$L/W2" 200 || fail lv-wt-write-uncached
 # re-attached: the clean data cached before is dropped, the origin's newer data served
-if "$CTL" enable "$LV" --pool p0 --mode writethrough --id 9 --no-persist >"$L/lvwt2.out" 2>&1; then pass lv-wt-reattach; else fail lv-wt-reattach "$(cat "$L/lvwt2.out")"; fi
-same "$LV" "$L/W2" 200 && pass lv-wt-reattach-serves-origin || fail lv-wt-reattach-serves-origin
-check lv-wt-disable "$CTL" disable "$LV"
+if "$CTL" enable "$LW" --pool p0 --mode writethrough --id 9 --no-persist >"$L/lvwt2.out" 2>&1; then pass lv-wt-reattach; else fail lv-wt-reattach "$(cat "$L/lvwt2.out")"; fi
+same "$LW" "$L/W2" 200 && pass lv-wt-reattach-serves-origin || fail lv-wt-reattach-serves-origin
+check lv-wt-disable "$CTL" disable "$LW"
 check_fails config-lv-gone grep -q "id=9" "$CONF"
 
 # ---- 3. DETACHED: dmsetup remove while dirty ----
