@@ -709,7 +709,7 @@ static int text_set_key(struct conf_text *t, int at, const char *kv)
 	for (i = 0; i < n; i++) {
 		const char *word = w[i];
 
-		if (i >= 2 && !strncmp(w[i], kv, k)) {
+		if (i >= 3 && !strncmp(w[i], kv, k)) {
 			if (done)
 				continue;
 			word = kv;
