@@ -90,3 +90,46 @@ grep -q global_filter "$T/out" && grep -q -- '--no-persist' "$T/out" &&
 # a broken config stops enable/disable/set before they change anything
 expect_rc 1 "enable: broken config refused first" "$CTL" enable /dev/null --pool p0 -c "$T/broken.conf"
 grep -q 'no-persist' "$T/err" && pass "enable: broken config message names --no-persist" || fail "enable: broken config message names --no-persist" "$(cat "$T/err")"
+
+# ---- recording enable / disable / set (fc_conf_record_*) ----
+make -s -C "$top/userspace" fcachectl >/dev/null 2>&1
+objs=$(ls "$top"/userspace/obj/*.o | grep -v -e '/fcachectl.o$' -e '/config.o$' -e '/bench')
+if cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace" $(pkg-config --cflags devmapper blkid) \
+	-o "$BIN/ctl_confedit" "$top/tests/host/ctl_confedit.c" $objs $(pkg-config --libs devmapper blkid) -lm -pthread \
+	>"$T/cc.log" 2>&1; then
+	E=$BIN/ctl_confedit
+	C=$T/sub/fcache.conf
+	flash=$node
+	rec_ok() { name=$1; shift; if "$@" >"$T/out" 2>"$T/err"; then pass "record: $name"; else fail "record: $name" "$(cat "$T/err")"; fi; }
+	has() { if grep -qx -- "$2" "$C"; then pass "record: $1"; else fail "record: $1" "no line '$2' in: $(cat "$C")"; fi; }
+	rec_ok "enable into a missing file (and directory)" "$E" "$C" enable p0 "$flash" "7:0 64 4 writeback_low 95 writeback_high 99" /dev/v1 1 writeback - -1
+	has "the pool line from the live table" "pool p0 $flash writeback_low=95 writeback_high=99 block_size=32K"
+	has "the volume line" "volume p0 /dev/v1 id=1 mode=writeback"
+	rec_ok "enable a second volume" "$E" "$C" enable p0 "$flash" "7:0 64" /dev/v2 2 writethrough db 512
+	has "name and sequential_cutoff recorded" "volume p0 /dev/v2 id=2 mode=writethrough name=db sequential_cutoff=512"
+	[ "$(grep -c '^pool ' "$C")" -eq 1 ] && pass "record: the pool line is written once" || fail "record: the pool line is written once" "$(cat "$C")"
+	printf '# kept comment\n' >>"$C"
+	rec_ok "set volume keys" "$E" "$C" set p0 2 mode=writeback sequential_cutoff=256
+	has "set replaces keys in place" "volume p0 /dev/v2 id=2 mode=writeback name=db sequential_cutoff=256"
+	rec_ok "set pool keys" "$E" "$C" set p0 0 writeback_jobs=16 writeback_high=90
+	has "set adds and replaces pool keys" "pool p0 $flash writeback_low=95 writeback_high=90 block_size=32K writeback_jobs=16"
+	grep -qx '# kept comment' "$C" && pass "record: comments kept" || fail "record: comments kept"
+	rec_ok "enable again with the same id replaces the line" "$E" "$C" enable p0 "$flash" "7:0 64" /dev/v1 1 writearound - -1
+	has "the replaced line" "volume p0 /dev/v1 id=1 mode=writearound"
+	[ "$(grep -c '^volume p0 /dev/v1 ' "$C")" -eq 1 ] && pass "record: one line per volume" || fail "record: one line per volume" "$(cat "$C")"
+	rec_ok "enable the same device under another id" "$E" "$C" enable p0 "$flash" "7:0 64" /dev/v1 5 writeback - -1
+	[ "$(grep -c ' /dev/v1 ' "$C")" -eq 1 ] && grep -q ' /dev/v1 id=5 ' "$C" && pass "record: the old line of the device is dropped" || fail "record: the old line of the device is dropped" "$(cat "$C")"
+	rec_ok "disable" "$E" "$C" disable p0 2
+	grep -q 'id=2' "$C" && fail "record: disable removes the line" "$(cat "$C")" || pass "record: disable removes the line"
+	rec_ok "disable of an unrecorded volume is a no-op" "$E" "$C" disable p0 7
+	rec_ok "set of an unrecorded volume warns only" "$E" "$C" set p0 7 mode=writeback
+	grep -q 'not in' "$T/err" && pass "record: unrecorded volume warned" || fail "record: unrecorded volume warned" "$(cat "$T/err")"
+	expect_rc 0 "record: the result parses" "$CTL" up --dry-run -c "$C"
+	[ ! -e "$C.fcachectl-new" ] && pass "record: no temporary file left" || fail "record: no temporary file left"
+	printf 'bogus line\n' >>"$C"
+	cp "$C" "$T/before"
+	expect_rc 1 "record: a broken file is refused" "$E" "$C" check
+	cmp -s "$C" "$T/before" && pass "record: a broken file is left alone" || fail "record: a broken file is left alone"
+else
+	fail "record: build ctl_confedit" "$(head -c 600 "$T/cc.log")"
+fi
