@@ -411,6 +411,13 @@ int cmd_up(int argc, char **argv)
 			return fc_fail("up: cannot talk to device-mapper: %s", fc_dm_error());
 		}
 		lv = fc_live_vol(&l, v->dev);
+		if (!lv && !fc_live_pool(&l, v->pool)) {
+			fc_live_free(&l);
+			fc_fail("up: volume %s (line %d) stays uncached: its pool %s is not up; the pool may hold its dirty data, so its origin may be stale: do not use it until the pool is up and 'fcachectl up' attaches it",
+				v->dev, v->line, v->pool);
+			rc = EXIT_FAIL;
+			continue;
+		}
 		fc_live_free(&l);
 		if (lv) {
 			fc_info("volume %s is cached already", v->dev);
