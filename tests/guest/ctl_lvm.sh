@@ -39,7 +39,7 @@ export LVM_SYSTEM_DIR=$L/lvm
 mkdir -p "$LVM_SYSTEM_DIR" /run/lvm /run/lock/lvm
 cat >"$LVM_SYSTEM_DIR/lvm.conf" <<EOF
 devices {
-	global_filter = [ "a|^/dev/mapper/pvc\$|", "a|^$d3\$|", "r|.*|" ]
+	global_filter = [ "a|^/dev/mapper/pvc\$|", "a|^/dev/mapper/pv2\$|", "r|.*|" ]
 	obtain_device_list_from_udev = 0
 	external_device_info_source = "none"
 	use_devicesfile = 0
@@ -157,8 +157,10 @@ for cmd in lvextend lvchange-refresh vgchange-refresh lvcreate-s vgchange-an-ay;
 done
 
 # ---- 2. in place on an LV (of a second VG on an uncached disk: no nesting) ----
-lvmq pvcreate -y "$d3" || fail vg2-pvcreate "$(tail -n 2 "$L/lvm.log")"
-lvmq vgcreate vg2 "$d3" || fail vg2-vgcreate "$(tail -n 2 "$L/lvm.log")"
+# LVM does not know null_blk's device type: a dm-linear over it is the PV
+dm_create pv2 "0 $(dev_sectors "$d3") linear $d3 0" || fail vg2-pv-linear
+lvmq pvcreate -y /dev/mapper/pv2 || fail vg2-pvcreate "$(tail -n 2 "$L/lvm.log")"
+lvmq vgcreate vg2 /dev/mapper/pv2 || fail vg2-vgcreate "$(tail -n 2 "$L/lvm.log")"
 lvmq lvcreate -y -W n -Z n -L 16M -n lw vg2 || fail vg2-lvcreate "$(tail -n 2 "$L/lvm.log")"
 LW=/dev/mapper/vg2-lw
 if "$CTL" enable "$LW" --pool p0 >"$L/lvwb.out" 2>&1; then
