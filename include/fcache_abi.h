@@ -22,7 +22,9 @@
  *
  * Messages (dmsetup message DEV 0 ...):
  *   pool:   flush | clear_stats | <pool tunable> <value> | forget <volume_id>
+ *           | resolve <volume_id> replay|discard
  *   volume: flush | clear_stats | sequential_cutoff <KiB> | invalidate
+ *           | detach | cancel_detach
  *
  * Status (STATUSTYPE_INFO), space separated, in this order:
  *   pool:   block_sectors total_blocks used_blocks dirty_blocks

@@ -60,6 +60,10 @@
  * sub-block may have been overwritten in place by a write that was never
  * flushed.  After a clean shutdown everything is kept.
  *
+ * Detached volumes (FC_FEAT_INCOMPAT_DETACH): see FC_VOL_DETACHED.  An
+ * older module would ignore the flag and replay the dirty data over newer
+ * writes, so every superblock this module writes carries the feature bit.
+ *
  * Mirroring (future): FC_FEAT_INCOMPAT_MIRROR and mirror_uuid are reserved
  * for a second flash device holding a copy of dirty blocks; entry flag
  * FC_ENTRY_MIRRORED will mark a block whose dirty data has both copies.
@@ -98,13 +102,24 @@
 /* incompat feature bits: a module that does not know one refuses the pool */
 #define FC_FEAT_INCOMPAT_MIRROR	(1u << 0)	/* reserved: dirty-data mirror */
 #define FC_FEAT_INCOMPAT_MDSEQ	(1u << 1)	/* md_seq + leftover rule, above */
-#define FC_FEAT_INCOMPAT_KNOWN	FC_FEAT_INCOMPAT_MDSEQ
+#define FC_FEAT_INCOMPAT_DETACH	(1u << 2)	/* FC_VOL_DETACHED, below */
+#define FC_FEAT_INCOMPAT_KNOWN	(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH)
 
 /* fc_disk_header.flags */
 #define FC_HDR_NEEDS_CHECK	(1u << 0)	/* leftover recording needs_check */
 
 /* volume table entry flags */
 #define FC_VOL_IN_USE		(1u << 0)
+/*
+ * FC_VOL_DETACHED (FC_FEAT_INCOMPAT_DETACH): the volume's last table was
+ * torn down at run time by something other than fcachectl's own detach
+ * (an LVM command replacing the table, dmsetup remove): its origin may
+ * since have been written directly.  A new table for the slot is refused
+ * while it holds dirty data (replaying it could overwrite newer writes);
+ * clean data is dropped.  The pool message "resolve <id> replay|discard"
+ * clears the flag.  A crash runs no destructor and never sets it.
+ */
+#define FC_VOL_DETACHED		(1u << 1)
 
 /* cache entry flags */
 #define FC_ENTRY_MIRRORED	(1u << 0)	/* reserved for mirroring */

@@ -90,6 +90,7 @@ struct fc_vslot {
 	u32 id;
 	u64 origin_sectors;
 	char label[FC_VOLUME_LABEL_LEN + 1];
+	bool detached;			/* FC_VOL_DETACHED (fc_registry_lock + pool->lock) */
 	/* in-core */
 	struct fc_volume *active;	/* resumed target (fc_registry_lock) */
 	bool wb_allowed;		/* writeback may use active->origin */
@@ -199,6 +200,8 @@ struct fc_volume {
 	struct fc_vol_opts opts;
 	struct fc_seq seq;		/* pool->lock */
 	bool active;
+	bool was_active;		/* resumed at least once */
+	bool detach_ok;			/* "detach" message: an orderly teardown follows */
 	/*
 	 * Origin durability for REQ_PREFLUSH: writes of this table completed
 	 * by the origin, and the count the last completed origin flush

@@ -134,7 +134,7 @@ static void ser_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
 		if (!s->id)
 			continue;
 		vt->vol[i].id = cpu_to_le32(s->id);
-		vt->vol[i].flags = cpu_to_le32(FC_VOL_IN_USE);
+		vt->vol[i].flags = cpu_to_le32(FC_VOL_IN_USE | (s->detached ? FC_VOL_DETACHED : 0));
 		vt->vol[i].origin_sectors = cpu_to_le64(s->origin_sectors);
 		vt->vol[i].dirty_blocks = cpu_to_le64(s->dirty);
 		memcpy(vt->vol[i].label, s->label, FC_VOLUME_LABEL_LEN);
@@ -205,7 +205,7 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 	sb->max_volumes = cpu_to_le32(FC_MAX_VOLUMES);
 	sb->flash_sectors = cpu_to_le64(pool->g.flash_sectors);
 	sb->sb_flags = cpu_to_le32(flags);
-	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ);
+	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH);
 	sb->format_time = cpu_to_le64(pool->format_time);
 }
 
@@ -595,6 +595,7 @@ static void load_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
 			continue;
 		s->id = le32_to_cpu(vt->vol[i].id);
 		s->origin_sectors = le64_to_cpu(vt->vol[i].origin_sectors);
+		s->detached = !!(le32_to_cpu(vt->vol[i].flags) & FC_VOL_DETACHED);
 		memcpy(s->label, vt->vol[i].label, FC_VOLUME_LABEL_LEN);
 		s->label[FC_VOLUME_LABEL_LEN] = 0;
 	}

@@ -258,6 +258,8 @@ static const struct fc_bare_msg vol_bare_msgs[] = {
 	{ "flush", FC_MSG_FLUSH },
 	{ "clear_stats", FC_MSG_CLEAR_STATS },
 	{ "invalidate", FC_MSG_INVALIDATE },
+	{ "detach", FC_MSG_DETACH },
+	{ "cancel_detach", FC_MSG_CANCEL_DETACH },
 	{ NULL },
 };
 
@@ -313,6 +315,15 @@ int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		}
 		return fc_parse_volume_id(argv[1], &m->id, why);
 	}
+	if (!strcmp(argv[0], "resolve")) {
+		m->kind = FC_MSG_RESOLVE;
+		if (argc != 3 || (strcmp(argv[2], "replay") && strcmp(argv[2], "discard"))) {
+			*why = "usage: resolve <volume_id> replay|discard";
+			return -EINVAL;
+		}
+		m->discard = !strcmp(argv[2], "discard");
+		return fc_parse_volume_id(argv[1], &m->id, why);
+	}
 	for (i = 0; i < FC_NR_POOL_OPTS; i++) {
 		if (strcmp(argv[0], pool_opts[i].name))
 			continue;
@@ -322,7 +333,7 @@ int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		}
 		return set_msg(argv, m);
 	}
-	*why = "unknown pool message (flush, clear_stats, forget, or a tunable)";
+	*why = "unknown pool message (flush, clear_stats, forget, resolve, or a tunable)";
 	return -EINVAL;
 }
 
@@ -342,6 +353,6 @@ int fc_parse_vol_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		}
 		return set_msg(argv, m);
 	}
-	*why = "unknown volume message (flush, clear_stats, invalidate, sequential_cutoff)";
+	*why = "unknown volume message (flush, clear_stats, invalidate, detach, cancel_detach, sequential_cutoff)";
 	return -EINVAL;
 }

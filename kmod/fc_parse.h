@@ -83,13 +83,17 @@ enum fc_msg_kind {
 	FC_MSG_FORGET,		/* pool only */
 	FC_MSG_INVALIDATE,	/* volume only */
 	FC_MSG_DUMP,		/* pool only: internal state to the kernel log */
+	FC_MSG_DETACH,		/* volume only: an orderly teardown follows */
+	FC_MSG_CANCEL_DETACH,	/* volume only: it did not happen after all */
+	FC_MSG_RESOLVE,		/* pool only: resolve <id> replay|discard */
 };
 
 struct fc_msg {
 	enum fc_msg_kind kind;
 	const char *key;	/* FC_MSG_SET */
 	const char *val;	/* FC_MSG_SET */
-	__u32 id;		/* FC_MSG_FORGET */
+	__u32 id;		/* FC_MSG_FORGET, FC_MSG_RESOLVE */
+	int discard;		/* FC_MSG_RESOLVE: 1 discard, 0 replay */
 };
 
 int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,

@@ -487,6 +487,61 @@ static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned in
 }
 
 /*
+ * resolve <id> replay|discard: the admin's decision for a volume detached
+ * at run time (FC_VOL_DETACHED).  replay: the pool's dirty data is newer
+ * than the origin (nothing wrote the origin since): keep it, clear the
+ * flag, the next table replays it.  discard: the origin is authoritative:
+ * drop every block of the volume, dirty ones too, and clear the flag.
+ */
+static int resolve_volume(struct fc_pool *pool, u32 id, int discard)
+{
+	unsigned int i;
+	u64 left = 0;
+	int r = -ENOENT;
+
+	mutex_lock(&fc_registry_lock);
+	for (i = 0; i < FC_MAX_VOLUMES; i++) {
+		struct fc_vslot *s = &pool->vol[i];
+
+		if (s->id != id)
+			continue;
+		if (pool->md_mode != FC_MD_RW) {
+			DMWARN("resolve %u: the pool's metadata is read-only", id);
+			r = -EROFS;
+			break;
+		}
+		if (s->active) {
+			DMWARN("resolve %u: the volume is attached; nothing to resolve", id);
+			r = -EBUSY;
+			break;
+		}
+		/* Inactive (fc_registry_lock held): nothing adds blocks meanwhile. */
+		if (discard)
+			fc_invalidate_volume(pool, i, true);
+		spin_lock_irq(&pool->lock);
+		if (discard)
+			left = s->cached;
+		if (!left) {
+			if (s->detached || discard)
+				DMINFO("resolve %u: %s", id, discard ?
+				       "the origin is authoritative: the volume's cached and dirty data is dropped" :
+				       "the pool's dirty data will be replayed by the next table");
+			s->detached = false;
+			fc_mark_vt_dirty(pool);
+		}
+		spin_unlock_irq(&pool->lock);
+		r = left ? -EBUSY : 0;
+		break;
+	}
+	mutex_unlock(&fc_registry_lock);
+	if (r == -ENOENT)
+		DMWARN("resolve %u: no such volume in the pool", id);
+	if (!r)
+		r = fc_request_commit(pool);
+	return r;
+}
+
+/*
  * Diagnostics for developers: counts of everything that can hold a bio.
  * The entry counts are summed FC_WALK_BATCH entries per lock hold (no
  * whole-array walk with interrupts off), so they are not one snapshot.
@@ -573,6 +628,8 @@ static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return 0;
 	case FC_MSG_FORGET:
 		return forget_volume(pool, m.id, result, maxlen);
+	case FC_MSG_RESOLVE:
+		return resolve_volume(pool, m.id, m.discard);
 	case FC_MSG_DUMP:
 		pool_dump(pool);
 		return 0;

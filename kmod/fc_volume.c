@@ -798,17 +798,91 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 
 /* ---- constructor / destructor ---- */
 
+/*
+ * Slot @i is FC_VOL_DETACHED: its last table was torn down at run time by
+ * something other than fcachectl (an LVM command that replaced the table,
+ * dmsetup remove), so its origin may since have been written directly.
+ * Dirty data would be replayed over those writes: refused until "resolve".
+ * Clean data may be stale: dropped, and the flag cleared.  Called with
+ * fc_registry_lock held by the constructor and preresume of a new table.
+ */
+static int check_detached(struct fc_pool *pool, int i, char **error)
+{
+	struct fc_vslot *s = &pool->vol[i];
+	u64 dirty;
+
+	if (!s->detached)
+		return 0;
+	spin_lock_irq(&pool->lock);
+	dirty = s->dirty;
+	spin_unlock_irq(&pool->lock);
+	if (dirty) {
+		DMERR("volume %u: its cache was detached at run time with dirty data (%llu blocks); its origin may hold newer writes; choose with `fcachectl resolve POOL %u --replay|--discard` (pool message: resolve %u replay|discard)",
+		      s->id, dirty, s->id, s->id);
+		*error = "fcache: the volume's cache was detached at run time with dirty data; its origin may hold newer writes; choose with fcachectl resolve --replay|--discard";
+		return -EBUSY;
+	}
+	if (pool->md_mode != FC_MD_RW) {
+		*error = "fcache: the volume was detached at run time and the pool's metadata is read-only: its clean data cannot be dropped";
+		return -EROFS;
+	}
+	fc_invalidate_volume(pool, i, false);
+	spin_lock_irq(&pool->lock);
+	s->detached = false;
+	fc_mark_vt_dirty(pool);
+	spin_unlock_irq(&pool->lock);
+	DMINFO("volume %u was detached at run time without dirty data: its clean cached data is dropped (the origin may have changed)",
+	       s->id);
+	return 0;
+}
+
+/*
+ * The destructor of a table that was active: unless fcachectl announced
+ * the teardown ("detach" message) or another table of the slot took over
+ * (a reload), remember on the flash that the volume was detached at run
+ * time.  A crash runs no destructor: its dirty data is replayed as usual.
+ */
+static void mark_detached(struct fc_volume *v)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	bool commit = false;
+	u64 dirty = 0;
+
+	mutex_lock(&fc_registry_lock);
+	if (s->id == v->id && !s->active && !s->detached) {
+		spin_lock_irq(&pool->lock);
+		s->detached = true;
+		dirty = s->dirty;
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+		commit = true;
+	}
+	mutex_unlock(&fc_registry_lock);
+	if (!commit)
+		return;
+	DMWARN("volume %u: its table was torn down at run time without fcachectl (an LVM command? dmsetup remove?): marked detached, %llu dirty blocks kept in the pool; a new table is refused while it has dirty data until `fcachectl resolve`",
+	       v->id, dirty);
+	if (fc_commit(pool, false))
+		DMERR("volume %u: could not record the detach on the flash", v->id);
+}
+
 static int register_slot(struct fc_volume *v, char **error)
 {
 	struct fc_pool *pool = v->pool;
 	sector_t size = bdev_nr_sectors(v->origin);
-	int i, free_slot = -1;
+	int i, r, free_slot = -1;
 
 	for (i = 0; i < FC_MAX_VOLUMES; i++) {
 		if (pool->vol[i].id == v->id)
 			break;
 		if (!pool->vol[i].id && free_slot < 0)
 			free_slot = i;
+	}
+	if (i < FC_MAX_VOLUMES && !pool->vol[i].active) {
+		r = check_detached(pool, i, error);
+		if (r)
+			return r;
 	}
 	if (i == FC_MAX_VOLUMES) {
 		if (free_slot < 0) {
@@ -818,6 +892,7 @@ static int register_slot(struct fc_volume *v, char **error)
 		i = free_slot;
 		spin_lock_irq(&pool->lock);
 		pool->vol[i].id = v->id;
+		pool->vol[i].detached = false;
 		pool->vol[i].origin_sectors = size;
 		memset(pool->vol[i].label, 0, sizeof(pool->vol[i].label));
 		fc_mark_vt_dirty(pool);
@@ -871,8 +946,11 @@ static void deactivate(struct fc_volume *v)
 	fc_wb_wait_slot(pool, v->slot);
 	mutex_lock(&fc_registry_lock);
 	spin_lock_irq(&pool->lock);
-	if (s->active == v)
+	if (s->active == v) {
 		s->active = NULL;
+		/* the volume table's dirty count for tools, with the next commit */
+		fc_mark_vt_dirty(pool);
+	}
 	spin_unlock_irq(&pool->lock);
 	v->active = false;
 	mutex_unlock(&fc_registry_lock);
@@ -884,6 +962,8 @@ static void fc_dtr(struct dm_target *ti)
 
 	if (v->active)
 		deactivate(v);
+	if (v->pool && v->was_active && !v->detach_ok)
+		mark_detached(v);
 	if (v->origin_dev)
 		dm_put_device(ti, v->origin_dev);
 	if (v->pool)
@@ -989,6 +1069,7 @@ static int fc_preresume(struct dm_target *ti)
 	struct fc_pool *pool = v->pool;
 	struct fc_vslot *s = &pool->vol[v->slot];
 	u64 dirty;
+	char *why = NULL;
 	int r = 0;
 
 	mutex_lock(&fc_registry_lock);
@@ -998,12 +1079,18 @@ static int fc_preresume(struct dm_target *ti)
 	} else if (s->active && s->active != v) {
 		DMERR("volume %u is already active on another device", v->id);
 		r = -EBUSY;
+	} else if (!s->active && check_detached(pool, v->slot, &why)) {
+		/* detached after this table was loaded */
+		DMERR("volume %u: %s", v->id, why);
+		r = -EBUSY;
 	} else {
 		spin_lock_irq(&pool->lock);
 		s->active = v;
 		s->wb_allowed = true;
 		spin_unlock_irq(&pool->lock);
 		v->active = true;
+		v->was_active = true;
+		v->detach_ok = false;
 	}
 	mutex_unlock(&fc_registry_lock);
 	if (r)
@@ -1102,6 +1189,13 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("volume message refused: %s", why);
 			return -EINVAL;
 		}
+		return 0;
+	case FC_MSG_DETACH:
+		/* fcachectl's down/disable: the teardown that follows is orderly */
+		v->detach_ok = true;
+		return 0;
+	case FC_MSG_CANCEL_DETACH:
+		v->detach_ok = false;
 		return 0;
 	case FC_MSG_INVALIDATE:
 		if (pool->md_mode != FC_MD_RW) {

@@ -332,7 +332,7 @@ static void check_voltable(struct ctx *c)
 
 		if (!(fl & FC_VOL_IN_USE))
 			continue;
-		if (fl & ~FC_VOL_IN_USE)
+		if (fl & ~(FC_VOL_IN_USE | FC_VOL_DETACHED))
 			problem(c, 0, "volume_table", "volume slot %u has unknown flags 0x%x", i, fl);
 		if (!le32_to_cpu(v->id))
 			problem(c, 1, "volume_table", "volume slot %u is in use with id 0", i);
@@ -523,6 +523,7 @@ static void json_volumes(struct ctx *c, struct fc_json *j)
 		fj_str(j, "label", lab);
 		fj_u64(j, "origin_sectors", le64_to_cpu(v->origin_sectors));
 		fj_u64(j, "dirty_blocks_hint", le64_to_cpu(v->dirty_blocks));
+		fj_bool(j, "detached", !!(le32_to_cpu(v->flags) & FC_VOL_DETACHED));
 		fj_u64(j, "cached_blocks", c->vi[i].cached);
 		fj_u64(j, "dirty_blocks", c->vi[i].dirty_blocks);
 		fj_u64(j, "dirty_bytes", c->vi[i].dirty_sub * c->g.subblock_sectors * 512);
@@ -605,6 +606,8 @@ static void text_summary(struct ctx *c, FILE *out)
 		fprintf(out, "  volume slot %u: id %u, label '%s', %" PRIu64 " sectors, %" PRIu64 " cached blocks, %" PRIu64 " dirty blocks (%" PRIu64 " KiB dirty)\n",
 			i, le32_to_cpu(v->id), lab, le64_to_cpu(v->origin_sectors), c->vi[i].cached,
 			c->vi[i].dirty_blocks, c->vi[i].dirty_sub * c->g.subblock_sectors / 2);
+		if (le32_to_cpu(v->flags) & FC_VOL_DETACHED)
+			fprintf(out, "    detached at run time (not by fcachectl): a new table is refused while it has dirty data; fcachectl resolve --replay|--discard\n");
 	}
 }
 
@@ -948,6 +951,7 @@ int fc_flash_volumes(int fd, struct fc_ondisk_vol *out, int max)
 		out[n].id = le32_to_cpu(v->id);
 		out[n].origin_sectors = le64_to_cpu(v->origin_sectors);
 		out[n].dirty_hint = le64_to_cpu(v->dirty_blocks);
+		out[n].detached = !!(le32_to_cpu(v->flags) & FC_VOL_DETACHED);
 		label_str(out[n].label, v);
 		n++;
 	}

@@ -51,6 +51,7 @@ uint64_t fc_pool_blocks(uint64_t sectors, uint32_t block_sectors);
 struct fc_ondisk_vol {
 	unsigned int slot, id;
 	uint64_t origin_sectors, dirty_hint;
+	int detached;		/* FC_VOL_DETACHED: torn down at run time, not by fcachectl */
 	char label[48];
 };
 

@@ -58,34 +58,61 @@ static const struct fc_cmd cmds[] = {
 	  "  list:   list the pools" },
 	{ "enable", cmd_enable, 1, "cache a volume through a pool",
 	  "enable VOLUME --pool NAME [--mode MODE] [--name DMNAME] [--id N]\n"
+	  "       [--sequential-cutoff KIB] [-c FILE | --no-persist]\n"
 	  "  Caches VOLUME and prints the device to use.  A device-mapper VOLUME\n"
-	  "  (an LVM LV) is converted in place: it keeps its name and number and a\n"
-	  "  mounted filesystem keeps running.  Any other block device gets a new\n"
+	  "  is converted in place: it keeps its name and number and a mounted\n"
+	  "  filesystem keeps running.  Any other block device gets a new\n"
 	  "  device /dev/mapper/DMNAME (default fc-<kernel name>).\n"
+	  "  LVM: an LV is not cached in place in writeback mode (an LVM command\n"
+	  "  reloading it would expose stale data).  Cache the PV (the md/RAID\n"
+	  "  device under the VG) before LVM activates, and make LVM use the cached\n"
+	  "  PV and reject the raw one with global_filter in /etc/lvm/lvm.conf:\n"
+	  "    devices { global_filter = [ \"a|^/dev/mapper/md0c$|\", \"r|^/dev/md0$|\" ] }\n"
+	  "  (man fcachectl, LVM).  writethrough/writearound in place on an LV\n"
+	  "  are allowed: an LVM command then only takes the cache away.\n"
 	  "  --mode  writeback (default) | writethrough | writearound\n"
-	  "  --id N  volume id in the pool (default: lowest unused), 1..63" },
+	  "  --id N  volume id in the pool (default: lowest unused), 1..63\n"
+	  "  --sequential-cutoff KIB  streams longer than this bypass (1024; 0 off)\n"
+	  "  Recorded in " FC_DEFAULT_CONFIG " (or -c FILE) for 'up' at boot,\n"
+	  "  with the pool if it is not there yet; --no-persist records nothing." },
 	{ "disable", cmd_disable, 1, "write back and stop caching a volume",
-	  "disable VOLUME [--no-flush]\n"
+	  "disable VOLUME [--no-flush] [-c FILE | --no-persist]\n"
 	  "  Writes back the volume's dirty data (with progress), drops its clean\n"
 	  "  blocks and takes the cache out of its path; a converted device-mapper\n"
 	  "  volume gets its original table back in place.  Ctrl-C leaves the\n"
 	  "  volume cached and consistent.\n"
 	  "  --no-flush  detach without writing back; the dirty data stays in the\n"
 	  "              pool for a later 'enable --id N' (refused for in-place volumes\n"
-	  "              with dirty data, whose name would then show stale data)" },
+	  "              with dirty data, whose name would then show stale data)\n"
+	  "  The volume's line is removed from " FC_DEFAULT_CONFIG " (or -c\n"
+	  "  FILE; kept with --no-flush); --no-persist changes nothing in it." },
 	{ "status", cmd_status, 1, "show pools and volumes",
 	  "status [POOL|VOLUME] [--json] [--watch SECONDS]\n"
 	  "  --json           machine-readable output\n"
 	  "  --watch SECONDS  refresh in place every SECONDS until Ctrl-C" },
 	{ "set", cmd_set, 1, "change a mode or tunable online",
-	  "set POOL|VOLUME KEY=VALUE...\n"
+	  "set POOL|VOLUME KEY=VALUE... [-c FILE | --no-persist]\n"
 	  "  pool keys:   writeback_high writeback_low max_dirty_age writeback_jobs\n"
 	  "               commit_interval\n"
 	  "  volume keys: mode (writeback|writethrough|writearound|passthrough)\n"
-	  "               sequential_cutoff (KiB, 0 disables)" },
+	  "               sequential_cutoff (KiB, 0 disables)\n"
+	  "  Recorded on the pool's or volume's line of " FC_DEFAULT_CONFIG "\n"
+	  "  (or -c FILE); --no-persist records nothing." },
 	{ "flush", cmd_flush, 1, "write back all dirty data of a pool or volume",
 	  "flush POOL|VOLUME\n"
-	  "  Writes back dirty data now and waits, with a progress bar." },
+	  "  Writes back dirty data now and waits, with a progress bar.  Dirty data\n"
+	  "  of volumes that are not attached cannot be written back: the flush of\n"
+	  "  a pool then ends with a message naming them and exit status 1." },
+	{ "resolve", cmd_resolve, 1, "decide about a volume detached at run time",
+	  "resolve POOL ID|LABEL --replay|--discard\n"
+	  "  A volume whose cache was torn down at run time by something other than\n"
+	  "  fcachectl (an LVM command, dmsetup remove) is marked detached: its\n"
+	  "  origin may hold newer writes, so the pool refuses to attach it while it\n"
+	  "  has dirty data.\n"
+	  "  --replay   the pool's dirty data is newer (nothing wrote the origin\n"
+	  "             since): keep it; the next attach writes it back\n"
+	  "  --discard  the origin is authoritative: drop the volume's cached and\n"
+	  "             dirty data" },
 	{ "check", cmd_check, 0, "verify a pool's metadata offline",
 	  "check FLASHDEV [--json] [--clear-needs-check]\n"
 	  "  Verifies the superblock and all metadata of an fcache flash device (or\n"

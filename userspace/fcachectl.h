@@ -21,6 +21,8 @@
 #define EXIT_USAGE	2
 
 #define FC_DEFAULT_CONFIG "/etc/fcache/fcache.conf"
+#define FC_CONF_MAX_LINE 1024	/* characters in a config line, newline excluded */
+#define FC_CONF_MAX_PATH 255	/* characters in a device path of the config */
 
 extern int fc_verbose;
 extern volatile int fc_interrupted;	/* set by SIGINT/SIGTERM handlers */
@@ -150,9 +152,27 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
 		   const char *opts, int words);
 int fc_pool_remove(const char *arg);
-/* volume.c, shared with config.c */
+/* volume.c, shared with config.c; @cutoff < 0: default; @conf: record in it (NULL: no) */
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
-	      unsigned int id, int quiet);
-int fc_disable(const char *volume, int no_flush, int detach_only);
+	      unsigned int id, int cutoff, const char *conf);
+int fc_disable(const char *volume, int no_flush, int detach_only, const char *conf);
+/* Is the dm device @name an LVM logical volume (dm uuid "LVM-...")? */
+int fc_is_lvm_lv(const char *name);
+/* Inactive volume slots of pool @p holding dirty data (from its flash; flags, dirty hint). */
+struct fc_ondisk_vol;
+int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vol *out, int max,
+		       int dirty_only);
+
+/* config.c: recording in the config file (@file) what enable/disable/set did */
+int fc_conf_check(const char *file);	/* 0: missing or parses */
+int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char *dev,
+			  unsigned int id, const char *mode, const char *name, int cutoff);
+int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
+/* @id 0: the pool line, else the volume line of (@pool, @id) */
+int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int n, char **kv);
+/* config file argument of enable/disable/set: -c FILE, --config FILE, --no-persist */
+int fc_conf_arg(int *argc, char **argv, const char *verb, const char **file);
+/* resolve verb */
+int cmd_resolve(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include "fcachectl.h"
 #include "fc_dm.h"
+#include "fc_check.h"
 
 static const char *modes[] = { "writeback", "writethrough", "writearound", "passthrough", NULL };
 
@@ -281,8 +282,46 @@ static void *flush_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * After a pool flush: dirty data left in the pool that no attached volume
+ * holds belongs to unattached volumes (after down, disable --no-flush, or
+ * detached at run time), which a flush cannot write back.  Report them and
+ * return 1; 0 if all the dirty data belongs to attached volumes.
+ */
+static int unattached_dirty(struct fc_pool *p)
+{
+	struct fc_live l;
+	struct fc_ondisk_vol ov[64];
+	uint64_t active = 0;
+	int i, n;
+
+	if (fc_live_scan(&l))
+		return 0;
+	for (i = 0; i < l.nvols; i++)
+		if (l.vols[i].pool_dev == p->dev)
+			active += l.vols[i].st.dirty_blocks;
+	if (fc_pool_refresh(p) || p->st.dirty_blocks <= active) {
+		fc_live_free(&l);
+		return 0;
+	}
+	n = fc_pool_unattached(&l, p, ov, 64, 1);
+	fc_live_free(&l);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (ov[i].detached)
+			fc_fail("flush: volume id %u ('%s') of pool %s holds %" PRIu64 " dirty blocks and was detached at run time (not by fcachectl): they cannot be written back until you choose with 'fcachectl resolve %s %u --replay|--discard'",
+				ov[i].id, ov[i].label, p->name, ov[i].dirty_hint, p->name, ov[i].id);
+		else
+			fc_fail("flush: volume id %u ('%s') of pool %s holds %" PRIu64 " dirty blocks and is not attached: attach it ('fcachectl up', or 'fcachectl enable ORIGIN --pool %s --id %u') to write them back",
+				ov[i].id, ov[i].label, p->name, ov[i].dirty_hint, p->name, ov[i].id);
+	}
+	return 1;
+}
+
 int fc_flush_wait(struct fc_pool *p, struct fc_vol *v)
 {
+	int unattached_seen = 0;
 	struct flush_job job = { .name = v ? v->name : p->name };
 	struct fc_progress pr;
 	pthread_t th;
@@ -311,6 +350,11 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v)
 		}
 		if (job.done && !dirty)
 			break;
+		/* twice in a row: a writeback between the two samples is no reason */
+		if (job.done && !v && unattached_dirty(p) && ++unattached_seen >= 2) {
+			fc_progress_done(&pr, NULL);
+			return fc_fail("flush: every attached volume of %s is flushed; the dirty data above stays in the pool", p->name);
+		}
 		if (fc_interrupted) {
 			fc_progress_done(&pr, NULL);
 			return -2;
@@ -331,3 +375,11 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v)
 	fc_progress_done(&pr, "flushed");
 	return 0;
 }
+
+int fc_is_lvm_lv(const char *name)
+{
+	struct fc_dm_info info;
+
+	return !fc_dm_info(name, &info) && info.exists && !strncmp(info.uuid, "LVM-", 4);
+}
+

@@ -13,6 +13,7 @@
 #include "fcachectl.h"
 #include "fc_dm.h"
 #include "fc_json.h"
+#include "fc_check.h"
 
 static double ratio(uint64_t hit, uint64_t all)
 {
@@ -48,6 +49,36 @@ static int selected_pool(const struct fc_pool *p, const struct fc_live *l, const
 	if (selvol)
 		return selvol->pool_dev == p->dev;
 	return 1;
+}
+
+/* Registered volumes without a live table: their dirty data and what to do. */
+static void print_unattached(struct fc_live *l, struct fc_pool *p)
+{
+	struct fc_ondisk_vol ov[64];
+	uint64_t bsz = (uint64_t)p->block_sectors * 512;
+	char a[32];
+	int i, n = fc_pool_unattached(l, p, ov, 64, 0);
+
+	if (n < 0) {
+		printf("  note: %" PRIu64 " registered volume(s) not attached (volume table unreadable)\n",
+		       p->st.registered_volumes - p->st.active_volumes);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		fc_fmt_bytes(a, sizeof(a), (double)ov[i].dirty_hint * (double)bsz);
+		printf("  not attached: id %u '%s', %" PRIu64 " dirty blocks (%s)%s\n", ov[i].id, ov[i].label,
+		       ov[i].dirty_hint, a, ov[i].detached ? ", DETACHED at run time (not by fcachectl)" : "");
+		if (ov[i].detached && ov[i].dirty_hint)
+			printf("    its origin may hold newer writes: choose with 'fcachectl resolve %s %u --replay' (the pool's data is newer) or '--discard' (the origin is authoritative)\n",
+			       p->name, ov[i].id);
+		else if (ov[i].detached)
+			printf("    no dirty data: attaching it again drops its cached data (the origin may have changed)\n");
+		else if (ov[i].dirty_hint)
+			printf("    its origin is stale until attached again: 'fcachectl up' or 'fcachectl enable ORIGIN --pool %s --id %u'\n",
+			       p->name, ov[i].id);
+		else
+			printf("    no dirty data: 'fcachectl up' or 'enable --id %u' attaches it again\n", ov[i].id);
+	}
 }
 
 static void print_text(const struct sample *s, const struct sample *old, const char *sel,
@@ -91,8 +122,7 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 		printf("  volumes: %" PRIu64 " active, %" PRIu64 " registered\n", st->active_volumes,
 		       st->registered_volumes);
 		if (st->registered_volumes > st->active_volumes)
-			printf("  note: %" PRIu64 " registered volume(s) not attached; their data stays in the pool until enabled again (same id) or released by disable\n",
-			       st->registered_volumes - st->active_volumes);
+			print_unattached((struct fc_live *)&s->l, p);
 		any = 0;
 		for (k = 0; k < s->l.nvols; k++) {
 			const struct fc_vol *v = &s->l.vols[k], *o = prev_vol(old, v);
@@ -199,6 +229,21 @@ static void print_json(const struct sample *s, const struct sample *old, struct 
 			fj_end(&j);
 		}
 		fj_end(&j);
+		fj_arr(&j, "unattached_volumes");
+		if (st->registered_volumes > st->active_volumes) {
+			struct fc_ondisk_vol ov[64];
+			int n = fc_pool_unattached((struct fc_live *)&s->l, p, ov, 64, 0);
+
+			for (k = 0; k < n; k++) {
+				fj_obj(&j, NULL);
+				fj_u64(&j, "id", ov[k].id);
+				fj_str(&j, "label", ov[k].label);
+				fj_u64(&j, "dirty_blocks", ov[k].dirty_hint);
+				fj_bool(&j, "detached", ov[k].detached);
+				fj_end(&j);
+			}
+		}
+		fj_end(&j);
 		if (old)
 			fj_dbl(&j, "writeback_bytes_per_second", wb);
 		else
@@ -285,11 +330,14 @@ int cmd_set(int argc, char **argv)
 	struct fc_pool *p;
 	struct fc_vol *v;
 	char key[64], msg[128], params[1024];
-	const char *eq, *newmode = NULL;
+	const char *eq, *newmode = NULL, *conf;
 	uint64_t val;
 	int i, r, rc = EXIT_FAIL, words = 0, pass, failed;
 	char done[256] = { 0 };
 
+	i = fc_conf_arg(&argc, argv, "set", &conf);
+	if (i)
+		return i;
 	if (argc < 3)
 		return fc_usage("set", "set: expected POOL|VOLUME KEY=VALUE...");
 	if (argc > 256)
@@ -334,6 +382,13 @@ int cmd_set(int argc, char **argv)
 		}
 	}
 	rc = EXIT_FAIL;
+	if (newmode && !strcmp(newmode, "writeback") && v->in_place && fc_is_lvm_lv(v->name)) {
+		fc_fail("set: %s is an LVM logical volume cached in place: in writeback mode an LVM command that reloads it would expose stale data; cache its PV instead (see 'fcachectl enable --help' and 'man fcachectl', LVM)",
+			v->name);
+		goto out;
+	}
+	if (conf && fc_conf_check(conf))
+		goto out;
 	if (newmode) {
 		if (fc_vol_table_with_mode(v, newmode, params, sizeof(params)) || fc_vol_reload(v, params)) {
 			fc_fail("set: cannot switch %s to %s: %s", v->name, newmode, fc_dm_error());
@@ -385,6 +440,12 @@ int cmd_set(int argc, char **argv)
 			break;
 	}
 	rc = EXIT_OK;
+	if (conf) {
+		struct fc_pool *vp = v ? fc_live_pool_by_dev(&l, v->pool_dev) : p;
+
+		if (vp)
+			rc = fc_conf_record_set(conf, vp->name, v ? v->id : 0, argc - 2, argv + 2);
+	}
 out:
 	fc_live_free(&l);
 	return rc;

@@ -56,6 +56,33 @@ static int64_t flash_dirty(struct fc_pool *p, unsigned int slot)
 	return n < 0 ? 1 : n;
 }
 
+/*
+ * Volume slots of pool @p that no live table of @l attaches (read from the
+ * flash's volume table with O_DIRECT: the committed state; the kernel
+ * commits it when a volume is detached).  With @dirty_only, only those whose
+ * dirty count is non-zero.  Returns the count, or -1 if unreadable.
+ */
+int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vol *out, int max,
+		       int dirty_only)
+{
+	struct fc_ondisk_vol ov[64];
+	int fd, n, i, j, k = 0, active;
+
+	fd = open(fc_dev_path(p->flash), O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = fc_flash_volumes(fd, ov, 64);
+	close(fd);
+	for (i = 0; i < n && k < max; i++) {
+		for (j = 0, active = 0; j < l->nvols; j++)
+			active |= l->vols[j].pool_dev == p->dev && l->vols[j].id == ov[i].id;
+		if (active || (dirty_only && !ov[i].dirty_hint))
+			continue;
+		out[k++] = ov[i];
+	}
+	return n < 0 ? -1 : k;
+}
+
 static void make_label(char *out, size_t len, const char *name)
 {
 	size_t i;
@@ -124,19 +151,35 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 	return fc_fail("enable: pool %s has no free volume id (63 in use); disable a volume first", p->name);
 }
 
+/* The message of a refused in-place writeback enable of an LVM LV. */
+static void lvm_writeback_refused(const char *volume, const char *dmname)
+{
+	fc_fail("enable: %s (%s) is an LVM logical volume: cached in place in writeback mode, any LVM command that reloads it (lvextend, lvchange --refresh, vgchange --refresh, lvcreate -s, vgchange -an/-ay) would replace the cache with LVM's own table and expose stale data.\n"
+		"  Cache the PV instead, before LVM activates the VG: 'fcachectl enable /dev/md0 --pool POOL --name md0c' (the md/RAID device under the VG), and in /etc/lvm/lvm.conf make LVM use the cached PV and reject the raw one:\n"
+		"    devices { global_filter = [ \"a|^/dev/mapper/md0c$|\", \"r|^/dev/md0$|\" ] }\n"
+		"  (see 'man fcachectl', LVM).  Or cache this LV in place with --mode writethrough or writearound (no dirty data: an LVM command then only takes the cache away);\n"
+		"  that also writes back the dirty data an earlier in-place writeback cache of this LV left in the pool (same --id).",
+		volume, dmname);
+}
+
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
-	      unsigned int want_id, int quiet)
+	      unsigned int want_id, int cutoff, const char *conf)
 {
 	struct fc_live l;
 	struct fc_pool *p;
 	struct fc_dm_info info;
 	struct fc_dm_target *orig = NULL, t;
-	char dmname[128], hidden[160], label[48], params[512], pd[32], od[32], uuid[200];
+	char dmname[128], hidden[160], label[48], params[512], pd[32], od[32], uuid[200], opts[128];
+	struct fc_ondisk_vol ov[64];
 	uint64_t sectors;
 	unsigned int id = 0;
 	dev_t dev;
-	int fd, i, norig = 0, is_dm, rc = EXIT_FAIL;
+	int fd, i, n, norig = 0, is_dm, rc = EXIT_FAIL;
 
+	if (cutoff >= 0)
+		snprintf(opts, sizeof(opts), " sequential_cutoff %d", cutoff);
+	else
+		opts[0] = 0;
 	if (fc_block_dev(volume, &dev))
 		return fc_fail("enable: %s is not a block device (%s)", volume, strerror(errno));
 	if (fc_live_scan(&l))
@@ -173,9 +216,25 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		fc_fail("enable: cannot identify %s: %s", volume, fc_dm_error());
 		goto out;
 	}
+	if (is_dm && !strcmp(mode, "writeback") && fc_is_lvm_lv(dmname)) {
+		lvm_writeback_refused(volume, dmname);
+		goto out;
+	}
 	make_label(label, sizeof(label), is_dm ? dmname : fc_dev_kname(dev));
 	if (pick_id(&l, p, want_id, label, &id))
 		goto out;
+	/* a slot detached at run time: dirty data is refused, clean data dropped */
+	n = flash_volumes(p, ov, 64);
+	for (i = 0; i < n; i++) {
+		if (ov[i].id != id || !ov[i].detached)
+			continue;
+		if (ov[i].dirty_hint || flash_dirty(p, ov[i].slot) > 0) {
+			fc_fail("enable: volume %u ('%s') of pool %s: its cache was detached at run time with dirty data (%" PRIu64 " blocks); its origin may hold newer writes; choose with 'fcachectl resolve %s %u --replay' (the pool's data is newer: nothing wrote the origin since) or '--discard' (the origin is authoritative)",
+				id, ov[i].label, p->name, ov[i].dirty_hint, p->name, id);
+			goto out;
+		}
+		fc_info("enable: volume %u was detached at run time without dirty data: its clean cached data is dropped", id);
+	}
 	fd = open(volume, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fc_dev_sectors(fd, &sectors)) {
 		fc_fail("enable: cannot read the size of %s: %s", volume, strerror(errno));
@@ -210,8 +269,9 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 			goto out;
 		}
 		close(fd);
-		snprintf(params, sizeof(params), "%s %s %u %s 2 label %s",
-			 fc_dev_str(p->dev, pd, sizeof(pd)), fc_dev_str(dev, od, sizeof(od)), id, mode, label);
+		snprintf(params, sizeof(params), "%s %s %u %s %d label %s%s",
+			 fc_dev_str(p->dev, pd, sizeof(pd)), fc_dev_str(dev, od, sizeof(od)), id, mode,
+			 opts[0] ? 4 : 2, label, opts);
 		t.start = 0;
 		t.length = sectors;
 		t.type = (char *)FC_VOLUME_TARGET;
@@ -224,6 +284,8 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		}
 		printf("/dev/mapper/%s\n", name);
 		rc = EXIT_OK;
+		if (conf)
+			rc = fc_conf_record_enable(conf, p, volume, id, mode, name, cutoff);
 		goto out;
 	}
 
@@ -263,8 +325,8 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		fc_fail("enable: %s vanished", hidden);
 		goto out;
 	}
-	snprintf(params, sizeof(params), "%s %u:%u %u %s 2 label %s", fc_dev_str(p->dev, pd, sizeof(pd)),
-		 info.major, info.minor, id, mode, label);
+	snprintf(params, sizeof(params), "%s %u:%u %u %s %d label %s%s", fc_dev_str(p->dev, pd, sizeof(pd)),
+		 info.major, info.minor, id, mode, opts[0] ? 4 : 2, label, opts);
 	t.start = 0;
 	t.length = sectors;
 	t.type = (char *)FC_VOLUME_TARGET;
@@ -290,9 +352,13 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 			fc_dm_remove(hidden);
 		goto out;
 	}
-	if (!quiet)
-		printf("/dev/mapper/%s\n", dmname);
+	printf("/dev/mapper/%s\n", dmname);
+	if (strcmp(mode, "writeback") && fc_is_lvm_lv(dmname))
+		fc_warn("%s is an LVM LV cached in place (%s): an LVM command that reloads it takes the cache out of its path (no dirty data is at risk); 'fcachectl up' or 'enable' attaches it again and drops the cached data, which the origin may have outdated",
+			dmname, mode);
 	rc = EXIT_OK;
+	if (conf)
+		rc = fc_conf_record_enable(conf, p, volume, id, mode, NULL, cutoff);
 out:
 	if (orig)
 		fc_dm_free_targets(orig, norig);
@@ -307,15 +373,19 @@ static int cmd_enable_(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "id", required_argument, NULL, 'i' },
+		{ "sequential-cutoff", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *pool = NULL, *mode = "writeback", *name = NULL, *vol = NULL;
-	uint64_t id = 0;
-	int c;
+	const char *pool = NULL, *mode = "writeback", *name = NULL, *vol = NULL, *conf;
+	uint64_t id = 0, cut = 0;
+	int c, cutoff = -1;
 
+	c = fc_conf_arg(&argc, argv, "enable", &conf);
+	if (c)
+		return c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-p:m:n:i:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-p:m:n:i:s:", opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (vol)
@@ -335,6 +405,11 @@ static int cmd_enable_(int argc, char **argv)
 			if (fc_parse_u64(optarg, &id) || !id || id > MAX_ID)
 				return fc_usage("enable", "enable: bad --id '%s': 1..%d", optarg, MAX_ID);
 			break;
+		case 's':
+			if (fc_parse_u64(optarg, &cut) || cut > 4194304)
+				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..4194304", optarg);
+			cutoff = (int)cut;
+			break;
 		default:
 			return fc_usage("enable", "enable: unknown or incomplete option '%s'", argv[optind - 1]);
 		}
@@ -347,7 +422,9 @@ static int cmd_enable_(int argc, char **argv)
 		return fc_usage("enable", "enable: bad --mode '%s': writeback, writethrough or writearound", mode);
 	if (name && !fc_valid_name(name))
 		return fc_usage("enable", "enable: bad --name '%s' (letters, digits and -_.+ only)", name);
-	return fc_enable(vol, pool, mode, name, (unsigned int)id, 0);
+	if (conf && fc_conf_check(conf))
+		return EXIT_FAIL;
+	return fc_enable(vol, pool, mode, name, (unsigned int)id, cutoff, conf);
 }
 
 int cmd_enable(int argc, char **argv)
@@ -371,7 +448,7 @@ static int restore_mode(struct fc_vol *v, const char *oldtable)
  * @detach_only (config 'down'): take the cache out of the path without
  * writing back, keeping the volume registered with its data in the pool.
  */
-int fc_disable(const char *volume, int no_flush, int detach_only)
+int fc_disable(const char *volume, int no_flush, int detach_only, const char *conf)
 {
 	struct fc_live l;
 	struct fc_vol *v;
@@ -431,11 +508,19 @@ int fc_disable(const char *volume, int no_flush, int detach_only)
 			goto out;
 		}
 	}
-	/* take the cache out of the path */
+	/*
+	 * take the cache out of the path; tell the kernel first that this
+	 * teardown is orderly (else the pool marks the volume detached at run
+	 * time and refuses to replay its dirty data)
+	 */
+	if (fc_dm_message(v->name, "detach", NULL))
+		fc_warn("%s did not take the detach message (%s): the pool will treat the volume as detached at run time",
+			v->name, fc_dm_error());
 	if (v->in_place) {
 		if (fc_dm_load(v->name, ot, not) || fc_dm_suspend(v->name, 0)) {
 			fc_fail("disable: cannot restore the original table of %s: %s", v->name, fc_dm_error());
 			fc_dm_clear(v->name);
+			fc_dm_message(v->name, "cancel_detach", NULL);
 			if (!no_flush && !detach_only)
 				restore_mode(v, oldtable);
 			goto out;
@@ -448,6 +533,7 @@ int fc_disable(const char *volume, int no_flush, int detach_only)
 			fc_warn("cannot remove %s: %s", hidden, fc_dm_error());
 	} else if (fc_dm_remove(v->name)) {
 		fc_fail("disable: cannot remove %s: %s", v->name, fc_dm_error());
+		fc_dm_message(v->name, "cancel_detach", NULL);
 		if (!no_flush && !detach_only)
 			restore_mode(v, oldtable);
 		goto out;
@@ -461,6 +547,9 @@ int fc_disable(const char *volume, int no_flush, int detach_only)
 		fc_warn("%" PRIu64 " dirty blocks of %s stay in pool %s: its origin is stale until 'fcachectl enable ... --id %u'",
 			v->st.dirty_blocks, v->name, p ? p->name : "?", id);
 	rc = EXIT_OK;
+	/* disable --no-flush keeps the volume in the config: its dirty data must be found again */
+	if (conf && !no_flush && !detach_only && p)
+		rc = fc_conf_record_disable(conf, p->name, id);
 out:
 	if (ot)
 		fc_dm_free_targets(ot, not);
@@ -470,9 +559,12 @@ out:
 
 int cmd_disable(int argc, char **argv)
 {
-	const char *vol = NULL;
+	const char *vol = NULL, *conf;
 	int i, no_flush = 0;
 
+	i = fc_conf_arg(&argc, argv, "disable", &conf);
+	if (i)
+		return i;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-flush"))
 			no_flush = 1;
@@ -485,5 +577,79 @@ int cmd_disable(int argc, char **argv)
 	}
 	if (!vol)
 		return fc_usage("disable", "disable: expected VOLUME");
-	return fc_disable(vol, no_flush, 0);
+	if (conf && fc_conf_check(conf))
+		return EXIT_FAIL;
+	return fc_disable(vol, no_flush, 0, conf);
+}
+
+/*
+ * resolve POOL ID|LABEL --replay|--discard: the admin's choice for a volume
+ * detached at run time with dirty data (pool message "resolve").
+ */
+int cmd_resolve(int argc, char **argv)
+{
+	struct fc_live l;
+	struct fc_pool *p;
+	struct fc_ondisk_vol ov[64];
+	const char *pool = NULL, *which = NULL, *choice = NULL;
+	char msg[64];
+	uint64_t id = 0;
+	int i, n, rc = EXIT_FAIL, found = -1;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--replay") || !strcmp(argv[i], "--discard")) {
+			if (choice && strcmp(choice, argv[i]))
+				return fc_usage("resolve", "resolve: --replay or --discard, not both");
+			choice = argv[i];
+		} else if (argv[i][0] == '-') {
+			return fc_usage("resolve", "resolve: unknown option '%s'", argv[i]);
+		} else if (!pool) {
+			pool = argv[i];
+		} else if (!which) {
+			which = argv[i];
+		} else {
+			return fc_usage("resolve", "resolve: unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!pool || !which || !choice)
+		return fc_usage("resolve", "resolve: expected POOL ID|LABEL --replay|--discard");
+	if (fc_live_scan(&l))
+		return fc_fail("resolve: cannot talk to device-mapper: %s", fc_dm_error());
+	p = fc_live_pool(&l, pool);
+	if (!p) {
+		fc_fail("resolve: no pool named '%s'", pool);
+		goto out;
+	}
+	n = fc_pool_unattached(&l, p, ov, 64, 0);
+	if (n < 0) {
+		fc_fail("resolve: cannot read the volume table of %s", fc_dev_path(p->flash));
+		goto out;
+	}
+	if (fc_parse_u64(which, &id))
+		id = 0;
+	for (i = 0; i < n; i++)
+		if ((id && ov[i].id == id) || (!id && !strcmp(ov[i].label, which)))
+			found = i;
+	if (found < 0) {
+		fc_fail("resolve: pool %s has no unattached volume '%s' (see 'fcachectl status %s')", p->name,
+			which, p->name);
+		goto out;
+	}
+	if (!ov[found].detached)
+		fc_info("resolve: volume %u of pool %s is not marked detached", ov[found].id, p->name);
+	snprintf(msg, sizeof(msg), "resolve %u %s", ov[found].id, choice + 2);
+	if (fc_dm_message(p->name, msg, NULL)) {
+		fc_fail("resolve: pool %s refused '%s': %s (see dmesg)", p->name, msg, fc_dm_error());
+		goto out;
+	}
+	if (!strcmp(choice, "--discard"))
+		printf("volume %u ('%s') of pool %s: cached and dirty data discarded; the origin is authoritative\n",
+		       ov[found].id, ov[found].label, p->name);
+	else
+		printf("volume %u ('%s') of pool %s: %" PRIu64 " dirty blocks kept; attaching it ('fcachectl up' or 'enable --id %u') replays them over the origin\n",
+		       ov[found].id, ov[found].label, p->name, ov[found].dirty_hint, ov[found].id);
+	rc = EXIT_OK;
+out:
+	fc_live_free(&l);
+	return rc;
 }

@@ -118,6 +118,10 @@ lap() {
 # kernel's hung-task warning and run-guest's timeout; "# NAME: start" lines
 # say which case it was.
 rm_dev() {
+	# an orderly teardown: a plain remove of a volume marks it detached
+	if dmsetup table "$1" 2>/dev/null | awk '{ print $3 }' | grep -qx fcache; then
+		dmsetup message "$1" 0 detach >/dev/null 2>&1
+	fi
 	_i=0
 	while have "$1"; do
 		dmsetup remove "$1" >>$W/dm.err 2>&1 && return 0

@@ -10,7 +10,8 @@
 #   mk_brd_flash SIZE_MB [N]      brd RAM disk(s); prints /dev/ram0..
 #   mk_fast_disk SIZE_MB          memory-backed null_blk without delay; prints path
 #   dm_create NAME TABLE          dmsetup create + mknodes + assert block device
-#   dm_remove NAME                dmsetup remove (retries while busy)
+#   dm_remove NAME                dmsetup remove (retries while busy); an fcache
+#                                 volume gets the "detach" message first (orderly)
 #   fio_verify DEV ARGS...        fio with verify=crc32c, do_verify, verify_fatal
 #   dev_sectors DEV               size in 512-byte sectors
 #   status_field DEV N            N-th (1-based) target status field of DEV
@@ -170,7 +171,14 @@ dm_reload() {
 	printf '%s\n' "$*" | dmsetup reload "$_name"
 }
 
+# dm_remove NAME: an fcache volume is first told the teardown is orderly
+# (message "detach", as fcachectl down/disable do), so its pool keeps its
+# data for the next table.  A plain 'dmsetup remove' of a volume marks it
+# detached at run time (FC_VOL_DETACHED): see tests/guest/ctl_lvm.sh.
 dm_remove() {
+	if dmsetup table "$1" 2>/dev/null | awk '{ print $3 }' | grep -qx fcache; then
+		dmsetup message "$1" 0 detach >/dev/null 2>&1
+	fi
 	_i=0
 	while [ $_i -lt 20 ]; do
 		dmsetup remove "$1" 2>/dev/null && return 0

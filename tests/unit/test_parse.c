@@ -98,6 +98,19 @@ static void test_messages(void)
 	CHECK("pool dump", fc_parse_pool_msg(1, dump, &m, &why) == 0 && m.kind == FC_MSG_DUMP);
 	CHECK("vol dump refused", fc_parse_vol_msg(1, dump, &m, &why) == -EINVAL);
 	CHECK("pool empty refused", fc_parse_pool_msg(0, NULL, &m, &why) == -EINVAL);
+	{
+		char *rr[] = { "resolve", "5", "replay" }, *rd[] = { "resolve", "6", "discard" };
+		char *rx[] = { "resolve", "5", "maybe" }, *r0[] = { "resolve", "0", "replay" };
+
+		CHECK("pool resolve replay", fc_parse_pool_msg(3, rr, &m, &why) == 0 &&
+		      m.kind == FC_MSG_RESOLVE && m.id == 5 && !m.discard);
+		CHECK("pool resolve discard", fc_parse_pool_msg(3, rd, &m, &why) == 0 &&
+		      m.kind == FC_MSG_RESOLVE && m.id == 6 && m.discard);
+		CHECK("resolve bad choice refused", fc_parse_pool_msg(3, rx, &m, &why) == -EINVAL);
+		CHECK("resolve id 0 refused", fc_parse_pool_msg(3, r0, &m, &why) == -EINVAL);
+		CHECK("resolve without choice refused", fc_parse_pool_msg(2, rr, &m, &why) == -EINVAL);
+		CHECK("vol resolve refused", fc_parse_vol_msg(3, rr, &m, &why) == -EINVAL);
+	}
 }
 
 /* Messages without arguments: accepted alone, refused with an argument. */
@@ -111,6 +124,7 @@ static void test_bare_messages(void)
 		{ 1, "flush", FC_MSG_FLUSH }, { 1, "clear_stats", FC_MSG_CLEAR_STATS },
 		{ 1, "dump", FC_MSG_DUMP }, { 0, "flush", FC_MSG_FLUSH },
 		{ 0, "clear_stats", FC_MSG_CLEAR_STATS }, { 0, "invalidate", FC_MSG_INVALIDATE },
+		{ 0, "detach", FC_MSG_DETACH }, { 0, "cancel_detach", FC_MSG_CANCEL_DETACH },
 		{ 0 },
 	};
 	int (*parse)(unsigned int argc, char **argv, struct fc_msg *m, const char **why);

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host test of how enable / disable / set record in the config file
+ * (userspace/config.c, fc_conf_record_*): built with config.c included and
+ * the other fcachectl objects (tests/host/ctl_config.sh).
+ *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
+ *   ctl_confedit FILE disable POOL ID
+ *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
+ *   ctl_confedit FILE check
+ * Exit status: that of the function.
+ */
+#include "../../userspace/config.c"
+#include <stdarg.h>
+
+int fc_verbose;
+
+static void vmsg(const char *p, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "fcachectl: %s", p);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int fc_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	return EXIT_FAIL;
+}
+
+int fc_usage(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)verb;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+void fc_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void fc_info(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+void fc_print_verb_help(const char *verb, FILE *f)
+{
+	(void)verb;
+	(void)f;
+}
+
+int main(int argc, char **argv)
+{
+	struct fc_pool p;
+	uint64_t u;
+
+	if (argc < 3)
+		return 2;
+	if (!strcmp(argv[2], "check"))
+		return fc_conf_check(argv[1]);
+	if (!strcmp(argv[2], "enable") && argc == 11) {
+		memset(&p, 0, sizeof(p));
+		snprintf(p.name, sizeof(p.name), "%s", argv[3]);
+		if (fc_block_dev(argv[4], &p.flash))
+			return 2;
+		snprintf(p.table, sizeof(p.table), "%s", argv[5]);
+		p.block_sectors = 64;
+		fc_parse_u64(argv[7], &u);
+		return fc_conf_record_enable(argv[1], &p, argv[6], (unsigned int)u, argv[8],
+					     strcmp(argv[9], "-") ? argv[9] : NULL, atoi(argv[10]));
+	}
+	if (!strcmp(argv[2], "disable") && argc == 5) {
+		fc_parse_u64(argv[4], &u);
+		return fc_conf_record_disable(argv[1], argv[3], (unsigned int)u);
+	}
+	if (!strcmp(argv[2], "set") && argc >= 6) {
+		fc_parse_u64(argv[4], &u);
+		return fc_conf_record_set(argv[1], argv[3], (unsigned int)u, argc - 5, argv + 5);
+	}
+	return 2;
+}
