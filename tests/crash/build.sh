@@ -1,12 +1,23 @@
 #!/bin/sh
 # Build the replay tools on the host into build/crash/ (the guest sees the
 # same path).  -Wall -Wextra -Werror; prints the failing tool and exits 1.
+# cw_point is lw_replay + cw_work + fcachectl check's code in one process.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/crash
+src=$top/tests/crash
 mkdir -p "$out" || exit 1
-for t in lw_replay lw_mklog $(ls "$top"/tests/crash/cw_work.c >/dev/null 2>&1 && echo cw_work); do
-	src=$top/tests/crash/$t.c
-	[ "$out/$t" -nt "$src" ] && continue
-	gcc -O2 -g -Wall -Wextra -Werror -o "$out/$t.tmp" "$src" || { echo "build.sh: cannot build $t" >&2; exit 1; }
+# build TOOL "EXTRA_DEPS" SOURCES...
+build() {
+	t=$1 deps=$2
+	shift 2
+	newer=0
+	for f in "$@" $deps; do [ "$f" -nt "$out/$t" ] && newer=1; done
+	[ -e "$out/$t" ] && [ $newer = 0 ] && return 0
+	gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace" -o "$out/$t.tmp" "$@" ||
+		{ echo "build.sh: cannot build $t" >&2; exit 1; }
 	mv "$out/$t.tmp" "$out/$t"
-done
+}
+build lw_replay "" "$src/lw_replay.c"
+build lw_mklog "" "$src/lw_mklog.c"
+build cw_work "" "$src/cw_work.c"
+build cw_point "$src/lw_replay.c $src/cw_work.c $top/userspace/fc_check.h $top/include/fcache_format.h" "$src/cw_point.c" "$top/userspace/fc_check.c" "$top/userspace/fc_json.c" "$top/kmod/fc_format.c"

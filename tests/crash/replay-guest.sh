@@ -4,8 +4,8 @@
 #
 #   replay-guest.sh POINTS SEED BLOCK_SIZES TXNS [KEY=VALUE...]
 #   (the host's environment does not reach the guest: knobs are arguments,
-#   trace=1 (a timestamped line per step), progress=N, flash=MB (16),
-#   origin=MB (24))
+#   trace=1 (a timestamped line per step), progress=N, flash=MB (8),
+#   origin=MB (12), negative=N (a negative control over N prefixes))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
@@ -20,12 +20,18 @@
 #  3. the crash points (FLUSH/FUA entries; POINTS/#sizes per size, two thirds
 #     plain prefixes, one third random-subset variants, half of those with a
 #     torn write) are replayed in log order, incrementally, onto a fresh
-#     device; each state is checked on a copy of it (subset writes go to
-#     the copy only), through two dm-linear slices of the copy:
-#     fcachectl check of the flash slice (offline), pool + volume load, every
-#     sector read through the volume against the oracle, volume flush,
-#     teardown, the origin slice alone against the oracle and byte-equal to
-#     what the volume returned.
+#     device and each state is checked on a throw-away snapshot of it by
+#     tests/crash/cw_point.c (one process for the whole walk: fcachectl
+#     check's code on the flash slice, pool + volume load, every sector read
+#     through the volume against the oracle, volume flush, orderly teardown,
+#     the origin slice alone against the oracle and byte-equal to what the
+#     volume returned).
+#  4. negative=N: the same walk over N prefixes verified against a mark
+#     whose sync had not returned at the crash; it must flag lost writes
+#     (shows that the walk can fail).
+#  5. mutant=NAME (with the test build, make fi-module): the module runs
+#     with a deliberate bug (module parameter mutant_NAME, e.g.
+#     skip_commit_flush); the walk must find failures.
 # Prints PASS/FAIL lines and "crash points: <n> replayed, <l> lost,
 # <s> stale, <c> check failures"; the counts also go to /results/counts.
 FC_T=fc_replay
@@ -38,16 +44,23 @@ for kv in "$@"; do
 	progress=*) FC_REPLAY_PROGRESS=${kv#*=} ;;
 	flash=*) FC_REPLAY_FLASH_MB=${kv#*=} ;;
 	origin=*) FC_REPLAY_ORIGIN_MB=${kv#*=} ;;
+	negative=*) NEGPOINTS=${kv#*=} ;;
+	mutant=*) MUTANT=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
 B=$FC_TOP/build/crash
 FCCTL=$FC_TOP/userspace/fcachectl
-for t in lw_replay cw_work; do [ -x "$B/$t" ] || die "no $B/$t (tests/crash/build.sh)"; done
+for t in lw_replay cw_work cw_point; do [ -x "$B/$t" ] || die "no $B/$t (tests/crash/build.sh)"; done
 [ -x "$FCCTL" ] || die "no $FCCTL (make userspace)"
 load_fcache || die "insmod failed" module-load
+if [ -n "${MUTANT:-}" ]; then
+	echo 1 >"/sys/module/dm_fcache/parameters/mutant_$MUTANT" ||
+		die "no mutant $MUTANT in this module (make fi-module; FC_KO=build/fi/dm-fcache.ko)" mutant
+	info "module mutant $MUTANT on: the walk must find failures"
+fi
 modprobe dm-log-writes && modprobe dm-snapshot || die "dm-log-writes / dm-snapshot missing"
-FLASH_MB=${FC_REPLAY_FLASH_MB:-16} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-24} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
+FLASH_MB=${FC_REPLAY_FLASH_MB:-8} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-12} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
 FS=$((FLASH_MB * 2048)) OS=$((ORIGIN_MB * 2048)) TS=$(((FLASH_MB + ORIGIN_MB) * 2048))
 W=/tmp/replay
 mkdir -p "$W"
@@ -55,6 +68,7 @@ nsizes=$(echo $SIZES | wc -w)
 per=$(( (POINTS + nsizes - 1) / nsizes ))
 PROGRESS=${FC_REPLAY_PROGRESS:-10}
 T_REPLAYED=0 T_LOST=0 T_STALE=0 T_CHECK=0
+NEGPOINTS=${NEGPOINTS:-0}
 t_start=$(date +%s)
 
 # mk_null NAME SIZE_MB ATTRS...: a fresh memory-backed null_blk
@@ -90,67 +104,6 @@ mk_dm() {
 # step NAME: with FC_REPLAY_TRACE=1, a timestamped line per step
 step() { [ "${FC_REPLAY_TRACE:-0}" = 1 ] && echo "# $(date +%s.%N | cut -c1-14) $*"; return 0; }
 
-# check_state: the replayed state is on $WORK (slices rflash, rorigin);
-# k, variant, dmark, bmark set.  Updates the counters.
-check_state() {
-	_lost=0 _stale=0 _chk=0
-	step "entry $k $variant dmark $dmark bmark $bmark: fcachectl check"
-	if ! "$FCCTL" check /dev/mapper/rflash >"$W/check.out" 2>&1; then
-		_chk=1
-		point_note "fcachectl check failed: $(grep -iv leftover "$W/check.out" | tail -n 3 | tr '\n' ' ')"
-	fi
-	step load
-	if ! mk_dm rpool "0 $FS fcache-pool /dev/mapper/rflash $bs" 2>"$W/load.err"; then
-		_chk=1
-		point_note "pool load refused: $(tail -n 2 "$W/load.err" | tr '\n' ' ') $(dmesg | tail -n 3 | tr '\n' ' ')"
-	elif ! mk_dm rvol "0 $OS fcache /dev/mapper/rpool /dev/mapper/rorigin 1 writeback" 2>"$W/load.err"; then
-		_chk=1
-		point_note "volume load refused: $(tail -n 2 "$W/load.err" | tr '\n' ' ') $(dmesg | tail -n 3 | tr '\n' ' ')"
-	else
-		step "verify volume"
-		"$B/cw_work" verify /dev/mapper/rvol "$W/oracle" "$dmark" "$bmark" --save "$W/img" >"$W/v1.out" 2>&1
-		case $? in
-		0) ;;
-		1)	grep -q 'lost [1-9]' "$W/v1.out" && _lost=1
-			grep -q 'stale [1-9]' "$W/v1.out" && _stale=1
-			point_note "through the volume: $(tail -n 1 "$W/v1.out"); $(head -n 2 "$W/v1.out" | tr '\n' ' ')" ;;
-		*)	_chk=1; point_note "volume read failed: $(tail -n 2 "$W/v1.out" | tr '\n' ' ')" ;;
-		esac
-		step "flush: $(dmsetup status rvol)"
-		if ! dmsetup message rvol 0 flush 2>"$W/flush.err"; then
-			_chk=1
-			point_note "volume flush failed: $(tail -n 1 "$W/flush.err")"
-		fi
-	fi
-	step remove
-	dmsetup remove rvol 2>/dev/null
-	dmsetup remove rpool 2>/dev/null
-	if [ -e /dev/mapper/rvol ] || [ -e /dev/mapper/rpool ]; then
-		dm_remove rvol; dm_remove rpool
-	fi
-	if [ -s "$W/img" ] && [ $_chk -eq 0 ]; then
-		step "verify origin"
-		"$B/cw_work" verify /dev/mapper/rorigin "$W/oracle" "$dmark" "$bmark" --same "$W/img" >"$W/v2.out" 2>&1
-		case $? in
-		0) ;;
-		1)	grep -q 'lost [1-9]' "$W/v2.out" && _lost=1
-			grep -q 'stale [1-9]' "$W/v2.out" && _stale=1
-			point_note "origin alone after the flush: $(tail -n 1 "$W/v2.out"); $(head -n 2 "$W/v2.out" | tr '\n' ' ')" ;;
-		*)	_chk=1; point_note "origin read failed: $(tail -n 2 "$W/v2.out" | tr '\n' ' ')" ;;
-		esac
-	fi
-	rm -f "$W/img"
-	T_REPLAYED=$((T_REPLAYED + 1)) C_REPLAYED=$((C_REPLAYED + 1))
-	[ $((C_REPLAYED % PROGRESS)) = 0 ] &&
-		info "bs$bs: $C_REPLAYED points checked, $(($(date +%s) - c1)) s (entry $k $variant: $(tail -n 1 "$W/v1.out" 2>/dev/null | cut -c1-60))"
-	T_LOST=$((T_LOST + _lost)) T_STALE=$((T_STALE + _stale)) T_CHECK=$((T_CHECK + _chk))
-	C_BAD=$((C_BAD + _lost + _stale + _chk))
-	if [ $((_lost + _stale + _chk)) -gt 0 ] && [ -z "$SAVED" ]; then
-		SAVED=1
-		save_evidence
-	fi
-}
-
 # the log, its index and the oracle of the first failing configuration
 save_evidence() {
 	_d=/results/evidence-bs$bs-seed$SEED
@@ -160,46 +113,58 @@ save_evidence() {
 	echo "# evidence saved in $_d (log.img, oracle, list)"
 }
 
-# walk PLAIN SUBSET ALL: replay the crash points of ALL in log order onto
-# $RDEV (fresh), checking the prefix at those in PLAIN and a random subset
-# variant at those in SUBSET
+# walk PLAIN SUBSET [--negative]: replay the log onto a fresh target and
+# check the crash points listed (cw_point: one process for the whole walk;
+# each state is checked on a throw-away snapshot of the target).  Counts
+# into T_*; --negative: a control that must flag lost writes, not counted.
 walk() {
-	prev=-1
-	while read -r k <&3; do
-		[ -n "$k" ] || continue
-		from=$((prev + 1)) to=$k
-		step "replay $from..$to"
-		# replays from..k (nothing when from > k) and prints the durability
-		# marks of crash point k
-		"$B/lw_replay" -i "$W/index" replay "$LOGDEV" "$RDEV" --from "$from" --to "$to" --marks cw >"$W/r.out" ||
-			die "replay $from..$to failed: $(cat "$W/r.out")" replay
-		prev=$to
-		dmark=$(sed -n 's/.* dmark \([^ ]*\) .*/\1/p' "$W/r.out")
-		bmark=$(sed -n 's/.* bmark \([^ ]*\) .*/\1/p' "$W/r.out")
-		if grep -qx "$k" "$1"; then
-			variant=prefix
-			step copy
-			dd if="$RDEV" of="$WORK" bs=1M iflag=direct oflag=direct status=none || die "copy to $WORK" setup
-			check_state
+	RDEV=$(mk_null fcrtarget $((FLASH_MB + ORIGIN_MB)) discard=1) || die "replay target" setup
+	COW=$(mk_null fcrcow 64) || die "snapshot store" setup
+	c1=$(date +%s)
+	"$B/cw_point" "$LOGDEV" "$W/index" "$RDEV" "$COW" "$W/oracle" "$1" "$2" \
+		"$FS" "$OS" "$bs" "$SEED" "$W" $3 ${FC_REPLAY_TRACE:+--trace} >"$W/walk.out" 2>&1
+	rc=$?
+	el=$(($(date +%s) - c1))
+	rm_null fcrtarget; rm_null fcrcow
+	grep -v '^# bs' "$W/walk.out" | head -n 40
+	grep '^# bs' "$W/walk.out" | awk -v p="$PROGRESS" '$3 % p == 0'
+	# shellcheck disable=SC2046
+	set -- "$3" $(grep '^walk: ' "$W/walk.out" | tail -n 1)
+	C_REPLAYED=${3:-} l=${5:-0} s=${7:-0} c=${9:-0}
+	if [ $rc -ne 0 ] || [ -z "$C_REPLAYED" ]; then
+		fail "bs$bs-crash-points${1:+-negative}" "cw_point failed (status $rc): $(tail -n 2 "$W/walk.out" | tr '\n' ' ')"
+		return
+	fi
+	if [ -n "$1" ]; then
+		rm -f "$W/failures"
+		if [ "$l" -gt 0 ]; then
+			pass "bs$bs-negative-control ($l of $C_REPLAYED points flagged lost when verified against a mark whose sync had not returned)"
+		else
+			fail "bs$bs-negative-control" "$C_REPLAYED points, $l flagged lost: the harness does not see lost writes"
 		fi
-		if grep -qx "$k" "$2"; then
-			s=$((SEED * 1000003 + k * 7 + bs))
-			tear=""
-			[ $((k % 2)) = 0 ] && tear=--tear
-			variant="subset-seed$s${tear:+-torn}"
-			step copy
-			dd if="$RDEV" of="$WORK" bs=1M iflag=direct oflag=direct status=none || die "copy to $WORK" setup
-			"$B/lw_replay" -i "$W/index" replay "$LOGDEV" "$WORK" --from $((k + 1)) --to "$k" \
-				--subset "$s" $tear --marks cw >"$W/r.out" || die "subset replay at $k failed" replay
-			dmark=$(sed -n 's/.* dmark \([^ ]*\) .*/\1/p' "$W/r.out")
-			bmark=$(sed -n 's/.* bmark \([^ ]*\) .*/\1/p' "$W/r.out")
-			check_state
+		return
+	fi
+	if [ -n "${MUTANT:-}" ]; then
+		rm -f "$W/failures"
+		if [ $((l + s + c)) -gt 0 ]; then
+			pass "bs$bs-mutant-$MUTANT-caught ($l lost, $s stale, $c check failures at $C_REPLAYED points)"
+		else
+			fail "bs$bs-mutant-$MUTANT-caught" "$C_REPLAYED points, none failed: the harness misses this bug"
 		fi
-	done 3<"$3"
+		return
+	fi
+	[ -s "$W/failures" ] && cat "$W/failures" >>/results/failures && rm -f "$W/failures"
+	T_REPLAYED=$((T_REPLAYED + C_REPLAYED)) T_LOST=$((T_LOST + l)) T_STALE=$((T_STALE + s)) T_CHECK=$((T_CHECK + c))
+	C_BAD=$((l + s + c))
+	[ "$C_BAD" -gt 0 ] && save_evidence
+	if [ "$C_BAD" -eq 0 ] && [ "$C_REPLAYED" -gt 0 ]; then
+		pass "bs$bs-crash-points ($C_REPLAYED replayed in $el s, of $npts in the log)"
+	else
+		fail "bs$bs-crash-points" "$C_BAD failures in $C_REPLAYED replayed; see /results/failures"
+	fi
 }
 
 for bs in $SIZES; do
-	C_REPLAYED=0 C_BAD=0 SAVED=""
 	c0=$(date +%s)
 	# --- 1. the logged layout ---------------------------------------------
 	DATA=$(mk_null fcrdata $((FLASH_MB + ORIGIN_MB)) cache_size=8 discard=1) || die "null_blk data" setup
@@ -261,23 +226,16 @@ for bs in $SIZES; do
 	awk -v n="$nsub" -v N="$withw" '$2 > 0 { i = c++; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
 		"$W/cpoints" >"$W/sel.sub"
 	info "bs$bs: $(wc -l <"$W/list") log entries, $npts crash points, $nmarks durability marks; replaying $(wc -l <"$W/sel.plain") prefixes + $(wc -l <"$W/sel.sub") subset variants"
-	RDEV=$(mk_null fcrtarget $((FLASH_MB + ORIGIN_MB)) discard=1) || die "replay target" setup
-	# each crash state is checked on a copy (WORK) of the replay target,
-	# through two slices that stay
-	WORK=$(mk_null fcrwork $((FLASH_MB + ORIGIN_MB))) || die "work device" setup
-	dm_create rflash "0 $FS linear $WORK 0" &&
-		dm_create rorigin "0 $OS linear $WORK $FS" || die "slices of the work device" setup
-	sort -n -u "$W/sel.plain" "$W/sel.sub" >"$W/sel.all"
-	c1=$(date +%s)
-	walk "$W/sel.plain" "$W/sel.sub" "$W/sel.all"
-	el=$(($(date +%s) - c1))
-	if [ "$C_BAD" -eq 0 ] && [ "$C_REPLAYED" -gt 0 ]; then
-		pass "bs$bs-crash-points ($C_REPLAYED replayed in $el s, of $npts in the log)"
-	else
-		fail "bs$bs-crash-points" "$C_BAD failures in $C_REPLAYED replayed; see /results/failures"
+	walk "$W/sel.plain" "$W/sel.sub" ""
+	if [ "$NEGPOINTS" -gt 0 ]; then
+		# negative control: the same walk over a few prefixes, verified
+		# against a mark whose sync had not returned at the crash
+		awk -v n="$NEGPOINTS" -v N="$npts" '{ i = NR - 1; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
+			"$W/cpoints" >"$W/sel.neg"
+		: >"$W/sel.none"
+		walk "$W/sel.neg" "$W/sel.none" --negative
 	fi
-	dm_remove rflash; dm_remove rorigin
-	rm_null fcrtarget; rm_null fcrwork; rm_null fcrlog
+	rm_null fcrlog
 done
 echo "$T_REPLAYED $T_LOST $T_STALE $T_CHECK" >/results/counts
 echo "crash points: $T_REPLAYED replayed, $T_LOST lost, $T_STALE stale, $T_CHECK check failures"

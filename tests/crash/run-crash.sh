@@ -31,7 +31,7 @@ while [ "$N" -lt "$want" ] && [ "$boot" -lt "$maxboots" ]; do
 	mkdir -p "$res"
 	b0=$(date +%s)
 	echo "# check-crash boot $boot: $p points, sizes $sizes, seed $seed"
-	guest_run check-crash-$boot --results "$res" --timeout $((900 + p * 12)) \
+	guest_run check-crash-$boot --results "$res" --timeout $((900 + p * 6)) \
 		tests/crash/replay-guest.sh "$p" "$seed" "$sizes" "$txns" || rc=1
 	if [ -s "$res/counts" ]; then
 		read -r n l s c <"$res/counts"

@@ -1,11 +1,12 @@
 #!/bin/sh
 # dm-fcache replayed at every flush point (short form of `make check-crash`):
 # a workload on a writeback volume whose flash and origin are two slices of
-# one dm-log-writes device; the log is replayed at >= FC_REPLAY_POINTS (200)
-# crash points (30 by default here: ~11 s a point under TCG), each checked (fcachectl check, load, every sector against the
-# workload's durability oracle, flush, origin alone).  See docs/TESTING.md,
-# "Replay at every flush point".  Knobs: FC_REPLAY_POINTS, FC_REPLAY_SIZES,
-# FC_REPLAY_TXNS, FC_REPLAY_SEED.
+# one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (200)
+# crash points over block sizes 64 and 32 sectors, each checked (fcachectl
+# check, load, every sector against the workload's durability oracle,
+# flush, origin alone), plus a negative control that must flag lost writes.
+# See docs/TESTING.md, "Replay at every flush point".  Knobs:
+# FC_REPLAY_POINTS, FC_REPLAY_SIZES, FC_REPLAY_TXNS, FC_REPLAY_SEED.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-replay || exit 0
 if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
@@ -13,14 +14,14 @@ if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
 	exit 0
 fi
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: fcache-replay (no userspace/fcachectl: make userspace)"; exit 0; }
-want=${FC_REPLAY_POINTS:-30}
+want=${FC_REPLAY_POINTS:-200}
 seed=${FC_REPLAY_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') + 1 ))}
 res=$SUITE_TOP/build/vm/results-replay
 rm -rf "$res"
 mkdir -p "$res"
 t0=$(date +%s)
-guest_run fcache-replay --results "$res" --timeout $((600 + want * 12)) \
-	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64}" "${FC_REPLAY_TXNS:-20}"
+guest_run fcache-replay --results "$res" --timeout $((900 + want * 6)) \
+	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-20}" negative=4
 el=$(($(date +%s) - t0))
 if [ -s "$res/counts" ]; then
 	read -r n l s c <"$res/counts"

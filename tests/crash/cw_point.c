@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cw_point: the crash-point loop of tests/crash/replay-guest.sh in one
+ * process (a dozen processes a point made ~11 s a point under TCG).
+ *
+ *   cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS
+ *            ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace]
+ *
+ * PLAIN and SUBSET list crash points (log entry numbers), one a line.  In
+ * log order over their union, the log is replayed incrementally onto RDEV
+ * (which must hold nothing yet); at each point in PLAIN the prefix state,
+ * at each point in SUBSET a random-subset variant (writes of the next
+ * window, torn at every other point), is checked on a throw-away view of
+ * RDEV: a non-persistent dm-snapshot over it (COWDEV holds the changes),
+ * sliced into a flash and an origin by dm-linear.  The check of a state:
+ *   1. the flash slice's metadata, offline (fcachectl check's code);
+ *   2. a pool and a writeback volume load on the slices;
+ *   3. every sector read through the volume against the oracle (cw_work
+ *      verify's code, in a child: an I/O error fails the point, not us);
+ *   4. the volume's flush; orderly teardown (detach, remove);
+ *   5. the origin slice alone against the oracle, byte-equal to what the
+ *      volume returned.
+ * Device-mapper is driven by ioctls (no udev, no dmsetup): tables name
+ * devices by major:minor, nodes for I/O are made in WORKDIR.
+ *
+ * Prints a line per failing point ("# POINT-FAIL ...", also appended to
+ * WORKDIR/failures), every 10th point a progress line, and at the end
+ *   "walk: <n> replayed <l> lost <s> stale <c> check"
+ * Exit: 0 the walk ran (whatever it found), 2 the harness failed.
+ */
+
+/* The log reader and the oracle's verifier, each under its own prefix. */
+#define main lw_main
+#define die lw_die
+#define abuf lw_abuf
+#define num lw_num
+#define rnd lw_rnd
+#define rng lw_rng
+#define usage lw_usage
+#include "lw_replay.c"
+#undef main
+#undef die
+#undef abuf
+#undef num
+#undef rnd
+#undef rng
+#undef usage
+#define main cw_main
+#define die cw_die
+#define abuf cw_abuf
+#define num cw_num
+#define rnd cw_rnd
+#include "cw_work.c"
+#undef main
+#undef die
+#undef abuf
+#undef num
+#undef rnd
+
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "fc_check.h"
+
+static int ctl = -1, trace, negative;
+static const char *wdir;
+
+static void step(const char *what, uint64_t k)
+{
+	struct timespec ts;
+
+	if (!trace)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("# %ld.%03ld entry %" PRIu64 ": %s\n", (long)ts.tv_sec, ts.tv_nsec / 1000000, k, what);
+}
+
+union dmbuf {
+	struct dm_ioctl io;
+	char b[16384];
+};
+
+static void dm_init(union dmbuf *u, const char *name)
+{
+	memset(u, 0, sizeof(*u));
+	u->io.version[0] = DM_VERSION_MAJOR;
+	u->io.version[1] = 0;
+	u->io.version[2] = 0;
+	u->io.data_size = sizeof(*u);
+	u->io.data_start = sizeof(struct dm_ioctl);
+	snprintf(u->io.name, sizeof(u->io.name), "%s", name);
+}
+
+/* dm_create NAME "TYPE ARGS" over SECTORS; 0 and *dev, or -errno (err: why) */
+static int dm_create(const char *name, uint64_t sectors, const char *target, dev_t *dev,
+		     char *err, size_t errlen)
+{
+	union dmbuf u;
+	struct dm_target_spec *sp;
+	char type[DM_MAX_TYPE_NAME], *params;
+	const char *sp_at = strchr(target, ' ');
+	int e;
+
+	dm_init(&u, name);
+	if (ioctl(ctl, DM_DEV_CREATE, &u.io)) {
+		e = errno;
+		snprintf(err, errlen, "create %s: %s", name, strerror(e));
+		return -e;
+	}
+	*dev = (dev_t)u.io.dev;
+	dm_init(&u, name);
+	u.io.target_count = 1;
+	sp = (struct dm_target_spec *)(u.b + sizeof(struct dm_ioctl));
+	sp->sector_start = 0;
+	sp->length = sectors;
+	snprintf(type, sizeof(type), "%.*s", (int)(sp_at - target), target);
+	snprintf(sp->target_type, sizeof(sp->target_type), "%s", type);
+	params = (char *)(sp + 1);
+	snprintf(params, sizeof(u) - sizeof(struct dm_ioctl) - sizeof(*sp), "%s", sp_at + 1);
+	sp->next = 0;
+	if (ioctl(ctl, DM_TABLE_LOAD, &u.io)) {
+		e = errno;
+		snprintf(err, errlen, "table of %s refused (%s): %s", name, strerror(e), target);
+		goto undo;
+	}
+	dm_init(&u, name);
+	if (ioctl(ctl, DM_DEV_SUSPEND, &u.io)) {	/* no DM_SUSPEND_FLAG: resume */
+		e = errno;
+		snprintf(err, errlen, "resume %s: %s", name, strerror(e));
+		goto undo;
+	}
+	return 0;
+undo:
+	dm_init(&u, name);
+	ioctl(ctl, DM_DEV_REMOVE, &u.io);
+	return -e;
+}
+
+static int dm_remove(const char *name)
+{
+	union dmbuf u;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		dm_init(&u, name);
+		if (!ioctl(ctl, DM_DEV_REMOVE, &u.io) || errno == ENXIO)
+			return 0;
+		if (errno != EBUSY)
+			break;
+		usleep(100000);
+	}
+	return -errno;
+}
+
+static int dm_message(const char *name, const char *msg)
+{
+	union dmbuf u;
+	struct dm_target_msg *m;
+
+	dm_init(&u, name);
+	m = (struct dm_target_msg *)(u.b + sizeof(struct dm_ioctl));
+	m->sector = 0;
+	snprintf(m->message, sizeof(u) - sizeof(struct dm_ioctl) - sizeof(*m), "%s", msg);
+	return ioctl(ctl, DM_TARGET_MSG, &u.io) ? -errno : 0;
+}
+
+/* a block node for DEV in WORKDIR */
+static const char *node(const char *name, dev_t dev)
+{
+	static char path[8][512];
+	static int n;
+	char *p = path[n++ % 8];
+
+	snprintf(p, sizeof(path[0]), "%s/dev-%s", wdir, name);
+	unlink(p);
+	if (mknod(p, S_IFBLK | 0600, dev))
+		cw_die(2, "mknod %s: %s", p, strerror(errno));
+	return p;
+}
+
+static const char *mm(dev_t dev)
+{
+	static char b[4][32];
+	static int n;
+	char *p = b[n++ % 4];
+
+	snprintf(p, sizeof(b[0]), "%u:%u", major(dev), minor(dev));
+	return p;
+}
+
+/*
+ * cw_work verify in a child (its die() must not end the walk): its stdout
+ * and stderr go to OUT.  Returns its exit status (0 ok, 1 lost/stale,
+ * 2 I/O error), and in *lost / *stale whether it found any.
+ */
+static int verify(const char *dev, const char *oracle, const char *dmark, const char *bmark,
+		  const char *opt, const char *img, const char *out, int *lost, int *stale)
+{
+	char *argv[8] = { (char *)dev, (char *)oracle, (char *)dmark, (char *)bmark,
+			  (char *)opt, (char *)img, NULL, NULL };
+	char line[512];
+	pid_t pid;
+	int st, fd;
+	FILE *f;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		cw_die(2, "fork: %s", strerror(errno));
+	if (!pid) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0)
+			_exit(2);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		exit(cmd_verify(opt ? 6 : 4, argv));
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		cw_die(2, "waitpid: %s", strerror(errno));
+	*lost = *stale = 0;
+	f = fopen(out, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		uint64_t b, l, s;
+
+		if (sscanf(line, "verify: %" SCNu64 " blocks, lost %" SCNu64 " stale %" SCNu64, &b, &l, &s) == 3) {
+			*lost = l > 0;
+			*stale = s > 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+/* the last line of FILE (a short reason for a failure line) */
+static const char *tail1(const char *file)
+{
+	static char last[600];
+	char line[600];
+	FILE *f = fopen(file, "r");
+
+	last[0] = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (line[0] != '\n')
+			memcpy(last, line, sizeof(line));
+	if (f)
+		fclose(f);
+	last[strcspn(last, "\n")] = 0;
+	return last;
+}
+
+struct walk {
+	const struct lw *l;
+	const char *oracle, *rdev, *failures;
+	dev_t rdev_dev, cow_dev;
+	uint64_t fs, os, bs, seed;
+	uint64_t n, lost, stale, check, shown;
+	uint64_t k;
+	const char *variant;
+	char dmark[64], bmark[64];
+};
+
+static void point_fail(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void point_fail(struct walk *w, const char *fmt, ...)
+{
+	char msg[1200];
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (w->shown++ < 30)
+		printf("# POINT-FAIL bs%" PRIu64 " entry %" PRIu64 " %s: %s\n", w->bs, w->k, w->variant, msg);
+	f = fopen(w->failures, "a");
+	if (f) {
+		fprintf(f, "bs%" PRIu64 " seed %" PRIu64 " entry %" PRIu64 " %s dmark %s bmark %s: %s\n",
+			w->bs, w->seed, w->k, w->variant, w->dmark, w->bmark, msg);
+		fclose(f);
+	}
+}
+
+/* the marks from a replay's " ... dmark X bmark Y last Z" line */
+static void take_marks(struct walk *w, const char *out)
+{
+	char line[512];
+	FILE *f = fopen(out, "r");
+	const char *p;
+
+	strcpy(w->dmark, "?");
+	strcpy(w->bmark, "?");
+	while (f && fgets(line, sizeof(line), f)) {
+		p = strstr(line, " dmark ");
+		if (p)
+			sscanf(p, " dmark %63s bmark %63s", w->dmark, w->bmark);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* lw_replay's replay, its output (the marks) into FILE */
+static void replay(struct walk *w, const char *dev, uint64_t from, uint64_t to, uint64_t subset,
+		   int tear, const char *file)
+{
+	char a_from[32], a_to[32], a_seed[32];
+	char *argv[12];
+	int argc = 0, fd, saved;
+
+	snprintf(a_from, sizeof(a_from), "%" PRIu64, from);
+	snprintf(a_to, sizeof(a_to), "%" PRIu64, to);
+	snprintf(a_seed, sizeof(a_seed), "%" PRIu64, subset);
+	argv[argc++] = "--from";
+	argv[argc++] = a_from;
+	argv[argc++] = "--to";
+	argv[argc++] = a_to;
+	argv[argc++] = "--marks";
+	argv[argc++] = "cw";
+	if (subset) {
+		argv[argc++] = "--subset";
+		argv[argc++] = a_seed;
+		if (tear)
+			argv[argc++] = "--tear";
+	}
+	argv[argc] = NULL;
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || saved < 0)
+		cw_die(2, "%s: %s", file, strerror(errno));
+	dup2(fd, 1);
+	close(fd);
+	cmd_replay(w->l, dev, argc, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	take_marks(w, file);
+}
+
+static void teardown(void)
+{
+	dm_remove("cwp-vol");
+	dm_remove("cwp-pool");
+	dm_remove("cwp-flash");
+	dm_remove("cwp-origin");
+	dm_remove("cwp-snap");
+}
+
+/*
+ * One crash state: the snapshot view of RDEV (plus, for a subset variant,
+ * the writes of the window after k), checked as the header says.
+ */
+static void point(struct walk *w, uint64_t subset, int tear)
+{
+	char err[1024], tab[256], out[600], img[600], chk[600], rep[600];
+	dev_t snap, flash, origin, pool, vol;
+	int lost = 0, stale = 0, bad = 0, r, fd;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/verify.out", wdir);
+	snprintf(img, sizeof(img), "%s/img", wdir);
+	snprintf(chk, sizeof(chk), "%s/check.out", wdir);
+	snprintf(rep, sizeof(rep), "%s/subset.out", wdir);
+	unlink(img);
+	step("view", w->k);
+	snprintf(tab, sizeof(tab), "snapshot %s %s N 128", mm(w->rdev_dev), mm(w->cow_dev));
+	if (dm_create("cwp-snap", w->fs + w->os, tab, &snap, err, sizeof(err)))
+		cw_die(2, "%s", err);
+	if (subset) {
+		step("subset", w->k);
+		replay(w, node("snap", snap), w->k + 1, w->k, subset, tear, rep);
+	}
+	snprintf(tab, sizeof(tab), "linear %s 0", mm(snap));
+	if (dm_create("cwp-flash", w->fs, tab, &flash, err, sizeof(err)))
+		cw_die(2, "%s", err);
+	snprintf(tab, sizeof(tab), "linear %s %" PRIu64, mm(snap), w->fs);
+	if (dm_create("cwp-origin", w->os, tab, &origin, err, sizeof(err)))
+		cw_die(2, "%s", err);
+
+	step("check", w->k);
+	fd = open(node("flash", flash), O_RDONLY);
+	f = fopen(chk, "w");
+	if (fd < 0 || !f)
+		cw_die(2, "flash view / %s: %s", chk, strerror(errno));
+	r = fc_check_fd(fd, "flash", FC_OUT_CHECK, 0, f);
+	fclose(f);
+	close(fd);
+	if (r) {
+		bad = 1;
+		point_fail(w, "fcachectl check failed: %s", tail1(chk));
+	}
+
+	step("load", w->k);
+	snprintf(tab, sizeof(tab), "fcache-pool %s %" PRIu64, mm(flash), w->bs);
+	if (dm_create("cwp-pool", w->fs, tab, &pool, err, sizeof(err))) {
+		bad = 1;
+		point_fail(w, "pool load refused: %s", err);
+		goto out;
+	}
+	snprintf(tab, sizeof(tab), "fcache %s %s 1 writeback", mm(pool), mm(origin));
+	if (dm_create("cwp-vol", w->os, tab, &vol, err, sizeof(err))) {
+		bad = 1;
+		point_fail(w, "volume load refused: %s", err);
+		goto out;
+	}
+	step("verify volume", w->k);
+	r = verify(node("vol", vol), w->oracle, w->dmark, w->bmark, "--save", img, out, &lost, &stale);
+	if (r == 1)
+		point_fail(w, "through the volume: %s", tail1(out));
+	else if (r) {
+		bad = 1;
+		point_fail(w, "volume read failed: %s", tail1(out));
+	}
+	step("flush", w->k);
+	r = dm_message("cwp-vol", "flush");
+	if (r) {
+		bad = 1;
+		point_fail(w, "volume flush failed: %s", strerror(-r));
+	}
+	dm_message("cwp-vol", "detach");
+	if (dm_remove("cwp-vol") || dm_remove("cwp-pool")) {
+		bad = 1;
+		point_fail(w, "teardown of volume and pool failed: %s", strerror(errno));
+		goto out;
+	}
+	if (!bad && !access(img, F_OK)) {
+		int l2, s2;
+
+		step("verify origin", w->k);
+		r = verify(node("origin", origin), w->oracle, w->dmark, w->bmark, "--same", img, out, &l2, &s2);
+		if (r == 1) {
+			point_fail(w, "origin alone after the flush: %s", tail1(out));
+			lost |= l2;
+			stale |= s2;
+		} else if (r) {
+			bad = 1;
+			point_fail(w, "origin read failed: %s", tail1(out));
+		}
+	}
+out:
+	teardown();
+	w->n++;
+	w->lost += lost;
+	w->stale += stale;
+	w->check += bad;
+}
+
+/* read a list of entry numbers */
+static uint64_t *read_list(const char *path, uint64_t *n)
+{
+	uint64_t *v = NULL, cap = 0, x;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		cw_die(2, "%s: %s", path, strerror(errno));
+	*n = 0;
+	while (fscanf(f, "%" SCNu64, &x) == 1) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				cw_die(2, "out of memory");
+		}
+		v[(*n)++] = x;
+	}
+	fclose(f);
+	return v;
+}
+
+static int in(const uint64_t *v, uint64_t n, uint64_t x)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static dev_t devno(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		cw_die(2, "%s: not a block device", path);
+	return st.st_rdev;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t *plain, *sub, np, ns, i, j, next, prev = 0, k;
+	char rep[600], fail[600];
+	struct walk w;
+	struct lw l;
+	time_t t0 = time(NULL);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 13; (int)i < argc; i++) {
+		if (!strcmp(argv[i], "--trace"))
+			trace = 1;
+		else if (!strcmp(argv[i], "--negative"))
+			negative = 1;
+		else
+			argc = 0;
+	}
+	if (argc < 13)
+		cw_die(2, "usage: cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace] [--negative]");
+	memset(&w, 0, sizeof(w));
+	open_log(&l, argv[1], argv[2]);
+	w.l = &l;
+	w.rdev = argv[3];
+	w.rdev_dev = devno(argv[3]);
+	w.cow_dev = devno(argv[4]);
+	w.oracle = argv[5];
+	plain = read_list(argv[6], &np);
+	sub = read_list(argv[7], &ns);
+	w.fs = cw_num(argv[8]);
+	w.os = cw_num(argv[9]);
+	w.bs = cw_num(argv[10]);
+	w.seed = cw_num(argv[11]);
+	wdir = argv[12];
+	snprintf(fail, sizeof(fail), "%s/failures", wdir);
+	w.failures = fail;
+	snprintf(rep, sizeof(rep), "%s/replay.out", wdir);
+	ctl = open("/dev/mapper/control", O_RDWR);
+	if (ctl < 0)
+		cw_die(2, "/dev/mapper/control: %s", strerror(errno));
+	teardown();	/* leftovers of an interrupted run */
+
+	/* the union of both lists in log order */
+	for (k = 0;; k = next + 1) {
+		next = UINT64_MAX;
+		for (i = 0; i < np; i++)
+			if (plain[i] >= k && plain[i] < next)
+				next = plain[i];
+		for (j = 0; j < ns; j++)
+			if (sub[j] >= k && sub[j] < next)
+				next = sub[j];
+		if (next == UINT64_MAX)
+			break;
+		w.k = next;
+		step("replay", next);
+		replay(&w, w.rdev, prev, next, 0, 0, rep);
+		prev = next + 1;
+		if (in(plain, np, next) && negative) {
+			/*
+			 * Broken on purpose: claim durable what the first mark
+			 * after the next crash point names, a sync that had not
+			 * returned at this crash.  The walk must flag it lost.
+			 */
+			uint64_t c, m;
+
+			for (c = next + 1; c < l.n && !is_point(&l.e[c]); c++)
+				;
+			for (m = c + 1; m < l.n; m++)
+				if ((l.e[m].flags & F_MARK) && !strncmp(l.e[m].name, "cw", 2))
+					break;
+			if (c < l.n && m < l.n) {
+				snprintf(w.dmark, sizeof(w.dmark), "%s", l.e[m].name);
+				strcpy(w.bmark, "-");
+				w.variant = "negative-control";
+				point(&w, 0, 0);
+			}
+		} else if (in(plain, np, next)) {
+			w.variant = "prefix";
+			point(&w, 0, 0);
+		}
+		if (in(sub, ns, next) && !negative) {
+			char v[96];
+			uint64_t s = w.seed * 1000003 + next * 7 + w.bs;
+			int tear = !(next % 2);
+
+			snprintf(v, sizeof(v), "subset-seed%" PRIu64 "%s", s, tear ? "-torn" : "");
+			w.variant = v;
+			point(&w, s, tear);
+			/* the marks of the prefix again for the next point */
+			take_marks(&w, rep);
+		}
+		if (w.n % 10 == 0 || trace)
+			printf("# bs%" PRIu64 ": %" PRIu64 " points checked, %ld s (entry %" PRIu64 ", dmark %s, bmark %s)\n",
+			       w.bs, w.n, (long)(time(NULL) - t0), next, w.dmark, w.bmark);
+	}
+	printf("walk: %" PRIu64 " replayed %" PRIu64 " lost %" PRIu64 " stale %" PRIu64 " check\n",
+	       w.n, w.lost, w.stale, w.check);
+	return 0;
+}
