@@ -2,4 +2,4 @@
 # dm-fcache writeback policy and read-hit races: tests/guest/fc_writeback.sh.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-writeback || exit 0
-guest_run fcache-writeback --timeout 300 tests/guest/fc_writeback.sh
+guest_run fcache-writeback --timeout 600 tests/guest/fc_writeback.sh
