@@ -231,3 +231,10 @@ mutate 's["tps_spread_pct"] = 1.0'
 rc rounds-schema-catches-wrong-spread 1 python3 "$H/bench_check_json.py" "$T/bad.json"
 mutate 'del s["avg_ms_rounds"]'
 rc rounds-schema-catches-missing-rounds 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench compare --ro); COMP_CWORD=3; _fcachectl; echo \${COMPREPLY[*]}")
+if [ "$out" = --rounds ]; then pass completion-rounds; else fail completion-rounds "$out"; fi
+
+# ---- make demo passes --rounds 2 (printed, not run: make -n, $(MAKE) neutralised)
+if make -s -n -C "$top" demo MAKE=true 2>/dev/null | grep -q 'tests/vm/demo.sh .*--rounds 2$'; then
+	pass demo-passes-rounds-2; else fail demo-passes-rounds-2; fi
