@@ -2,7 +2,8 @@
 #   make            build the module (against KDIR) and fcachectl
 #   make check      install missing packages, build, run host + guest tests
 #   make demo       install missing packages, build, boot the testbed and
-#                   run the OLTP before/after benchmark (DEMO_ARGS=--quick)
+#                   run the OLTP before/after benchmark (DEMO_ARGS=--quick;
+#                   DEMO_ROUNDS=N: runs per configuration, default 2)
 #   make install    install module (+DKMS source), fcachectl, man page, units
 #
 # KDIR: the kernel build tree; defaults to the running kernel's, else that
@@ -43,9 +44,13 @@ check: deps
 	$(MAKE) fi-module
 	@sh $(TOP)/tests/run-all.sh
 
+# every configuration runs DEMO_ROUNDS times in alternating order; the report
+# gives medians and their spread (bench compare --rounds)
+DEMO_ROUNDS ?= 2
+
 demo: deps
 	$(MAKE) all
-	@sh $(TOP)/tests/vm/demo.sh $(DEMO_ARGS)
+	@sh $(TOP)/tests/vm/demo.sh $(DEMO_ARGS) --rounds $(DEMO_ROUNDS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean

@@ -20,12 +20,16 @@
 #define EX_FAIL	 1
 #define EX_USAGE 2
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define BENCH_MAX_ROUNDS_STR STR(BENCH_MAX_ROUNDS)
+
 static const char usage_text[] =
 "usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
 "       fcachectl bench run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
 "       fcachectl bench compare --origin DEV --flash DEV [--anchors] [--quick]\n"
 "                               [--output DIR] [--size MB] [--configs LIST]\n"
-"                               [--cache-block KiB]\n"
+"                               [--cache-block KiB] [--rounds N]\n"
 "                               [RUN OPTIONS]\n"
 "\n"
 "prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
@@ -49,6 +53,13 @@ static const char usage_text[] =
 "         --cache-block KiB: fcache's block size (default 32, fcachectl's\n"
 "         default; 16 matches a 16 KiB database page); dm-cache uses 32 KiB\n"
 "         (its smallest), dm-writecache 4 KiB.\n"
+"         --rounds N (1..20, default 1) runs every configuration N times,\n"
+"         in alternating order (baseline first in odd rounds, last in even\n"
+"         ones) so that a drift in the machine's speed does not favour one\n"
+"         configuration; the report and results.json then give per user\n"
+"         count the median TPS and average response time over the rounds\n"
+"         with their spread (min..max, (max-min) in %% of the median), and\n"
+"         the ratios to the baseline are ratios of the medians.\n"
 "\n"
 "run options:\n"
 "  --profile P          tpcc (default), read-write, read-only\n"
@@ -76,7 +87,7 @@ enum {
 	O_PROFILE = 256, O_USERS, O_TIME, O_WARMUP, O_INTERVAL, O_RTLIMIT, O_BP,
 	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
-	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK,
+	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS,
 };
 
 static const struct option lopts[] = {
@@ -93,7 +104,7 @@ static const struct option lopts[] = {
 	{ "flash", 1, 0, O_FLASH }, { "anchors", 0, 0, O_ANCHORS },
 	{ "quick", 0, 0, O_QUICK }, { "output", 1, 0, O_OUTPUT },
 	{ "configs", 1, 0, O_CONFIGS }, { "help", 0, 0, O_HELP },
-	{ "cache-block", 1, 0, O_CBLOCK },
+	{ "cache-block", 1, 0, O_CBLOCK }, { "rounds", 1, 0, O_ROUNDS },
 	{ 0, 0, 0, 0 },
 };
 
@@ -102,7 +113,7 @@ struct cli {
 	const char *json, *label, *origin, *flash, *output, *configs;
 	double size_mb, log_mb;
 	unsigned page_kib, cblock_kib;
-	int anchors, quick, time_set, warm_set, users_set;
+	int anchors, quick, time_set, warm_set, users_set, rounds_set;
 };
 
 static int usage(const char *fmt, const char *arg)
@@ -194,6 +205,7 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 	o->direct = 1;
 	o->inject_stale_s = -1;
 	o->out = stdout;
+	o->rounds = 1;
 	c->page_kib = 16;
 	c->cblock_kib = 32;	/* fcachectl's default pool block */
 	*npos = 0;
@@ -233,6 +245,19 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 				return usage("bad --cache-block '%s' (KiB, a power of two 4..1024)", a);
 			c->cblock_kib = (unsigned)v;
 			break;
+		case O_ROUNDS: {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(a, &end, 10);
+			if (errno || end == a || *end || n < 1 || n > BENCH_MAX_ROUNDS)
+				return usage("bad --rounds '%s' (a whole number of runs per "
+					     "configuration, 1.." BENCH_MAX_ROUNDS_STR ")", a);
+			o->rounds = (int)n;
+			c->rounds_set = 1;
+			break;
+		}
 		case 'h':
 		case O_HELP:
 			usage(NULL, NULL);
@@ -341,14 +366,48 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 	return ret ? EX_FAIL : EX_OK;
 }
 
+/* Runs one configuration (of @rounds); 0 ok, 1 skipped (no stack), -1 failed. */
+static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
+		       struct bench_result *x)
+{
+	char top[512], st[1024];
+	int rc;
+
+	if (rounds > 1)
+		printf("\n=== %s (round %d of %d)\n", cfg, round + 1, rounds);
+	else
+		printf("\n=== %s\n", cfg);
+	fflush(stdout);
+	if (bench_stack_up(cfg, c->origin, c->flash, c->cblock_kib * 2, top, sizeof(top)) < 0) {
+		printf("%s: SKIPPED (the stack could not be built; see above)\n", cfg);
+		return 1;
+	}
+	snprintf(x->config, sizeof(x->config), "%s", cfg);
+	c->o.label = cfg;
+	rc = bench_run(top, &c->o, x);
+	bench_stack_status(cfg, st, sizeof(st));
+	if (st[0])
+		printf("%s status: %s\n", cfg, st);
+	bench_stack_cleanup();
+	if (x->nsteps)
+		bench_print_table(stdout, x, c->o.rt_limit_s);
+	if (rc) {
+		fprintf(stderr, "fcachectl bench: %s FAILED: %s\n", cfg,
+			x->error[0] ? x->error : "see above");
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_compare(struct cli *c, int argc, char **argv)
 {
 	const char *all[] = { "baseline", "fcache-writeback", "dm-cache", "dm-writecache" };
-	const char *cfg[8];
-	char top[512], json[1024], svg[1024], st[1024];
-	struct bench_result *r;
+	const char *cfg[BENCH_MAX_CONFIGS];
+	char json[1024], svg[1024];
+	struct bench_result *run, *r;
 	const char *out = c->output ? c->output : ".";
-	int ncfg = 0, nr = 0, i, failed = 0;
+	int rounds = c->o.rounds, ncfg = 0, nr = 0, i, k, failed = 0, stop = 0;
+	int nrun[BENCH_MAX_CONFIGS] = { 0 }, order[BENCH_MAX_CONFIGS], left;
 	char *cmd;
 	uint64_t t0 = bench_now_ns();
 
@@ -358,20 +417,21 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 		char *d = strdup(c->configs), *t, *sv = NULL;
 
 		cfg[ncfg++] = "baseline";
-		for (t = strtok_r(d, ",", &sv); t && ncfg < 8; t = strtok_r(NULL, ",", &sv)) {
-			int k = 0;
+		for (t = strtok_r(d, ",", &sv); t && ncfg < BENCH_MAX_CONFIGS;
+		     t = strtok_r(NULL, ",", &sv)) {
+			int m = 0;
 
 			if (!strcmp(t, "baseline"))
 				continue;
 			for (i = 1; i < 4; i++)
 				if (!strcmp(t, all[i]))
-					k = i;
-			if (!k) {
+					m = i;
+			if (!m) {
 				usage("unknown configuration '%s'", t);
 				free(d);
 				return EX_USAGE;
 			}
-			cfg[ncfg++] = all[k];
+			cfg[ncfg++] = all[m];
 		}
 		free(d);
 	} else {
@@ -398,51 +458,73 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	printf("origin %s, flash %s, configurations:", c->origin, c->flash);
 	for (i = 0; i < ncfg; i++)
 		printf(" %s", cfg[i]);
+	if (rounds > 1)
+		printf(", %d rounds (the order alternates)", rounds);
 	printf("\ncache blocks: fcache %u KiB, dm-cache 32 KiB, dm-writecache 4 KiB\n",
 	       c->cblock_kib);
 	bench_stack_cleanup();
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EX_FAIL;
+	/* run[i * rounds + n]: the n-th run of configuration i */
+	run = calloc((size_t)ncfg * rounds, sizeof(*run));
 	r = calloc(ncfg, sizeof(*r));
-	for (i = 0; i < ncfg; i++) {
-		struct bench_result *x = &r[nr];
-		uint64_t ts = bench_now_ns();
-		int rc;
+	if (!run || !r) {
+		free(run);
+		free(r);
+		fprintf(stderr, "fcachectl bench: out of memory\n");
+		return EX_FAIL;
+	}
+	left = ncfg * rounds;
+	for (k = 0; k < rounds && !stop; k++) {
+		bench_round_order(k, ncfg, order);
+		if (rounds > 1) {
+			printf("\n##### round %d of %d:", k + 1, rounds);
+			for (i = 0; i < ncfg; i++)
+				printf(" %s", cfg[order[i]]);
+			printf("\n");
+		}
+		for (i = 0; i < ncfg && !stop; i++) {
+			int ci = order[i];
+			struct bench_result *x = &run[ci * rounds + nrun[ci]];
+			uint64_t ts = bench_now_ns();
+			int rc = compare_one(c, cfg[ci], k, rounds, x);
 
-		printf("\n=== %s\n", cfg[i]);
-		fflush(stdout);
-		if (bench_stack_up(cfg[i], c->origin, c->flash,
-				   c->cblock_kib * 2, top, sizeof(top)) < 0) {
-			printf("%s: SKIPPED (the stack could not be built; see above)\n", cfg[i]);
-			if (i == 0)
-				return EX_FAIL;
-			failed = 1;
-			continue;
+			left--;
+			if (rc > 0) {
+				/* nothing to compare against without the first baseline */
+				if (!nrun[0]) {
+					free(run);
+					free(r);
+					return EX_FAIL;
+				}
+				failed = 1;
+				continue;
+			}
+			nrun[ci]++;
+			if (rc < 0) {
+				failed = stop = 1;
+				break;
+			}
+			/* the next run starts from the same data state */
+			if (left && bench_restore(c->origin, x->final_ver, 1) < 0) {
+				fprintf(stderr, "fcachectl bench: restoring %s failed\n",
+					c->origin);
+				failed = stop = 1;
+				break;
+			}
+			free(x->final_ver);
+			x->final_ver = NULL;
+			printf("%s: %.0f s (run and restore)\n", cfg[ci],
+			       (bench_now_ns() - ts) / 1e9);
 		}
-		snprintf(x->config, sizeof(x->config), "%s", cfg[i]);
-		c->o.label = cfg[i];
-		rc = bench_run(top, &c->o, x);
-		bench_stack_status(cfg[i], st, sizeof(st));
-		if (st[0])
-			printf("%s status: %s\n", cfg[i], st);
-		bench_stack_cleanup();
-		if (x->nsteps)
-			bench_print_table(stdout, x, c->o.rt_limit_s);
-		if (rc) {
-			fprintf(stderr, "fcachectl bench: %s FAILED: %s\n", cfg[i],
-				x->error[0] ? x->error : "see above");
-			failed = 1;
+	}
+	for (i = 0; i < ncfg; i++) {
+		const struct bench_result *p[BENCH_MAX_ROUNDS];
+
+		for (k = 0; k < nrun[i]; k++)
+			p[k] = &run[i * rounds + k];
+		if (nrun[i] && bench_aggregate(p, nrun[i], c->o.rt_limit_s, &r[nr]) == 0)
 			nr++;
-			break;
-		}
-		nr++;
-		/* the next configuration starts from the same data state */
-		if (i + 1 < ncfg && bench_restore(c->origin, x->final_ver, 1) < 0) {
-			fprintf(stderr, "fcachectl bench: restoring %s failed\n", c->origin);
-			failed = 1;
-			break;
-		}
-		printf("%s: %.0f s (run and restore)\n", cfg[i], (bench_now_ns() - ts) / 1e9);
 	}
 	if (nr > 1 || (nr == 1 && !failed))
 		bench_print_compare(stdout, r, nr);
@@ -455,8 +537,9 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	printf("results: %s\nchart (TPS and average response time versus users): %s\n",
 	       json, svg);
 	printf("total time %.0f s\n", (bench_now_ns() - t0) / 1e9);
-	for (i = 0; i < nr; i++)
-		free(r[i].final_ver);
+	for (i = 0; i < ncfg * rounds; i++)
+		free(run[i].final_ver);
+	free(run);
 	bench_print_summary(stdout, r, nr);
 	free(r);
 	if (failed)
@@ -483,7 +566,9 @@ int fc_cmd_bench(int argc, char **argv)
 		free(c);
 		return ret < 0 ? EX_OK : ret;
 	}
-	if (!strcmp(verb, "prepare"))
+	if (c->rounds_set && strcmp(verb, "compare"))
+		ret = usage("--rounds is an option of compare%s", "");
+	else if (!strcmp(verb, "prepare"))
 		ret = cmd_prepare(c, pos, npos);
 	else if (!strcmp(verb, "run"))
 		ret = cmd_run(c, pos, npos, argc, argv);

@@ -7,6 +7,8 @@
  *   bench_gen.c     datafile layout, page images, the transaction engine
  *                   (io_uring event loop multiplexing all users on one thread)
  *   bench_stats.c   latency histograms, interval lines, tables, JSON, SVG
+ *   bench_rounds.c  the rounds of `compare`: run order, medians and spread
+ *                   (pure functions, unit-tested on the host)
  *   bench_stack.c   the cache stacks of `compare` (fcache, dm-cache,
  *                   dm-writecache) built with libdevmapper through fc_dm
  *
@@ -35,6 +37,8 @@
 #define BENCH_MAX_STEPS		32
 #define BENCH_MAX_TYPES		8
 #define BENCH_HIST_BUCKETS	(64 * 16)
+#define BENCH_MAX_ROUNDS	20	/* --rounds of compare */
+#define BENCH_MAX_CONFIGS	8	/* configurations of compare */
 
 struct bench_hdr {
 	uint64_t magic;
@@ -108,12 +112,29 @@ struct bench_counts {
 	uint64_t free_waits;	/* users that waited for a free frame */
 };
 
+/* A figure over the rounds of `compare` (bench_spread_of). */
+struct bench_spread {
+	int n;			/* values (rounds) it is computed over */
+	double median;		/* the middle value; n even: mean of the two middle ones */
+	double min, max;
+	double spread_pct;	/* (max - min) / median * 100; 0 if the median is 0 */
+};
+
 struct bench_step {
 	int users;
 	double seconds;
 	struct bench_counts c;
 	struct bench_hist lat;	/* transaction response times */
 	double tps, avg_ms, p95_ms, p99_ms, max_ms;
+	/*
+	 * Set by bench_aggregate: the figures of each round (in round order)
+	 * and their spread; tps, avg_ms, p95_ms and p99_ms are then medians,
+	 * max_ms the maximum, seconds and c sums over the rounds, lat unused.
+	 */
+	int nrounds;
+	double tps_round[BENCH_MAX_ROUNDS];
+	double avg_round[BENCH_MAX_ROUNDS];
+	struct bench_spread tps_sp, avg_sp;
 };
 
 struct bench_opts {
@@ -136,6 +157,7 @@ struct bench_opts {
 	int quiet;		/* no interval lines */
 	FILE *out;		/* where reports go (stdout) */
 	const char *label;	/* configuration name in interval lines */
+	int rounds;		/* compare: runs of each configuration (1) */
 };
 
 struct bench_result {
@@ -156,6 +178,7 @@ struct bench_result {
 	char error[512];		/* integrity failure or I/O error text */
 	double elapsed_s;
 	uint32_t *final_ver;		/* versions on disk at the end (malloc) */
+	int rounds;			/* runs aggregated (bench_aggregate) */
 };
 
 /* bench_gen.c */
@@ -165,6 +188,12 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 int bench_restore(const char *dev, const uint32_t *ver, int direct);
 uint64_t bench_now_ns(void);
 int bench_dev_size(const char *dev, uint64_t *bytes);
+
+/* bench_rounds.c */
+int bench_spread_of(const double *v, int n, struct bench_spread *sp);
+void bench_round_order(int round, int ncfg, int *order);
+int bench_aggregate(const struct bench_result *const *run, int n, double rt_limit_s,
+		    struct bench_result *out);
 
 /* bench_stats.c */
 void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s);

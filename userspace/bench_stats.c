@@ -198,12 +198,66 @@ static void print_table(FILE *f, const struct bench_result *r, int nr, const cha
 	}
 }
 
+/* min..max of @fld over the rounds, and the spread in % of the median */
+static void print_spread(FILE *f, const struct bench_result *r, int nr, const char *title,
+			 enum cmp_field fld)
+{
+	const struct bench_result *base = &r[0];
+	int c, i;
+
+	fprintf(f, "\n== %s ==\n%6s", title, "users");
+	for (c = 0; c < nr; c++)
+		fprintf(f, " %28s", r[c].config);
+	fprintf(f, "\n");
+	for (i = 0; i < base->nsteps; i++) {
+		fprintf(f, "%6d", base->step[i].users);
+		for (c = 0; c < nr; c++) {
+			const struct bench_step *s = find_step(&r[c], base->step[i].users);
+			const struct bench_spread *sp;
+			char cell[96];
+
+			sp = !s ? NULL : fld == CMP_TPS ? &s->tps_sp : &s->avg_sp;
+			if (!sp || !sp->n)
+				snprintf(cell, sizeof(cell), "-");
+			else
+				snprintf(cell, sizeof(cell), "%.2f..%.2f (%.1f%%)", sp->min,
+					 sp->max, sp->spread_pct);
+			fprintf(f, " %28s", cell);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static int max_rounds(const struct bench_result *r, int nr)
+{
+	int c, n = 1;
+
+	for (c = 0; c < nr; c++)
+		if (r[c].rounds > n)
+			n = r[c].rounds;
+	return n;
+}
+
 void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 {
-	int c;
+	int c, rounds = max_rounds(r, nr);
 
+	if (rounds > 1)
+		fprintf(f, "\nfigures: medians of %d rounds per configuration (the order of the "
+			"configurations alternates between rounds); ratios are ratios of the "
+			"medians\n", rounds);
 	print_table(f, r, nr, "TPS (ratio to baseline)", CMP_TPS, true);
 	print_table(f, r, nr, "average response time, ms (ratio to baseline)", CMP_AVG, true);
+	if (rounds > 1) {
+		char t[128];
+
+		snprintf(t, sizeof(t), "TPS over %d rounds: min..max (spread: max-min, %% of "
+			 "the median)", rounds);
+		print_spread(f, r, nr, t, CMP_TPS);
+		snprintf(t, sizeof(t), "average response time over %d rounds, ms: min..max "
+			 "(spread)", rounds);
+		print_spread(f, r, nr, t, CMP_AVG);
+	}
 	fprintf(f, "\n== largest user count with average response time under the limit ==\n");
 	for (c = 0; c < nr; c++)
 		fprintf(f, "%-24s %d\n", r[c].config, r[c].max_users_under_limit);
@@ -271,14 +325,47 @@ static void json_counts(struct fc_json *j, const char *key,
 	fj_end(j);
 }
 
+/*
+ * The figures of each round and their spread; a result that did not go
+ * through bench_aggregate counts as one round.
+ */
+static void json_spread(struct fc_json *j, const struct bench_step *s)
+{
+	struct bench_spread tps, avg;
+	int i, n = s->nrounds;
+
+	if (n) {
+		tps = s->tps_sp;
+		avg = s->avg_sp;
+	} else {
+		bench_spread_of(&s->tps, 1, &tps);
+		bench_spread_of(&s->avg_ms, 1, &avg);
+	}
+	fj_u64(j, "rounds", n ? n : 1);
+	fj_dbl(j, "tps_min", tps.min);
+	fj_dbl(j, "tps_max", tps.max);
+	fj_dbl(j, "tps_spread_pct", tps.spread_pct);
+	fj_dbl(j, "avg_ms_min", avg.min);
+	fj_dbl(j, "avg_ms_max", avg.max);
+	fj_dbl(j, "avg_ms_spread_pct", avg.spread_pct);
+	fj_arr(j, "tps_rounds");
+	for (i = 0; i < (n ? n : 1); i++)
+		fj_dbl(j, NULL, n ? s->tps_round[i] : s->tps);
+	fj_end(j);
+	fj_arr(j, "avg_ms_rounds");
+	for (i = 0; i < (n ? n : 1); i++)
+		fj_dbl(j, NULL, n ? s->avg_round[i] : s->avg_ms);
+	fj_end(j);
+}
+
 int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
 		     const char *command)
 {
 	const struct bench_profile *p = r[0].profile;
+	int c, i, k, rounds = o->rounds > 1 ? o->rounds : 1;
 	struct fc_json j;
 	FILE *f = fopen(path, "w");
-	int c, i;
 
 	if (!f) {
 		perror(path);
@@ -317,8 +404,21 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	for (i = 0; i < o->nsteps; i++)
 		fj_u64(&j, NULL, o->users[i]);
 	fj_end(&j);
+	fj_u64(&j, "rounds", rounds);
 	fj_end(&j);
 	fj_str(&j, "chart", chart);
+	/* the planned order of the configurations in each round */
+	fj_arr(&j, "run_order");
+	for (k = 0; k < rounds; k++) {
+		int order[BENCH_MAX_CONFIGS], n = nr < BENCH_MAX_CONFIGS ? nr : BENCH_MAX_CONFIGS;
+
+		bench_round_order(k, n, order);
+		fj_arr(&j, NULL);
+		for (c = 0; c < n; c++)
+			fj_str(&j, NULL, r[order[c]].config);
+		fj_end(&j);
+	}
+	fj_end(&j);
 	fj_arr(&j, "configs");
 	for (c = 0; c < nr; c++) {
 		const struct bench_result *x = &r[c];
@@ -333,6 +433,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		fj_str(&j, "error", x->error[0] ? x->error : NULL);
 		fj_end(&j);
 		fj_u64(&j, "max_users_under_rt_limit", x->max_users_under_limit);
+		fj_u64(&j, "rounds", x->rounds > 1 ? x->rounds : 1);
 		fj_dbl(&j, "warmup_s", x->warm_s);
 		json_counts(&j, "warmup", &x->warm, p);
 		fj_arr(&j, "steps");
@@ -355,6 +456,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 				fj_null(&j, "tps_ratio");
 				fj_null(&j, "avg_rt_ratio");
 			}
+			json_spread(&j, s);
 			json_counts(&j, "counts", &s->c, p);
 			fj_end(&j);
 		}
@@ -372,6 +474,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		fj_u64(&j, "users", u);
 		fj_dbl(&j, "tps_ratio", t);
 		fj_dbl(&j, "avg_rt_ratio", a);
+		fj_u64(&j, "rounds", r[c].rounds > 1 ? r[c].rounds : 1);
 		fj_end(&j);
 	}
 	fj_end(&j);
@@ -410,8 +513,11 @@ static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 
 	for (c = 0; c < nr; c++)
 		for (i = 0; i < r[c].nsteps; i++) {
-			double v = rt ? r[c].step[i].avg_ms : r[c].step[i].tps;
+			const struct bench_step *s = &r[c].step[i];
+			double v = rt ? s->avg_ms : s->tps;
 
+			if (s->nrounds > 1)
+				v = rt ? s->avg_sp.max : s->tps_sp.max;
 			if (v > ymax)
 				ymax = v;
 		}
@@ -445,14 +551,27 @@ static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 		double py[BENCH_MAX_STEPS];
 		int px[BENCH_MAX_STEPS], np = 0;
 
-		/* the configuration's points, at the baseline's numbers of users */
+		/*
+		 * The configuration's points (medians over the rounds), at the
+		 * baseline's numbers of users, with a bar from the smallest to
+		 * the largest round.
+		 */
 		for (i = 0; i < n; i++) {
 			const struct bench_step *s = find_step(&r[c], base->step[i].users);
 
 			if (!s)
 				continue;
 			px[np] = ml + (n > 1 ? pw * i / (n - 1) : pw / 2);
-			py[np++] = mt + ph - ph * (rt ? s->avg_ms : s->tps) / ymax;
+			py[np] = mt + ph - ph * (rt ? s->avg_ms : s->tps) / ymax;
+			if (s->nrounds > 1) {
+				const struct bench_spread *sp = rt ? &s->avg_sp : &s->tps_sp;
+
+				fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+					"stroke=\"%s\" stroke-width=\"1\"/>\n", px[np],
+					mt + ph - ph * sp->min / ymax, px[np],
+					mt + ph - ph * sp->max / ymax, col);
+			}
+			np++;
 		}
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
 		for (i = 0; i < np; i++)
@@ -477,9 +596,12 @@ int bench_write_svg(const char *path, const struct bench_result *r, int nr)
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"
-		"<title>fcachectl bench: TPS and average response time versus users (%s profile)</title>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+		"<title>fcachectl bench: TPS and average response time versus users (%s profile)",
 		W, H, W, H, r[0].profile ? r[0].profile->name : "");
+	if (max_rounds(r, nr) > 1)
+		fprintf(f, ", medians of %d rounds, bars from the smallest to the largest round",
+			max_rounds(r, nr));
+	fprintf(f, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	svg_panel(f, r, nr, 0, "TPS versus users", 0);
 	svg_panel(f, r, nr, 430, "Average response time versus users", 1);
 	for (c = 0; c < nr; c++) {

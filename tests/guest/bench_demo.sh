@@ -6,6 +6,7 @@
 # `fcachectl bench compare --anchors` over them.  Report, results.json and
 # chart.svg go to /results (the host's results/ directory).
 #   bench_demo.sh [--ctl FCACHECTL] [--quick] [extra compare options...]
+# (`make demo` adds --rounds 2: medians of two runs per configuration.)
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
 if [ "${1:-}" = --ctl ]; then CTL=$2; shift 2; fi

@@ -12,6 +12,17 @@ import sys
 NUM = (int, float)
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def close(a, b):
+    """equal up to the 6 significant digits of the writer"""
+    return abs(a - b) <= 2e-5 * max(abs(a), abs(b), 1e-9)
+
+
 def check(d, want_configs, zero_errors):
     errs = []
 
@@ -47,10 +58,21 @@ def check(d, want_configs, zero_errors):
     users = need(w, "users", list, "workload") or []
     if not users or not all(isinstance(u, int) and u > 0 for u in users):
         errs.append("workload.users must be a non-empty list of positive integers")
+    rounds = need(w, "rounds", int, "workload")
+    if rounds is not None and rounds < 1:
+        errs.append("workload.rounds %r is not positive" % rounds)
     if "chart" not in d:
         errs.append("top: missing chart")
     cfgs = need(d, "configs", list, "top") or []
     names = [c.get("name") for c in cfgs]
+    order = need(d, "run_order", list, "top") or []
+    if rounds is not None and len(order) != rounds:
+        errs.append("run_order has %d rounds, workload.rounds is %s" % (len(order), rounds))
+    for k, o in enumerate(order):
+        if sorted(o) != sorted(names):
+            errs.append("run_order round %d %s is not an order of %s" % (k + 1, o, names))
+        elif o != (names if k % 2 == 0 else names[::-1]):
+            errs.append("run_order round %d %s does not alternate" % (k + 1, o))
     if not cfgs or names[0] not in ("baseline", "run") and len(cfgs) > 1:
         errs.append("configs: the first configuration must be the baseline")
     if want_configs and names != want_configs:
@@ -72,7 +94,11 @@ def check(d, want_configs, zero_errors):
             if integ.get("error"):
                 errs.append("%s: error %s" % (where, integ.get("error")))
         need(c, "warmup", dict, where)
+        cr = need(c, "rounds", int, where)
+        if cr is not None and not (1 <= cr <= (rounds or 1)):
+            errs.append("%s: rounds %s not in 1..%s" % (where, cr, rounds))
         steps = need(c, "steps", list, where) or []
+        base = {s.get("users"): s for s in cfgs[0].get("steps", [])} if cfgs else {}
         if [s.get("users") for s in steps] != users:
             errs.append("%s: steps users %s differ from workload.users %s"
                         % (where, [s.get("users") for s in steps], users))
@@ -87,6 +113,7 @@ def check(d, want_configs, zero_errors):
             for k in ("tps_ratio", "avg_rt_ratio"):
                 if k not in s or not (s[k] is None or isinstance(s[k], NUM)):
                     errs.append("%s: %s missing or not a number/null" % (sw, k))
+            errs.extend(check_rounds(s, sw, cr, base.get(s.get("users"))))
             cnt = need(s, "counts", dict, sw) or {}
             for k in ("transactions", "page_accesses", "page_updates",
                       "hot_accesses", "buffer_pool_hits", "dev_reads",
@@ -102,6 +129,40 @@ def check(d, want_configs, zero_errors):
         need(x, "users", int, "summary")
         need(x, "tps_ratio", NUM, "summary")
         need(x, "avg_rt_ratio", NUM, "summary")
+        need(x, "rounds", int, "summary")
+    return errs
+
+
+def check_rounds(s, sw, cfg_rounds, b):
+    """The figures of each round of a step, their median and spread, and
+    the ratios to the baseline step @b computed from the medians."""
+    errs = []
+    n = s.get("rounds")
+    if not isinstance(n, int) or n < 1 or (cfg_rounds and n > cfg_rounds):
+        return ["%s: rounds %r not in 1..%s" % (sw, n, cfg_rounds)]
+    for fig, key in (("tps", "tps"), ("avg_ms", "avg_ms")):
+        v = s.get(fig + "_rounds")
+        if not isinstance(v, list) or len(v) != n or not all(isinstance(x, NUM) for x in v):
+            errs.append("%s: %s_rounds is not a list of %d numbers" % (sw, fig, n))
+            continue
+        lo, hi, sp = (s.get(fig + k) for k in ("_min", "_max", "_spread_pct"))
+        if not all(isinstance(x, NUM) for x in (lo, hi, sp)):
+            errs.append("%s: %s_min/_max/_spread_pct missing" % (sw, fig))
+            continue
+        med = s.get(key)
+        if not isinstance(med, NUM) or not close(med, median(v)):
+            errs.append("%s: %s %r is not the median of %s" % (sw, key, med, v))
+        if not (close(lo, min(v)) and close(hi, max(v))):
+            errs.append("%s: %s min..max %r..%r differ from %s" % (sw, fig, lo, hi, v))
+        want = (hi - lo) / med * 100 if isinstance(med, NUM) and med > 0 else 0
+        if abs(sp - want) > 1e-3 * max(want, 1):
+            errs.append("%s: %s_spread_pct %r, expected %r" % (sw, fig, sp, want))
+    if b and b.get("tps", 0) > 0 and b.get("avg_ms", 0) > 0:
+        for k, fig in (("tps_ratio", "tps"), ("avg_rt_ratio", "avg_ms")):
+            r = s.get(k)
+            if isinstance(r, NUM) and isinstance(s.get(fig), NUM) and \
+                    not close(r, s[fig] / b[fig]) and abs(r - s[fig] / b[fig]) > 1e-4:
+                errs.append("%s: %s %r is not the ratio of the medians" % (sw, k, r))
     return errs
 
 

@@ -3,7 +3,10 @@
 # usage and exit codes, prepare/run round trips, the transaction mix of each
 # profile (reads, updates, redo syncs per commit), the access skew, the
 # integrity check (a stale page written behind the generator's back must
-# fail the run), results.json against its schema and the summary line.
+# fail the run), results.json against its schema and the summary line;
+# compare --rounds: refused counts, a two-round compare (medians, spread,
+# the figures of each round), synthetic several-configuration results of
+# tests/unit/test_bench_rounds.c against the schema, with negative controls.
 # The binary is the ASan/UBSan build (make -C userspace asan).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 H=$top/tests/host
@@ -143,3 +146,95 @@ if [ "$(tail -n 1 "$T/out")" = "summary baseline: TPS 1.00x baseline, avg respon
 rc compare-json-schema 0 python3 "$H/bench_check_json.py" "$T/cmp/results.json" \
 	--configs baseline --zero-errors
 rc compare-chart 0 python3 "$H/bench_check_svg.py" "$T/cmp/chart.svg" baseline
+
+# ---- compare --rounds N: refused counts, then two rounds of the baseline
+for a in 0:0 abc:abc 1000:1000 neg:-1 frac:2.5 empty:; do
+	n=${a%%:*} v=${a#*:}
+	rc "rounds-refused-$n" 2 "$CTL" bench compare --origin "$F" --flash "$T/empty" --rounds "$v"
+	if grep -qF "bad --rounds '$v' (a whole number of runs per configuration, 1..20)" "$T/err"
+	then pass "rounds-message-$n"; else fail "rounds-message-$n" "$(head -n 1 "$T/err")"; fi
+done
+rc rounds-refused-on-run 2 "$CTL" bench run "$F" $RUN --rounds 2
+if grep -q "^fcachectl bench: --rounds is an option of compare$" "$T/err"; then
+	pass rounds-run-message; else fail rounds-run-message "$(head -n 1 "$T/err")"; fi
+rc compare-rounds-2 0 "$CTL" bench compare --origin "$F" --flash "$T/empty" \
+	--configs baseline --users 4,8 --warmup 1 --time 1 --quiet --rounds 2 --output "$T/cmp2"
+cp "$T/out" "$T/cmp2.out"
+if [ "$(grep -c '^=== baseline (round [12] of 2)$' "$T/cmp2.out")" -eq 2 ] &&
+   [ "$(grep -c '^ users        TPS     avg ms' "$T/cmp2.out")" -eq 2 ] &&
+   grep -q '^##### round 2 of 2: baseline$' "$T/cmp2.out"; then
+	pass rounds-two-runs; else fail rounds-two-runs "$(grep '^===' "$T/cmp2.out" | tr '\n' '|')"; fi
+if grep -q '^figures: medians of 2 rounds per configuration' "$T/cmp2.out" &&
+   grep -q '^== TPS over 2 rounds: min..max (spread: max-min, % of the median) ==$' "$T/cmp2.out" &&
+   grep -q '^== average response time over 2 rounds, ms: min..max (spread) ==$' "$T/cmp2.out" &&
+   grep -qE '^     8 +[0-9]+\.[0-9]{2}\.\.[0-9]+\.[0-9]{2} \([0-9]+\.[0-9]%\)$' "$T/cmp2.out"; then
+	pass rounds-spread-tables; else fail rounds-spread-tables; fi
+if [ "$(tail -n 1 "$T/cmp2.out")" = "summary baseline: TPS 1.00x baseline, avg response time 1.00x baseline at 8 users" ]; then
+	pass rounds-summary-line; else fail rounds-summary-line "$(tail -n 1 "$T/cmp2.out")"; fi
+rc rounds-json-schema 0 python3 "$H/bench_check_json.py" "$T/cmp2/results.json" \
+	--configs baseline --zero-errors
+# the JSON's figures of each round are those of the two tables, in order
+if python3 - "$T/cmp2/results.json" "$T/cmp2.out" >"$T/py.err" 2>&1 <<'PYEOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+rep = open(sys.argv[2]).read()
+c = d["configs"][0]
+assert d["workload"]["rounds"] == 2 and c["rounds"] == 2, "rounds"
+assert d["run_order"] == [["baseline"], ["baseline"]], d["run_order"]
+assert d["summary"][0]["rounds"] == 2, d["summary"]
+ver = [int(n) for n in re.findall(r"^integrity: (\d+) page reads verified, 0 errors$", rep, re.M)]
+assert len(ver) == 2 and c["integrity"]["pages_verified"] == sum(ver), (ver, c["integrity"])
+rows = re.findall(r"^ +(\d+) +([0-9.]+) +([0-9.]+) +[0-9.]+ +[0-9.]+ .*%$", rep, re.M)
+for s in c["steps"]:
+    mine = [r for r in rows if int(r[0]) == s["users"]]
+    assert len(mine) == 2 and s["rounds"] == 2, (s["users"], mine)
+    for k in range(2):
+        assert abs(s["tps_rounds"][k] - float(mine[k][1])) < 0.006, ("tps", s, mine)
+        assert abs(s["avg_ms_rounds"][k] - float(mine[k][2])) < 0.006, ("avg", s, mine)
+    assert abs(s["tps"] - sum(s["tps_rounds"]) / 2) < 1e-3 * s["tps"], s
+    assert s["counts"]["transactions"] > 0 and abs(s["seconds"] - 2) < 0.1, s
+PYEOF
+then pass rounds-json-matches-report; else fail rounds-json-matches-report "$(tail -n 2 "$T/py.err" | tr '\n' ' ')"; fi
+rc rounds-chart 0 python3 "$H/bench_check_svg.py" "$T/cmp2/chart.svg" baseline
+if grep -q 'medians of 2 rounds' "$T/cmp2/chart.svg"; then pass rounds-chart-says-medians; else
+	fail rounds-chart-says-medians; fi
+
+# ---- several configurations: synthetic 3-round results of the unit test
+# (tests/unit/test_bench_rounds.c) against the schema, ratios of medians
+# and alternating order included; negative controls for those checks
+mkdir -p "$T/synth"
+if make -s -C "$top/tests/unit" bin/test_bench_rounds >"$T/build.log" 2>&1 &&
+   "$top/tests/unit/bin/test_bench_rounds" "$T/synth" >"$T/synth.out" 2>&1; then
+	pass rounds-synthetic-results; else
+	fail rounds-synthetic-results "$(grep -m 2 FAIL "$T/synth.out" "$T/build.log" | tr '\n' ' ')"; fi
+rc rounds-synthetic-json-schema 0 python3 "$H/bench_check_json.py" "$T/synth/results.json" \
+	--configs baseline,fcache-writeback
+rc rounds-synthetic-chart 0 python3 "$H/bench_check_svg.py" "$T/synth/chart.svg" \
+	baseline fcache-writeback
+# mutate SYNTH_EXPR into $T/bad.json; the checker must refuse it
+mutate() {
+	python3 - "$T/synth/results.json" "$T/bad.json" "$1" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["configs"][1]["steps"][1]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+}
+mutate 's["tps"] = sum(s["tps_rounds"]) / len(s["tps_rounds"])'
+rc rounds-schema-catches-mean 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+mutate 's["tps_ratio"] = 5.0'
+rc rounds-schema-catches-ratio-not-of-medians 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+mutate 'd["run_order"][1] = d["run_order"][0]'
+rc rounds-schema-catches-order-not-alternating 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+mutate 's["tps_spread_pct"] = 1.0'
+rc rounds-schema-catches-wrong-spread 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+mutate 'del s["avg_ms_rounds"]'
+rc rounds-schema-catches-missing-rounds 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench compare --ro); COMP_CWORD=3; _fcachectl; echo \${COMPREPLY[*]}")
+if [ "$out" = --rounds ]; then pass completion-rounds; else fail completion-rounds "$out"; fi
+
+# ---- make demo passes --rounds 2 (printed, not run: make -n, $(MAKE) neutralised)
+if make -s -n -C "$top" demo MAKE=true 2>/dev/null | grep -q 'tests/vm/demo.sh .*--rounds 2$'; then
+	pass demo-passes-rounds-2; else fail demo-passes-rounds-2; fi

@@ -6,13 +6,24 @@
 # chart.svg land in results/ at the top of the repository.
 #   tests/vm/demo.sh [--ctl FCACHECTL] [--quick] [extra bench compare options...]
 # --ctl: the fcachectl binary to run (default userspace/fcachectl).
-# --quick: two user counts, short steps (< 5 minutes); default < 15 minutes.
+# --quick: two user counts, short steps (< 5 minutes a round); default
+# < 15 minutes a round.  --rounds N (`make demo` passes 2, DEMO_ROUNDS):
+# every configuration runs N times, in alternating order; the guest's
+# timeout grows with N.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 res=$top/results
-quick=0
-for a in "$@"; do [ "$a" = --quick ] && quick=1; done
-if [ $quick -eq 1 ]; then timeout=420; else timeout=1080; fi
+quick=0 rounds=1 prev=
+for a in "$@"; do
+	[ "$a" = --quick ] && quick=1
+	[ "$prev" = --rounds ] && rounds=$a
+	case $a in --rounds=*) rounds=${a#--rounds=} ;; esac
+	prev=$a
+done
+# fcachectl refuses a bad count itself
+case $rounds in ''|*[!0-9]*) rounds=1 ;; esac
+# a quick round takes ~250 s, a full one ~800 s (TCG), plus the boot
+if [ $quick -eq 1 ]; then timeout=$((170 + 250 * rounds)); else timeout=$((240 + 840 * rounds)); fi
 [ -f "$top/dm-fcache.ko" ] || { echo "demo: dm-fcache.ko is not built (make module)" >&2; exit 1; }
 "$top/userspace/fcachectl" bench --help >/dev/null 2>&1 || [ "${1:-}" = --ctl ] ||
 	{ echo "demo: userspace/fcachectl is not built with bench (make userspace)" >&2; exit 1; }

@@ -1,0 +1,349 @@
+/*
+ * Unit tests of userspace/bench_rounds.c, the rounds of `fcachectl bench
+ * compare --rounds N` (run order, medians and spread), and of the reports
+ * built from them in userspace/bench_stats.c (ratios of medians, the
+ * spread tables, the summary line, results.json), on synthetic results.
+ *
+ *   test_bench_rounds [DIR]   DIR: also leave results.json and chart.svg
+ *                             of a synthetic 3-round compare there (the
+ *                             host bench suite checks them against the
+ *                             schema with tests/host/bench_check_json.py)
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "userspace/bench_int.h"
+#include "unit.h"
+
+#define NSTEPS 2
+
+static const int users[NSTEPS] = { 8, 16 };
+
+static const struct bench_profile prof = {
+	"tpcc", "synthetic", 1, { { "t", 100, 1, 0, 0, 0 } },
+};
+
+/* A run of @cfg with @tps and @avg (ms) at 8 and 16 users. */
+static void mk_run(struct bench_result *r, const char *cfg, const double *tps,
+		   const double *avg, int nsteps)
+{
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->config, sizeof(r->config), "%s", cfg);
+	snprintf(r->device, sizeof(r->device), "/dev/synthetic");
+	r->profile = &prof;
+	r->npages = 1000;
+	r->page_size = 16384;
+	r->bp_mb = 16;
+	r->bp_frames = 1024;
+	r->warm_s = 5;
+	r->warm.txns = 7;
+	r->pages_verified = 100;
+	r->nsteps = nsteps;
+	for (i = 0; i < nsteps; i++) {
+		struct bench_step *s = &r->step[i];
+
+		s->users = users[i];
+		s->seconds = 10;
+		s->tps = tps[i];
+		s->avg_ms = avg[i];
+		s->p95_ms = avg[i] * 2;
+		s->p99_ms = avg[i] * 3;
+		s->max_ms = avg[i] * 4;
+		s->c.txns = (uint64_t)(tps[i] * 10);
+		s->c.txn_by_type[0] = s->c.txns;
+		s->c.page_accesses = s->c.txns * 3;
+		s->c.dev_reads = 11;
+		if (avg[i] < 2000 && users[i] > r->max_users_under_limit)
+			r->max_users_under_limit = users[i];
+	}
+	r->final_ver = NULL;
+}
+
+static int near(double a, double b)
+{
+	return a - b < 1e-9 && b - a < 1e-9;
+}
+
+static void test_spread(void)
+{
+	struct bench_spread sp;
+	double odd[] = { 3, 1, 2 }, even[] = { 10, 1, 3, 2 }, one[] = { 5 };
+	double zero[] = { 0, 0 }, dup[] = { 2, 7, 2 }, many[BENCH_MAX_ROUNDS + 1];
+	int i;
+
+	CHECK("spread odd: median is the middle value",
+	      bench_spread_of(odd, 3, &sp) == 0 && sp.n == 3 && near(sp.median, 2) &&
+	      near(sp.min, 1) && near(sp.max, 3) && near(sp.spread_pct, 100));
+	CHECK("spread leaves its input as it is", odd[0] == 3 && odd[1] == 1 && odd[2] == 2);
+	CHECK("spread even: median is the mean of the two middle values",
+	      bench_spread_of(even, 4, &sp) == 0 && near(sp.median, 2.5) &&
+	      near(sp.min, 1) && near(sp.max, 10) && near(sp.spread_pct, 360));
+	CHECK("spread of one value is 0%",
+	      bench_spread_of(one, 1, &sp) == 0 && near(sp.median, 5) && near(sp.min, 5) &&
+	      near(sp.max, 5) && sp.spread_pct == 0);
+	CHECK("spread with a median of 0 is 0%",
+	      bench_spread_of(zero, 2, &sp) == 0 && sp.median == 0 && sp.spread_pct == 0);
+	CHECK("spread with duplicates", bench_spread_of(dup, 3, &sp) == 0 && near(sp.median, 2));
+	for (i = 0; i <= BENCH_MAX_ROUNDS; i++)
+		many[i] = BENCH_MAX_ROUNDS - i;
+	CHECK("spread of BENCH_MAX_ROUNDS values",
+	      bench_spread_of(many, BENCH_MAX_ROUNDS, &sp) == 0 &&
+	      near(sp.median, (BENCH_MAX_ROUNDS + 1) / 2.0) && near(sp.min, 1) &&
+	      near(sp.max, BENCH_MAX_ROUNDS));
+	CHECK("spread of more than BENCH_MAX_ROUNDS values refused",
+	      bench_spread_of(many, BENCH_MAX_ROUNDS + 1, &sp) == -1 && sp.n == 0);
+	CHECK("spread of no value refused", bench_spread_of(odd, 0, &sp) == -1 && sp.n == 0);
+}
+
+static void test_order(void)
+{
+	int o[BENCH_MAX_CONFIGS], pos[BENCH_MAX_CONFIGS], n, k, i, perm = 1, balanced = 1;
+
+	bench_round_order(0, 4, o);
+	CHECK("order round 1: as given", o[0] == 0 && o[1] == 1 && o[2] == 2 && o[3] == 3);
+	bench_round_order(1, 4, o);
+	CHECK("order round 2: reversed", o[0] == 3 && o[1] == 2 && o[2] == 1 && o[3] == 0);
+	bench_round_order(2, 4, o);
+	CHECK("order round 3: as given again", o[0] == 0 && o[3] == 3);
+	for (n = 1; n <= BENCH_MAX_CONFIGS; n++) {
+		memset(pos, 0, sizeof(pos));
+		for (k = 0; k < 6; k++) {
+			int seen = 0;
+
+			bench_round_order(k, n, o);
+			for (i = 0; i < n; i++) {
+				if (o[i] < 0 || o[i] >= n || (seen & (1 << o[i])))
+					perm = 0;
+				seen |= 1 << o[i];
+				pos[o[i]] += i;
+			}
+		}
+		/* over pairs of rounds every configuration has the same mean position */
+		for (i = 0; i < n; i++)
+			if (pos[i] != pos[0])
+				balanced = 0;
+	}
+	CHECK("order: every round runs every configuration once", perm);
+	CHECK("order: positions balance over pairs of rounds", balanced);
+}
+
+/* baseline and fcache-writeback, three rounds each, and their aggregates */
+static struct bench_result base_run[3], fc_run[3], agg[2];
+
+static void mk_compare(void)
+{
+	/* at 16 users: medians 100 / 300 TPS, 2100 / 525 ms; one fcache outlier */
+	static const double btps[3][NSTEPS] = { { 50, 100 }, { 55, 90 }, { 45, 110 } };
+	static const double bavg[3][NSTEPS] = { { 1500, 2100 }, { 1900, 1800 }, { 2500, 2500 } };
+	static const double ftps[3][NSTEPS] = { { 200, 300 }, { 210, 280 }, { 190, 1000 } };
+	static const double favg[3][NSTEPS] = { { 30, 525 }, { 32, 550 }, { 31, 10 } };
+	const struct bench_result *b[3], *f[3];
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		mk_run(&base_run[k], "baseline", btps[k], bavg[k], NSTEPS);
+		mk_run(&fc_run[k], "fcache-writeback", ftps[k], favg[k], NSTEPS);
+		b[k] = &base_run[k];
+		f[k] = &fc_run[k];
+	}
+	bench_aggregate(b, 3, 2, &agg[0]);
+	bench_aggregate(f, 3, 2, &agg[1]);
+}
+
+static void test_aggregate(void)
+{
+	const struct bench_result *p[3] = { &fc_run[0], &fc_run[1], &fc_run[2] };
+	const struct bench_step *s = &agg[1].step[1];
+	struct bench_result *one = calloc(1, sizeof(*one)), *x = calloc(1, sizeof(*x));
+	struct bench_result *part = calloc(1, sizeof(*part));
+	static const double t[NSTEPS] = { 1, 2 }, a[NSTEPS] = { 3, 4 };
+
+	CHECK("aggregate: medians, not means",
+	      near(s->tps, 300) && near(s->avg_ms, 525) && near(agg[0].step[1].tps, 100));
+	CHECK("aggregate: min..max and spread",
+	      near(s->tps_sp.min, 280) && near(s->tps_sp.max, 1000) &&
+	      near(s->tps_sp.spread_pct, 240) && s->tps_sp.n == 3);
+	CHECK("aggregate: figures of each round in round order",
+	      s->nrounds == 3 && near(s->tps_round[0], 300) && near(s->tps_round[1], 280) &&
+	      near(s->tps_round[2], 1000) && near(s->avg_round[2], 10));
+	CHECK("aggregate: p95 and p99 are medians, max the largest",
+	      near(s->p95_ms, 1050) && near(s->p99_ms, 1575) && near(s->max_ms, 2200) &&
+	      s->p95_ms <= s->p99_ms);
+	CHECK("aggregate: counts, seconds, warm-up and integrity summed",
+	      s->c.txns == 15800 && s->c.txn_by_type[0] == 15800 && s->c.dev_reads == 33 &&
+	      near(s->seconds, 30) && agg[1].warm.txns == 21 && near(agg[1].warm_s, 15) &&
+	      agg[1].pages_verified == 300 && agg[1].rounds == 3);
+	CHECK("aggregate: names and device kept",
+	      !strcmp(agg[1].config, "fcache-writeback") && agg[1].profile == &prof &&
+	      agg[1].npages == 1000 && agg[1].bp_frames == 1024 && !agg[1].final_ver);
+	/* round 2 has 16 users under 2 s, the median does not */
+	CHECK("aggregate: users under the limit from the medians",
+	      agg[0].max_users_under_limit == 8 && agg[1].max_users_under_limit == 16);
+	CHECK("aggregate: no run or too many refused",
+	      bench_aggregate(p, 0, 2, x) == -1 &&
+	      bench_aggregate(p, BENCH_MAX_ROUNDS + 1, 2, x) == -1);
+
+	/* a single run is passed through */
+	mk_run(one, "baseline", t, a, NSTEPS);
+	one->max_users_under_limit = 4;
+	p[0] = one;
+	CHECK("aggregate of one run keeps its figures",
+	      bench_aggregate(p, 1, 2, x) == 0 && x->rounds == 1 && x->step[1].nrounds == 1 &&
+	      near(x->step[1].tps, 2) && near(x->step[1].avg_ms, 4) &&
+	      x->step[1].tps_sp.spread_pct == 0 && x->max_users_under_limit == 4);
+
+	/* a failed run that stopped after the first user count */
+	mk_run(part, "baseline", t, a, 1);
+	snprintf(part->error, sizeof(part->error), "INTEGRITY FAILURE: page 7");
+	p[0] = &base_run[0];
+	p[1] = part;
+	p[2] = &base_run[1];
+	CHECK("aggregate: ladder of the longest run, a step over the runs that have it",
+	      bench_aggregate(p, 3, 2, x) == 0 && x->nsteps == 2 && x->step[0].nrounds == 3 &&
+	      x->step[1].nrounds == 2 && near(x->step[1].tps, 95) && near(x->step[0].tps, 50));
+	CHECK("aggregate: the first error is kept",
+	      !strcmp(x->error, "INTEGRITY FAILURE: page 7"));
+	free(one);
+	free(x);
+	free(part);
+}
+
+/* What @fn prints, in a malloc'ed string. */
+#define CAPTURE(buf, call) do { \
+	size_t _len; \
+	FILE *f = open_memstream(&(buf), &_len); \
+	call; \
+	fclose(f); \
+} while (0)
+
+static void test_reports(void)
+{
+	struct bench_result *raw = calloc(2, sizeof(*raw)), *one = calloc(2, sizeof(*one));
+	const struct bench_result *p[1];
+	char *txt, *sum, *a, *b;
+	int c;
+
+	CAPTURE(txt, bench_print_compare(f, agg, 2));
+	CHECK("report: TPS table of medians with ratios of medians",
+	      strstr(txt, "== TPS (ratio to baseline) ==\n") &&
+	      strstr(txt, "\n    16           100.00 (1.00x)           300.00 (3.00x)\n"));
+	CHECK("report: response time table of medians",
+	      strstr(txt, "\n    16          2100.00 (1.00x)           525.00 (0.25x)\n"));
+	CHECK("report: says the figures are medians of 3 rounds",
+	      strstr(txt, "figures: medians of 3 rounds per configuration"));
+	CHECK("report: TPS spread table",
+	      strstr(txt, "== TPS over 3 rounds: min..max (spread: max-min, % of the "
+		     "median) ==\n") &&
+	      strstr(txt, "\n    16        90.00..110.00 (20.0%)     280.00..1000.00 (240.0%)\n"));
+	CHECK("report: response time spread table",
+	      strstr(txt, "== average response time over 3 rounds, ms: min..max (spread) ==\n") &&
+	      strstr(txt, "\n     8     1500.00..2500.00 (52.6%)          30.00..32.00 (6.5%)\n"));
+	CHECK("report: users under the limit from the medians",
+	      strstr(txt, "\nbaseline                 8\nfcache-writeback         16\n"));
+	free(txt);
+	CAPTURE(sum, bench_print_summary(f, agg, 2));
+	CHECK("summary lines from the medians",
+	      !strcmp(sum, "summary baseline: TPS 1.00x baseline, avg response time 1.00x "
+		      "baseline at 16 users\nsummary fcache-writeback: TPS 3.00x baseline, "
+		      "avg response time 0.25x baseline at 16 users\n"));
+	free(sum);
+
+	/* one round: the same report as before rounds existed */
+	raw[0] = base_run[2];
+	raw[1] = fc_run[2];
+	for (c = 0; c < 2; c++) {
+		p[0] = &raw[c];
+		bench_aggregate(p, 1, 2, &one[c]);
+	}
+	CAPTURE(a, bench_print_compare(f, raw, 2));
+	CAPTURE(b, bench_print_compare(f, one, 2));
+	CHECK("one round: report unchanged", !strcmp(a, b));
+	CHECK("one round: no spread table", !strstr(b, "min..max") && !strstr(b, "medians"));
+	free(a);
+	free(b);
+	CAPTURE(a, bench_print_summary(f, raw, 2));
+	CAPTURE(b, bench_print_summary(f, one, 2));
+	CHECK("one round: summary unchanged", !strcmp(a, b));
+	free(a);
+	free(b);
+	free(raw);
+	free(one);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = calloc(1, 1 << 20);
+
+	if (f) {
+		if (fread(s, 1, (1 << 20) - 1, f) == 0)
+			s[0] = 0;
+		fclose(f);
+	}
+	return s;
+}
+
+static void test_json(const char *dir)
+{
+	struct bench_opts o = { .profile = "tpcc", .nsteps = NSTEPS, .time_s = 10,
+				.warmup_s = 5, .rt_limit_s = 2, .rounds = 3 };
+	char path[4096], svg[4096];
+	char *j, *v;
+
+	memcpy(o.users, users, sizeof(users));
+	snprintf(o.dist_str, sizeof(o.dist_str), "uniform");
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	snprintf(svg, sizeof(svg), "%s/chart.svg", dir);
+	CHECK("json: written", bench_write_json(path, &o, agg, 2, "chart.svg", "synthetic") == 0);
+	j = slurp(path);
+	CHECK("json: rounds and the run order",
+	      strstr(j, "\"users\":[8,16],\"rounds\":3}") &&
+	      strstr(j, "\"run_order\":[[\"baseline\",\"fcache-writeback\"],"
+		     "[\"fcache-writeback\",\"baseline\"],[\"baseline\",\"fcache-writeback\"]]"));
+	CHECK("json: step of medians, ratios of medians, spread and rounds",
+	      strstr(j, "{\"users\":16,\"seconds\":30,\"tps\":300,\"avg_ms\":525,\"p95_ms\":1050,"
+		     "\"p99_ms\":1575,\"max_ms\":2200,\"tps_ratio\":3,\"avg_rt_ratio\":0.25,"
+		     "\"rounds\":3,\"tps_min\":280,\"tps_max\":1000,\"tps_spread_pct\":240,"
+		     "\"avg_ms_min\":10,\"avg_ms_max\":550,"
+		     "\"avg_ms_spread_pct\":102.857,\"tps_rounds\":[300,280,1000],"
+		     "\"avg_ms_rounds\":[525,550,10],\"counts\":{"));
+	CHECK("json: summary from the medians",
+	      strstr(j, "{\"config\":\"fcache-writeback\",\"users\":16,\"tps_ratio\":3,"
+		     "\"avg_rt_ratio\":0.25,\"rounds\":3}"));
+	CHECK("json: configuration rounds",
+	      strstr(j, "\"max_users_under_rt_limit\":16,\"rounds\":3,"));
+	free(j);
+	CHECK("svg: written", bench_write_svg(svg, agg, 2) == 0);
+	v = slurp(svg);
+	CHECK("svg: says medians, with a min..max bar per point",
+	      strstr(v, "medians of 3 rounds") && strstr(v, "<line x1=\"") &&
+	      strstr(v, "stroke-width=\"1\"/>"));
+	free(v);
+}
+
+int main(int argc, char **argv)
+{
+	char tmp[] = "/tmp/fc-unit-rounds.XXXXXX";
+	const char *dir = argc > 1 ? argv[1] : mkdtemp(tmp);
+	char path[4096];
+
+	test_spread();
+	test_order();
+	mk_compare();
+	test_aggregate();
+	test_reports();
+	CHECK("json: a directory for it", dir != NULL);
+	if (dir)
+		test_json(dir);
+	if (argc < 2 && dir) {
+		snprintf(path, sizeof(path), "%s/results.json", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/chart.svg", dir);
+		unlink(path);
+		rmdir(dir);
+	}
+	return unit_failed;
+}
