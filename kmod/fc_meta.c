@@ -93,8 +93,27 @@ static bool md_fault(void)
 	atomic_long_inc(&md_io_count);
 	return atomic_add_unless(&fault_md_io, -1, 0) && !atomic_read(&fault_md_io);
 }
+
+/*
+ * A deliberate bug for the crash harness's negative control: a commit
+ * skips its flush of the flash (step 2), so its superblock can land
+ * before its pages and the data they map (tests/crash, docs/TESTING.md).
+ */
+static bool mutant_skip_commit_flush;
+module_param(mutant_skip_commit_flush, bool, 0644);
+MODULE_PARM_DESC(mutant_skip_commit_flush, "test build: commits skip their flush (a bug on purpose)");
+
+static bool skip_commit_flush(void)
+{
+	return READ_ONCE(mutant_skip_commit_flush);
+}
 #else
 static inline bool md_fault(void)
+{
+	return false;
+}
+
+static inline bool skip_commit_flush(void)
 {
 	return false;
 }
@@ -438,7 +457,7 @@ int fc_commit(struct fc_pool *pool, bool clean)
 			goto fail_pages;
 	}
 	/* Step 2: flush the flash: pages and every completed data write. */
-	r = flash_flush(pool);
+	r = skip_commit_flush() ? 0 : flash_flush(pool);
 	if (r)
 		goto fail_pages;
 	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);

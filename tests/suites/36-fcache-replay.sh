@@ -4,7 +4,9 @@
 # one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (200)
 # crash points over block sizes 64 and 32 sectors, each checked (fcachectl
 # check, load, every sector against the workload's durability oracle,
-# flush, origin alone), plus a negative control that must flag lost writes.
+# flush, origin alone), plus two controls that must fail: a negative control
+# (verified against a sync that had not returned) and a kernel mutant (the
+# test build with mutant_skip_commit_flush: commits skip their flush).
 # See docs/TESTING.md, "Replay at every flush point".  Knobs:
 # FC_REPLAY_POINTS, FC_REPLAY_SIZES, FC_REPLAY_TXNS, FC_REPLAY_SEED.
 . "$(dirname "$0")/../vm/suite-lib.sh"
@@ -37,4 +39,16 @@ if [ -s "$res/counts" ]; then
 else
 	echo "crash points: 0 replayed, 0 lost, 0 stale, 0 check failures"
 	echo "FAIL: fcache-replay (the guest wrote no counts; seed $seed)"
+fi
+
+# the kernel mutant: the same harness must catch a commit that skips its flush
+fi_ko=$SUITE_TOP/build/fi/dm-fcache.ko
+if [ ! -f "$fi_ko" ]; then
+	echo "FAIL: fcache-replay-mutant (build/fi/dm-fcache.ko not built: make fi-module)"
+else
+	mres=$SUITE_TOP/build/vm/results-replay-mutant
+	rm -rf "$mres"
+	mkdir -p "$mres"
+	FC_KO=$fi_ko guest_run fcache-replay-mutant --results "$mres" --timeout 900 \
+		tests/crash/replay-guest.sh "${FC_REPLAY_MUTANT_POINTS:-30}" "$seed" 64 "${FC_REPLAY_TXNS:-20}" mutant=skip_commit_flush
 fi

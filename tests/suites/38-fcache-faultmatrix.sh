@@ -21,7 +21,7 @@ else
 	echo "FAIL: fcache-faultmatrix/fi-module-has-hook (no fault_md_io in $fi_ko)"
 fi
 if [ -f "$SUITE_TOP/dm-fcache.ko" ]; then
-	if modinfo -F parm "$SUITE_TOP/dm-fcache.ko" | grep -q '^fault_md_io:\|^md_io_count:'; then
+	if modinfo -F parm "$SUITE_TOP/dm-fcache.ko" | grep -q '^fault_md_io:\|^md_io_count:\|^mutant_'; then
 		echo "FAIL: fcache-faultmatrix/module-without-hook (dm-fcache.ko has the fault-injection parameters)"
 	else
 		echo "PASS: fcache-faultmatrix/module-without-hook"
