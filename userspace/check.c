@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fcachectl check / dump: open the flash device offline, run fc_check.
- * check --clear-needs-check opens it for writing (exclusively for a block
- * device) and lets fc_clear_needs_check_fd() repair it.
+ * check --repair (old name --clear-needs-check) opens it for writing
+ * (exclusively for a block device) and lets fc_repair_fd() repair it.
+ * Exit 0 clean or harmless leftovers, 1 damaged or unreadable, 3 not a pool.
  */
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -44,61 +44,82 @@ static int offline(int argc, char **argv, enum fc_check_out what)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "clear-needs-check", no_argument, NULL, 'C' },
+		{ "repair", no_argument, NULL, 'R' },
+		{ "clear-needs-check", no_argument, NULL, 'C' },	/* old name of --repair */
 		{ NULL, 0, NULL, 0 }
 	};
-	int json = 0, clear = 0, c, fd, busy, rc;
+	const char *verb = argv[0], *dev = NULL, *how = "--repair";
+	enum fc_check_outcome oc;
+	struct fc_opt o;
+	int json = 0, repair = 0, c, fd, busy, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+j", opts, NULL)) != -1) {
+	fc_opt_init(&o, argc, argv, "j", opts, verb, verb);
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
 		switch (c) {
+		case FC_OPT_OPERAND:
+			if (dev)
+				return fc_usage(verb, "%s: expected one FLASHDEV ('%s' is extra)", verb,
+						o.arg);
+			dev = o.arg;
+			break;
 		case 'j':
 			json = 1;
 			break;
 		case 'C':
+		case 'R':
+			how = c == 'C' ? "--clear-needs-check" : "--repair";
 			if (what != FC_OUT_CHECK)
-				return fc_usage(argv[0], "%s: --clear-needs-check is an option of check",
-						argv[0]);
-			clear = 1;
+				return fc_usage(verb, "%s: %s is an option of check", verb, how);
+			repair = 1;
 			break;
 		default:
-			return fc_usage(argv[0], "%s: unknown option '%s'", argv[0], argv[optind - 1]);
+			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1)
-		return fc_usage(argv[0], "%s: expected one FLASHDEV", argv[0]);
-	fd = open_flash(argv[optind], 1, clear, &busy);
+	if (!dev)
+		return fc_usage(verb, "%s: expected one FLASHDEV", verb);
+	fd = open_flash(dev, 1, repair, &busy);
 	if (fd < 0 && busy)
-		return fc_fail("check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down'), then clear needs_check",
-			       argv[optind]);
-	if (fd < 0 && clear)
+		return fc_fail("check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down'), then run check %s",
+			       dev, how);
+	if (fd < 0 && repair)
 		return fc_fail("%s: cannot open %s for writing: %s; give the pool's flash device or an image file",
-			       argv[0], argv[optind], strerror(errno));
+			       verb, dev, strerror(errno));
 	if (fd < 0)
 		return fc_fail("%s: cannot open %s: %s; give the pool's flash device or an image file",
-			       argv[0], argv[optind], strerror(errno));
+			       verb, dev, strerror(errno));
 	if (busy && what == FC_OUT_CHECK) {
 		close(fd);
 		return fc_fail("check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down')",
-			       argv[optind]);
+			       dev);
 	}
 	if (busy)
-		fc_warn("%s is in use: the metadata may change while it is read", argv[optind]);
-	if (clear) {
-		rc = fc_clear_needs_check_fd(fd, argv[optind], json, stdout);
+		fc_warn("%s is in use: the metadata may change while it is read", dev);
+	if (repair) {
+		rc = fc_repair_fd(fd, dev, json, stdout, &oc);
 		if (close(fd) && !rc)
 			rc = 2;
-		if (rc == 1)
-			return fc_fail("check: %s: the metadata is damaged or unreadable: needs_check not cleared, nothing written",
-				       argv[optind]);
+		if (rc == 1 && oc == FC_CHECK_NOT_A_POOL) {
+			fc_fail("check: %s holds no fcache metadata: not an fcache pool, nothing to repair, nothing written",
+				dev);
+			return EXIT_NOT_POOL;
+		}
+		if (rc == 1) {
+			fc_fail("check: %s: the metadata is damaged or unreadable: needs_check not cleared, nothing written",
+				dev);
+			fc_fail("check %s: the errors above cannot be repaired safely: %s only clears needs_check and drops leftovers of interrupted commits, and mending damaged metadata would mean guessing which cache blocks hold the newest data; keep the device as it is and copy it before trying anything else (man fcachectl, check)",
+				how, how);
+			return EXIT_FAIL;
+		}
 		if (rc)
 			return fc_fail("check: %s: writing the repair failed (see above); run check again",
-				       argv[optind]);
+				       dev);
 		return EXIT_OK;
 	}
-	rc = fc_check_fd(fd, argv[optind], what, json, stdout);
+	rc = fc_check_fd_outcome(fd, dev, what, json, stdout, &oc);
 	close(fd);
+	if (oc == FC_CHECK_NOT_A_POOL)
+		return EXIT_NOT_POOL;
 	return rc ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -302,25 +302,44 @@ static int read_config(struct config *c, const char *file)
 	return r ? EXIT_FAIL : 0;
 }
 
-static const char *config_arg(int argc, char **argv, const char *verb, int *bad, const char **extra)
+/*
+ * Options of up, down and udev-probe: -c FILE / --config FILE, --dry-run
+ * (when @dry), one operand (when @node).  Returns 0 or EXIT_USAGE (said).
+ */
+static int config_opts(int argc, char **argv, const char *verb, const char **file, int *dry,
+		       const char **node)
 {
-	const char *file = FC_DEFAULT_CONFIG;
-	int i;
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct fc_opt o;
+	int c;
 
-	*bad = 0;
-	for (i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
-			file = argv[++i];
-		} else if (!strncmp(argv[i], "--config=", 9)) {
-			file = argv[i] + 9;
-		} else if (extra && !*extra && argv[i][0] != '-') {
-			*extra = argv[i];
-		} else {
-			*bad = fc_usage(verb, "%s: unexpected argument '%s'", verb, argv[i]);
-			return NULL;
+	*file = FC_DEFAULT_CONFIG;
+	fc_opt_init(&o, argc, argv, "c:", opts, verb, verb);
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+		switch (c) {
+		case 'c':
+			*file = o.arg;
+			break;
+		case 'D':
+			if (!dry)
+				return fc_usage(verb, "%s: unknown option '--dry-run'", verb);
+			*dry = 1;
+			break;
+		case FC_OPT_OPERAND:
+			if (node && !*node) {
+				*node = o.arg;
+				break;
+			}
+			return fc_usage(verb, "%s: unexpected argument '%s'", verb, o.arg);
+		default:
+			return EXIT_USAGE;
 		}
 	}
-	return file;
+	return 0;
 }
 
 /* Wait up to @secs for a device path to appear (udev may still be settling). */
@@ -346,17 +365,10 @@ int cmd_up(int argc, char **argv)
 
 	if (!c)
 		return EXIT_FAIL;
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--dry-run")) {
-			dry = 1;
-			memmove(argv + i, argv + i + 1, (argc - i) * sizeof(*argv));
-			argc--;
-			break;
-		}
-	file = config_arg(argc, argv, "up", &bad, NULL);
-	if (!file || read_config(c, file)) {
+	bad = config_opts(argc, argv, "up", &file, &dry, NULL);
+	if (bad || read_config(c, file)) {
 		free(c);
-		return file ? EXIT_FAIL : bad;
+		return bad ? bad : EXIT_FAIL;
 	}
 	if (dry) {
 		for (i = 0; i < c->npools; i++)
@@ -473,10 +485,10 @@ int cmd_down(int argc, char **argv)
 
 	if (!c)
 		return EXIT_FAIL;
-	file = config_arg(argc, argv, "down", &bad, NULL);
-	if (!file || read_config(c, file)) {
+	bad = config_opts(argc, argv, "down", &file, NULL, NULL);
+	if (bad || read_config(c, file)) {
 		free(c);
-		return file ? EXIT_FAIL : bad;
+		return bad ? bad : EXIT_FAIL;
 	}
 	for (i = c->nvols - 1; i >= 0; i--) {
 		struct cvol *v = &c->vols[i];
@@ -531,8 +543,8 @@ int cmd_udev_probe(int argc, char **argv)
 	dev_t dev;
 	size_t k;
 
-	file = config_arg(argc, argv, "udev-probe", &bad, &node);
-	if (!file)
+	bad = config_opts(argc, argv, "udev-probe", &file, NULL, &node);
+	if (bad)
 		return bad;
 	if (!node)
 		return fc_usage("udev-probe", "udev-probe: expected DEVNODE");
@@ -934,28 +946,4 @@ int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int 
 out:
 	text_free(&t);
 	return r;
-}
-
-int fc_conf_arg(int *argc, char **argv, const char *verb, const char **file)
-{
-	const char *cfile = FC_DEFAULT_CONFIG;
-	int i, j = 1, none = 0;
-
-	for (i = 1; i < *argc; i++) {
-		if (!strcmp(argv[i], "--no-persist")) {
-			none = 1;
-		} else if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) {
-			if (i + 1 >= *argc)
-				return fc_usage(verb, "%s: %s needs a FILE", verb, argv[i]);
-			cfile = argv[++i];
-		} else if (!strncmp(argv[i], "--config=", 9)) {
-			cfile = argv[i] + 9;
-		} else {
-			argv[j++] = argv[i];
-		}
-	}
-	argv[j] = NULL;
-	*argc = j;
-	*file = none ? NULL : cfile;
-	return 0;
 }

@@ -12,6 +12,11 @@
  * written and counts as empty.  A bad slot next to a good one is what an
  * interrupted commit leaves behind and is only a warning; a page with no
  * usable slot, and any inconsistency between the chosen pages, is damage.
+ * The same holds for the superblock: an unusable slot next to a valid one
+ * is what a torn superblock write leaves (the kernel loads the valid one
+ * and its next commit overwrites the other), a warning.  Neither slot
+ * valid is damage, unless nothing on the device carries an fcache magic:
+ * then it is not a pool at all (FC_CHECK_NOT_A_POOL).
  *
  * Tests on the chosen metadata: superblock geometry against itself and the
  * device size, volume table (ids nonzero and unique, sizes), every entry
@@ -20,8 +25,9 @@
  * entries past the last block free) and overlaps (two entries mapping the
  * same volume slot and origin block).
  *
- * fc_clear_needs_check_fd() runs the same check and, when it finds no
- * error, zeroes the leftovers and writes a superblock without needs_check.
+ * fc_repair_fd() runs the same check and, when it finds no error, zeroes
+ * the leftovers and the unusable copies next to good ones and writes a
+ * superblock without needs_check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +65,12 @@ struct emap {
 	uint8_t vol;
 };
 
+/* An unusable copy of a page whose other copy is used. */
+struct stale {
+	uint64_t page;		/* logical page */
+	int slot;
+};
+
 /* A valid page slot above md_seq. */
 struct leftover {
 	uint64_t page;		/* logical page */
@@ -86,6 +98,12 @@ struct ctx {
 	struct leftover *lo;
 	size_t nlo, lo_cap;
 	int lo_needs_check;	/* a leftover carries FC_HDR_NEEDS_CHECK */
+	/* unusable copies next to a used one, each counted once */
+	struct stale *st;
+	size_t nst, st_cap;
+	int sb_other_bad;	/* the superblock slot not in use is unusable or foreign */
+	int stale_seen;		/* a page copy next to the used one is unusable */
+	int not_a_pool;		/* no fcache magic anywhere it would be */
 	/* volume table */
 	int vt_ok;
 	int vt_slot;
@@ -157,9 +175,33 @@ static uint64_t hdr_seq(const void *page)
 	return le64_to_cpu(((const struct fc_disk_header *)page)->seq);
 }
 
+/*
+ * Without a superblock: does one of the first metadata page slots (volume
+ * table, first entry pages) carry an fcache magic?  Its flash page number
+ * into *@nr.
+ */
+static int find_md_magic(struct ctx *c, uint64_t *nr)
+{
+	const struct fc_disk_header *h = c->page;
+	uint64_t p;
+	uint32_t m;
+
+	for (p = fc_md_page_nr(0, 0); p < fc_md_page_nr(4, 0); p++) {
+		if (read_page(c, p, c->page))
+			break;
+		m = le32_to_cpu(h->magic);
+		if (m == FC_SB_MAGIC || m == FC_VT_MAGIC || m == FC_ME_MAGIC) {
+			*nr = p;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int read_superblock(struct ctx *c)
 {
 	struct fc_disk_superblock *sb[2];
+	char seqs[48] = "";
 	const char *why;
 	int s, best = -1;
 
@@ -178,16 +220,26 @@ static int read_superblock(struct ctx *c)
 			best = s;
 	}
 	if (best < 0) {
+		uint64_t md = 0;
+
 		if (c->sb_err[0] <= 0 && c->sb_err[1] <= 0 &&
 		    (c->sb_err[0] == FC_ECHK_ZERO || c->sb_err[0] == FC_ECHK_MAGIC) &&
-		    (c->sb_err[1] == FC_ECHK_ZERO || c->sb_err[1] == FC_ECHK_MAGIC))
+		    (c->sb_err[1] == FC_ECHK_ZERO || c->sb_err[1] == FC_ECHK_MAGIC) &&
+		    !find_md_magic(c, &md)) {
+			c->not_a_pool = 1;
 			problem(c, 1, "superblock",
-				"%s holds no fcache superblock (not a pool, or never formatted)",
+				"%s holds no fcache metadata (no fcache superblock in either slot, no fcache magic in the metadata pages after them): not an fcache pool, or never formatted",
 				c->name);
-		else
+		} else if (md) {
+			problem(c, 1, "superblock",
+				"no fcache superblock in either slot, but flash page %" PRIu64
+				" is fcache metadata: the superblocks of a pool were overwritten",
+				md);
+		} else {
 			problem(c, 1, "superblock", "no valid superblock: slot 0: %s, slot 1: %s",
 				c->sb_err[0] < 0 ? fc_echk_str(c->sb_err[0]) : "unreadable",
 				c->sb_err[1] < 0 ? fc_echk_str(c->sb_err[1]) : "unreadable");
+		}
 		free(sb[0]);
 		free(sb[1]);
 		return -1;
@@ -199,13 +251,19 @@ static int read_superblock(struct ctx *c)
 	if (c->sb_err[s] == FC_ECHK_ZERO) {
 		/* a pool that has committed once has only one slot written */
 	} else if (c->sb_err[s] < 0) {
-		problem(c, 1, "superblock_slot",
-			"superblock slot %d is damaged (%s); slot %d (seq %" PRIu64 ") is used",
-			s, fc_echk_str(c->sb_err[s]), best, c->S);
+		/* what a torn superblock write leaves; the next commit overwrites it */
+		c->sb_other_bad = 1;
+		if (c->sb_err[s] != FC_ECHK_MAGIC && c->sb_seq[s] > c->S)
+			snprintf(seqs, sizeof(seqs), "; its header says seq %" PRIu64, c->sb_seq[s]);
+		problem(c, 0, "superblock_slot",
+			"superblock slot %d is not usable (%s%s), as a superblock write that never completed leaves it; slot %d (seq %" PRIu64 ") is used, as recovery does, and the next commit overwrites slot %d",
+			s, fc_echk_str(c->sb_err[s]), seqs, best, c->S, s);
 	} else if (c->sb_err[s] == 0) {
-		if (memcmp(sb[s]->hdr.uuid, c->sb.hdr.uuid, 16))
+		if (memcmp(sb[s]->hdr.uuid, c->sb.hdr.uuid, 16)) {
+			c->sb_other_bad = 1;
 			problem(c, 0, "superblock_slot",
 				"superblock slot %d belongs to an older pool (other uuid)", s);
+		}
 		/* equal seqs: a fresh format writes seq 1 to both slots */
 	}
 	free(sb[0]);
@@ -220,8 +278,33 @@ static int read_superblock(struct ctx *c)
 			le32_to_cpu(c->sb.sb_flags));
 	if (le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK)
 		problem(c, 0, "needs_check",
-			"the pool recorded an error (needs_check is set in the superblock): it loads read-only until 'fcachectl check --clear-needs-check'");
+			"the pool recorded an error (needs_check is set in the superblock): it loads read-only until 'fcachectl check --repair'");
 	return 0;
+}
+
+/* Record the unusable slot @s of logical page @l (once, however often it is read). */
+static void note_stale(struct ctx *c, uint64_t l, int s)
+{
+	struct stale *st;
+	size_t i;
+
+	for (i = 0; i < c->nst; i++)
+		if (c->st[i].page == l && c->st[i].slot == s)
+			return;
+	if (c->nst == c->st_cap) {
+		size_t cap = c->st_cap ? 2 * c->st_cap : 16;
+
+		st = realloc(c->st, cap * sizeof(*st));
+		if (!st) {
+			problem(c, 1, "io", "out of memory for the list of unusable copies");
+			return;
+		}
+		c->st = st;
+		c->st_cap = cap;
+	}
+	c->st[c->nst].page = l;
+	c->st[c->nst].slot = s;
+	c->nst++;
 }
 
 /* Record leftover slot @s of logical page @l (once, however often it is read). */
@@ -257,7 +340,7 @@ static void note_leftover(struct ctx *c, uint64_t l, int s, const void *page, co
 	if (lo->hdr_flags & FC_HDR_NEEDS_CHECK) {
 		c->lo_needs_check = 1;
 		problem(c, 0, "needs_check",
-			"%s slot %d: the kernel recorded needs_check in this leftover (a superblock write failed): the pool loads read-only until 'fcachectl check --clear-needs-check'",
+			"%s slot %d: the kernel recorded needs_check in this leftover (a superblock write failed): the pool loads read-only until 'fcachectl check --repair'",
 			what, s);
 	}
 }
@@ -304,9 +387,13 @@ static int choose_page(struct ctx *c, uint64_t l, uint32_t magic, void *out, con
 		return -1;
 	}
 	s = !best;
-	if (err[s] && err[s] != FC_ECHK_ZERO && err[s] != 2)
+	if (err[s] && err[s] != FC_ECHK_ZERO && err[s] != 2) {
 		problem(c, 0, "stale_slot", "%s slot %d is not usable (%s); slot %d is used",
 			what, s, why[s], best);
+		c->stale_seen = 1;
+		if (err[s] < 0)	/* read, but not valid: --repair zeroes it */
+			note_stale(c, l, s);
+	}
 	return best;
 }
 
@@ -663,17 +750,19 @@ static struct ctx *ctx_open(int fd, const char *name)
 
 static void ctx_close(struct ctx *c)
 {
+	free(c->st);
 	free(c->lo);
 	free(c->map);
 	free(c->page);
 	free(c);
 }
 
-/* What --clear-needs-check did (or why it did nothing). */
+/* What --repair (--clear-needs-check) did (or why it did nothing). */
 struct repair {
 	int done;
 	int had_needs_check;
-	size_t zeroed;
+	size_t zeroed;		/* leftover slots */
+	size_t zeroed_stale;	/* unusable copies next to used ones */
 	uint64_t seq;
 	int slot;
 	char failed[160];	/* set when a write failed */
@@ -692,8 +781,8 @@ static int write_page(struct ctx *c, uint64_t nr, const void *buf)
 }
 
 /*
- * Zero every leftover slot, then write superblock N = (highest seq found on
- * the flash) + 1 with md_seq N and neither needs_check nor clean, into the
+ * Zero every leftover slot and every unusable copy next to a used one, then
+ * write superblock N = (highest seq found on the flash) + 1 with md_seq N and neither needs_check nor clean, into the
  * slot that does not hold the superblock in use (include/fcache_format.h:
  * a torn write must leave the current one readable).  The caller has
  * checked the pool: no error.
@@ -725,7 +814,17 @@ static int clear_needs_check(struct ctx *c, struct repair *r)
 		}
 		r->zeroed++;
 	}
-	if (c->nlo && fdatasync(c->fd)) {
+	for (i = 0; i < c->nst; i++) {
+		nr = fc_md_page_nr(c->st[i].page, (unsigned int)c->st[i].slot);
+		if (write_page(c, nr, page)) {
+			snprintf(r->failed, sizeof(r->failed),
+				 "cannot zero the unusable copy in flash page %" PRIu64 ": %s", nr,
+				 strerror(errno));
+			goto fail;
+		}
+		r->zeroed_stale++;
+	}
+	if ((c->nlo || c->nst) && fdatasync(c->fd)) {
 		snprintf(r->failed, sizeof(r->failed), "cannot sync the zeroed leftovers: %s",
 			 strerror(errno));
 		goto fail;
@@ -761,12 +860,15 @@ static void json_repair(struct ctx *c, struct repair *r, struct fc_json *j)
 {
 	fj_obj(j, "clear_needs_check");
 	fj_bool(j, "done", r->done);
-	if (c->errors && !r->failed[0])
+	if (c->not_a_pool)
+		fj_str(j, "refused", "not an fcache pool; nothing was written");
+	else if (c->errors && !r->failed[0])
 		fj_str(j, "refused", "the check found errors; nothing was written");
 	if (r->failed[0])
 		fj_str(j, "error", r->failed);
 	fj_bool(j, "needs_check_was_set", r->had_needs_check);
 	fj_u64(j, "zeroed_leftovers", r->zeroed);
+	fj_u64(j, "zeroed_unusable_copies", r->zeroed_stale);
 	if (r->done) {
 		fj_u64(j, "superblock_seq", r->seq);
 		fj_u64(j, "superblock_slot", (uint64_t)r->slot);
@@ -776,9 +878,15 @@ static void json_repair(struct ctx *c, struct repair *r, struct fc_json *j)
 
 static void text_repair(struct ctx *c, struct repair *r, FILE *out)
 {
+	if (r->zeroed_stale)
+		fprintf(out, "%s: zeroed %zu unusable page copies next to used ones\n", c->name,
+			r->zeroed_stale);
 	if (r->failed[0])
 		fprintf(out, "%s: clearing needs_check FAILED: %s (zeroed %zu leftover page slots first)\n",
 			c->name, r->failed, r->zeroed);
+	else if (c->not_a_pool)
+		fprintf(out, "%s: not an fcache pool: nothing to repair, nothing was written\n",
+			c->name);
 	else if (!r->done)
 		fprintf(out, "%s: not clearing needs_check: the check found %d errors; nothing was written\n",
 			c->name, c->errors);
@@ -789,14 +897,41 @@ static void text_repair(struct ctx *c, struct repair *r, FILE *out)
 			r->zeroed, r->seq, r->slot);
 }
 
+static const char *const outcome_names[] = {
+	[FC_CHECK_CLEAN] = "clean",
+	[FC_CHECK_LEFTOVERS] = "leftovers",
+	[FC_CHECK_DAMAGED] = "damaged",
+	[FC_CHECK_NOT_A_POOL] = "not_a_pool",
+};
+
+const char *fc_check_outcome_str(enum fc_check_outcome o)
+{
+	return (unsigned int)o < sizeof(outcome_names) / sizeof(outcome_names[0]) ?
+	       outcome_names[o] : "damaged";
+}
+
+static enum fc_check_outcome outcome(const struct ctx *c)
+{
+	if (c->not_a_pool)
+		return FC_CHECK_NOT_A_POOL;
+	if (c->errors)
+		return FC_CHECK_DAMAGED;
+	if (c->nlo || c->nst || c->stale_seen || c->sb_other_bad)
+		return FC_CHECK_LEFTOVERS;
+	return FC_CHECK_CLEAN;
+}
+
 static int run(int fd, const char *name, enum fc_check_out what, int json, FILE *out,
-	       struct repair *rep)
+	       struct repair *rep, enum fc_check_outcome *res)
 {
 	struct ctx *c = ctx_open(fd, name);
+	enum fc_check_outcome oc;
 	struct fc_json j;
 	struct dump_arg d;
 	int ok_sb, rc;
 
+	if (res)
+		*res = FC_CHECK_DAMAGED;
 	if (!c)
 		return 1;
 	ok_sb = !read_superblock(c);
@@ -823,6 +958,9 @@ static int run(int fd, const char *name, enum fc_check_out what, int json, FILE 
 		}
 	}
 	rc = c->errors ? 1 : 0;
+	oc = outcome(c);
+	if (res)
+		*res = oc;
 	if (rep && ok_sb)
 		rep->had_needs_check = (le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK) ||
 				       c->lo_needs_check;
@@ -836,6 +974,7 @@ static int run(int fd, const char *name, enum fc_check_out what, int json, FILE 
 		fj_bool(&j, "clean", !c->errors);
 		fj_i64(&j, "errors", c->errors);
 		fj_i64(&j, "warnings", c->warnings);
+		fj_str(&j, "outcome", fc_check_outcome_str(oc));
 		json_problems(c, &j);
 		if (ok_sb) {
 			json_sb(c, &j);
@@ -867,7 +1006,13 @@ static int run(int fd, const char *name, enum fc_check_out what, int json, FILE 
 			walk_entries(c, dump_cb, &d, 0);
 		}
 		text_problems(c, out);
-		if (what == FC_OUT_CHECK)
+		if (what == FC_OUT_CHECK && oc == FC_CHECK_NOT_A_POOL)
+			fprintf(out, "%s: not an fcache pool: the device holds no fcache metadata\n",
+				name);
+		else if (what == FC_OUT_CHECK && oc == FC_CHECK_LEFTOVERS)
+			fprintf(out, "%s: metadata clean (%d errors, %d warnings), with harmless leftovers of interrupted commits ('fcachectl check --repair' drops them)\n",
+				name, c->errors, c->warnings);
+		else if (what == FC_OUT_CHECK)
 			fprintf(out, "%s: %s (%d errors, %d warnings)\n", name,
 				c->errors ? "metadata DAMAGED" : "metadata clean", c->errors, c->warnings);
 		if (rep)
@@ -877,17 +1022,28 @@ static int run(int fd, const char *name, enum fc_check_out what, int json, FILE 
 	return rc;
 }
 
-int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out)
+int fc_check_fd_outcome(int fd, const char *name, enum fc_check_out what, int json, FILE *out,
+			enum fc_check_outcome *outcome)
 {
-	return run(fd, name, what, json, out, NULL);
+	return run(fd, name, what, json, out, NULL, outcome);
 }
 
-int fc_clear_needs_check_fd(int fd, const char *name, int json, FILE *out)
+int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out)
+{
+	return run(fd, name, what, json, out, NULL, NULL);
+}
+
+int fc_repair_fd(int fd, const char *name, int json, FILE *out, enum fc_check_outcome *outcome)
 {
 	struct repair r;
 
 	memset(&r, 0, sizeof(r));
-	return run(fd, name, FC_OUT_CHECK, json, out, &r);
+	return run(fd, name, FC_OUT_CHECK, json, out, &r, outcome);
+}
+
+int fc_clear_needs_check_fd(int fd, const char *name, int json, FILE *out)
+{
+	return fc_repair_fd(fd, name, json, out, NULL);
 }
 
 int fc_read_voltable(int fd, struct fc_disk_superblock *sb, struct fc_disk_voltable *vt)

@@ -14,22 +14,52 @@
 enum fc_check_out { FC_OUT_CHECK, FC_OUT_DUMP };
 
 /*
- * Read the metadata of @fd (a block device or an image file) named @name,
- * print a report (check) or description (dump) to @out, as JSON if @json.
- * Returns 0 if the metadata is consistent, 1 if damaged or unreadable.
+ * What a check found (JSON "outcome", fcachectl check's exit status):
+ *   FC_CHECK_CLEAN       consistent, nothing left over ("clean", exit 0)
+ *   FC_CHECK_LEFTOVERS   consistent, with harmless leftovers of interrupted
+ *                        commits: page slots above md_seq, an unusable page
+ *                        or superblock copy next to a good one ("leftovers",
+ *                        exit 0; check --repair drops them)
+ *   FC_CHECK_DAMAGED     errors, or unreadable ("damaged", exit 1)
+ *   FC_CHECK_NOT_A_POOL  no fcache metadata at all: neither superblock slot
+ *                        nor the first metadata pages carry an fcache magic
+ *                        ("not_a_pool", exit 3)
+ * needs_check is reported apart from the outcome.
  */
-int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out);
+enum fc_check_outcome {
+	FC_CHECK_CLEAN,
+	FC_CHECK_LEFTOVERS,
+	FC_CHECK_DAMAGED,
+	FC_CHECK_NOT_A_POOL,
+};
+
+/* "clean", "leftovers", "damaged", "not_a_pool" */
+const char *fc_check_outcome_str(enum fc_check_outcome o);
 
 /*
- * fcachectl check --clear-needs-check: check @fd (open for writing, not in
- * use) as fc_check_fd() does; if no error is found, zero every leftover page
- * slot (seq above md_seq) and write a new superblock (seq and md_seq above
- * every seq on the flash, needs_check and clean cleared), syncing after
- * each step.  Prints the report and what was done.  Returns 0 done, 1 not
- * done because the metadata is damaged or unreadable (nothing written),
- * 2 a write failed.
+ * Read the metadata of @fd (a block device or an image file) named @name,
+ * print a report (check) or description (dump) to @out, as JSON if @json.
+ * Returns 0 if the metadata is consistent, 1 if damaged, unreadable or not
+ * a pool; the outcome goes to *@outcome unless NULL.
+ */
+int fc_check_fd(int fd, const char *name, enum fc_check_out what, int json, FILE *out);
+int fc_check_fd_outcome(int fd, const char *name, enum fc_check_out what, int json, FILE *out,
+			enum fc_check_outcome *outcome);
+
+/*
+ * fcachectl check --repair (alias --clear-needs-check): check @fd (open for
+ * writing, not in use) as fc_check_fd() does; if no error is found, zero
+ * every leftover page slot (seq above md_seq) and every unusable copy of a
+ * page whose other copy is used, and write a new superblock (seq and md_seq
+ * above every seq on the flash, needs_check and clean cleared) into the
+ * slot not holding the one in use, syncing after each step.  Prints the
+ * report and what was done.  Returns 0 done, 1 not done because the
+ * metadata is damaged, unreadable or not a pool (nothing written), 2 a
+ * write failed.  The outcome of the check before the repair goes to
+ * *@outcome unless NULL.
  */
 int fc_clear_needs_check_fd(int fd, const char *name, int json, FILE *out);
+int fc_repair_fd(int fd, const char *name, int json, FILE *out, enum fc_check_outcome *outcome);
 
 struct fc_disk_superblock;
 struct fc_disk_voltable;

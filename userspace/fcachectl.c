@@ -3,9 +3,11 @@
  * fcachectl: control tool of the dm-fcache device-mapper targets.
  *
  * This file holds the command table, the global options, usage texts and
- * the exit codes (0 ok, 1 failed, 2 usage).  Every verb lives in its own
- * file (pool.c, volume.c, status.c, check.c, config.c) and takes its own
- * argc/argv with argv[0] = the verb; every verb accepts --help.
+ * the exit codes (0 ok, 1 failed, 2 usage, 3 check: not a pool).  Every
+ * verb lives in its own file (pool.c, volume.c, status.c, check.c,
+ * config.c) and takes its own argc/argv with argv[0] = the verb, parsed
+ * with fc_opt_next() (options in any position); every verb accepts --help,
+ * and -v anywhere.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -114,16 +116,23 @@ static const struct fc_cmd cmds[] = {
 	  "  --discard  the origin is authoritative: drop the volume's cached and\n"
 	  "             dirty data" },
 	{ "check", cmd_check, 0, "verify a pool's metadata offline",
-	  "check FLASHDEV [--json] [--clear-needs-check]\n"
+	  "check FLASHDEV [--json] [--repair]\n"
 	  "  Verifies the superblock and all metadata of an fcache flash device (or\n"
-	  "  image file) that is not in use.  Exit 0 clean, 1 damaged or unreadable.\n"
-	  "  --clear-needs-check  after a clean check, zero the leftovers of commits\n"
-	  "                       that never completed and clear needs_check, so the\n"
-	  "                       pool loads read-write again" },
+	  "  image file) that is not in use.  Outcomes (JSON \"outcome\"), exit status:\n"
+	  "    clean       0  consistent\n"
+	  "    leftovers   0  consistent; warnings about harmless leftovers of commits\n"
+	  "                   that never completed (page copies above md_seq, an\n"
+	  "                   unusable copy or superblock slot next to a good one)\n"
+	  "    damaged     1  errors (or unreadable): listed, nothing is changed\n"
+	  "    not_a_pool  3  the device holds no fcache metadata at all\n"
+	  "  --repair  only after a check without errors: zero the leftovers, clear\n"
+	  "            needs_check and write a new superblock, so the pool loads\n"
+	  "            read-write again; damage is refused (exit 1, nothing written)\n"
+	  "  --clear-needs-check  the old name of --repair" },
 	{ "dump", cmd_dump, 0, "describe a pool's metadata offline",
 	  "dump FLASHDEV [--json]\n"
 	  "  Prints the superblock, the volume table and every cache entry, as\n"
-	  "  recovery would read them." },
+	  "  recovery would read them.  Exit status as check." },
 	{ "up", cmd_up, 1, "assemble the pools and volumes of the config file",
 	  "up [-c FILE] [--dry-run]\n"
 	  "  Creates the pools and enables the volumes listed in FILE\n"
@@ -152,8 +161,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fcachectl [-v] [--version] VERB [ARGS...]\n\nverbs:\n");
 	for (c = cmds; c->name; c++)
 		fprintf(f, "  %-11s %s\n", c->name, c->summary);
-	fprintf(f, "\n'fcachectl VERB --help' describes a verb.\n"
-		"exit codes: 0 ok, 1 failed (nothing changed unless stated), 2 usage error\n");
+	fprintf(f, "\n'fcachectl VERB --help' describes a verb.  Options may come before or\n"
+		"after the other arguments (long options in full); '--' ends the options.\n"
+		"exit codes: 0 ok, 1 failed (nothing changed unless stated), 2 usage error,\n"
+		"            3 check/dump: not an fcache pool\n");
 }
 
 void fc_print_verb_help(const char *verb, FILE *f)
@@ -216,7 +227,7 @@ void fc_info(const char *fmt, ...)
 int main(int argc, char **argv)
 {
 	const struct fc_cmd *c;
-	int i = 1, j;
+	int i = 1, j, k;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
@@ -259,6 +270,22 @@ int main(int argc, char **argv)
 				fc_print_verb_help(c->name, stdout);
 				return EXIT_OK;
 			}
+		}
+		/* global -v after the verb too: fcachectl check IMG -v */
+		for (j = i + 1, k = j; j < argc && strcmp(c->name, "bench"); j++) {
+			if (!strcmp(argv[j], "--")) {
+				while (j < argc)
+					argv[k++] = argv[j++];
+				break;
+			}
+			if (!strcmp(argv[j], "-v") || !strcmp(argv[j], "--verbose"))
+				fc_verbose++;
+			else
+				argv[k++] = argv[j];
+		}
+		if (strcmp(c->name, "bench")) {
+			argv[k] = NULL;
+			argc = k;
 		}
 		if (c->needs_dm) {
 			fc_dm_verbose = fc_verbose > 1 ? fc_verbose - 1 : 0;

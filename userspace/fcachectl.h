@@ -7,6 +7,7 @@
 #ifndef FCACHECTL_H
 #define FCACHECTL_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -19,6 +20,7 @@
 #define EXIT_OK		0
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
+#define EXIT_NOT_POOL	3	/* check, dump: the device holds no fcache metadata */
 
 #define FC_DEFAULT_CONFIG "/etc/fcache/fcache.conf"
 #define FC_CONF_MAX_LINE 1024	/* characters in a config line, newline excluded */
@@ -35,6 +37,40 @@ void fc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print the usage text of @verb to @f. */
 void fc_print_verb_help(const char *verb, FILE *f);
+
+/*
+ * Option parsing of the verbs (util.c): getopt_long with options and
+ * operands in any order; every word after "--" is an operand.
+ *
+ *	struct fc_opt o;
+ *	fc_opt_init(&o, argc, argv, "j", longopts, "check", "check");
+ *	while ((c = fc_opt_next(&o)) != FC_OPT_END)
+ *		switch (c) {
+ *		case FC_OPT_OPERAND: use o.arg; break;
+ *		case 'j': ...; break;
+ *		default: return EXIT_USAGE;	(FC_OPT_ERROR: already said)
+ *		}
+ *
+ * An unknown option or a missing option argument prints a usage error
+ * ("WHAT: unknown option '--x'", "Try 'fcachectl VERB --help'") and
+ * returns FC_OPT_ERROR.
+ */
+#define FC_OPT_END	(-1)
+#define FC_OPT_OPERAND	1
+#define FC_OPT_ERROR	(-2)
+struct fc_opt {
+	int argc;
+	char **argv;
+	char shortopts[40];		/* "-:" + the verb's short options */
+	const struct option *longopts;
+	const char *verb;		/* whose --help the error suggests */
+	const char *what;		/* message prefix: "pool create" */
+	char *arg;			/* operand, or the option's argument */
+	int rest;			/* after getopt's end: next operand, else 0 */
+};
+void fc_opt_init(struct fc_opt *o, int argc, char **argv, const char *shortopts,
+		 const struct option *longopts, const char *verb, const char *what);
+int fc_opt_next(struct fc_opt *o);
 
 /* verbs */
 int cmd_pool(int argc, char **argv);
@@ -170,8 +206,26 @@ int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char 
 int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
 /* @id 0: the pool line, else the volume line of (@pool, @id) */
 int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int n, char **kv);
-/* config file argument of enable/disable/set: -c FILE, --config FILE, --no-persist */
-int fc_conf_arg(int *argc, char **argv, const char *verb, const char **file);
+/*
+ * The config file options of enable/disable/set (-c FILE, --config FILE,
+ * --no-persist) for their option tables; fc_conf_file() gives the file to
+ * record in (NULL: --no-persist).
+ */
+#define FC_OPT_CONFIG		'c'
+#define FC_OPT_NO_PERSIST	0x100
+#define FC_CONF_LONGOPTS \
+	{ "config", required_argument, NULL, FC_OPT_CONFIG }, \
+	{ "no-persist", no_argument, NULL, FC_OPT_NO_PERSIST }
+struct fc_conf_opt {
+	const char *file;	/* -c FILE, default FC_DEFAULT_CONFIG */
+	int no_persist;
+};
+static inline const char *fc_conf_file(const struct fc_conf_opt *co)
+{
+	if (co->no_persist)
+		return NULL;
+	return co->file ? co->file : FC_DEFAULT_CONFIG;
+}
 /* resolve verb */
 int cmd_resolve(int argc, char **argv);
 

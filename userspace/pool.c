@@ -220,42 +220,11 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 	return EXIT_OK;
 }
 
-static int pool_create(int argc, char **argv)
+static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int force)
 {
-	static const struct option opts[] = {
-		{ "block-size", required_argument, NULL, 'b' },
-		{ "force", no_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 }
-	};
 	char topts[1024] = "";
-	char *pos[2 + 16];
-	int npos = 0, force = 0, bs_given = 0, c, words = 0, r;
-	uint64_t bytes;
-	uint32_t bs = 64;	/* 32 KiB, FC_DEFAULT_BLOCK_SECTORS */
+	int words = 0, r;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-b:f", opts, NULL)) != -1) {
-		switch (c) {
-		case 1:
-			if (npos >= (int)(sizeof(pos) / sizeof(pos[0])))
-				return fc_usage("pool", "pool create: too many arguments");
-			pos[npos++] = optarg;
-			break;
-		case 'b':
-			if (fc_parse_size(optarg, &bytes) || bytes % 512 || bytes < 4096 ||
-			    bytes > 1048576 || (bytes & (bytes - 1)))
-				return fc_usage("pool", "pool create: bad --block-size '%s': a power of two from 4K to 1M", optarg);
-			bs = (uint32_t)(bytes / 512);
-			bs_given = 1;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		default:
-			return fc_usage("pool", "pool create: unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	if (npos < 2)
 		return fc_usage("pool", "pool create: expected NAME FLASHDEV");
 	if (!fc_valid_name(pos[0]))
@@ -322,19 +291,13 @@ int fc_pool_remove(const char *arg)
 	return EXIT_OK;
 }
 
-static int pool_list(int argc, char **argv)
+static int pool_list(int json)
 {
 	struct fc_live l;
 	struct fc_json j;
-	int json = 0, i, k, nv;
+	int i, k, nv;
 	char sz[32];
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else
-			return fc_usage("pool", "pool list: unexpected argument '%s'", argv[i]);
-	}
 	if (fc_live_scan(&l))
 		return fc_fail("pool list: cannot talk to device-mapper: %s", fc_dm_error());
 	if (json) {
@@ -373,18 +336,74 @@ static int pool_list(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/*
+ * pool create|remove|list: the options of all three are parsed here, in any
+ * position, then checked against the subcommand (the first operand).
+ */
 int cmd_pool(int argc, char **argv)
 {
-	if (argc < 2)
-		return fc_usage("pool", "pool: expected create, remove or list");
-	if (!strcmp(argv[1], "create"))
-		return pool_create(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "remove")) {
-		if (argc != 3)
-			return fc_usage("pool", "pool remove: expected one NAME");
-		return fc_pool_remove(argv[2]);
+	static const struct option opts[] = {
+		{ "block-size", required_argument, NULL, 'b' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *pos[3 + 16];
+	const char *sub, *create_opt = NULL;
+	struct fc_opt o;
+	int npos = 0, force = 0, bs_given = 0, json = 0, c;
+	uint64_t bytes;
+	uint32_t bs = 64;	/* 32 KiB, FC_DEFAULT_BLOCK_SECTORS */
+
+	fc_opt_init(&o, argc, argv, "b:f", opts, "pool", "pool");
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+		switch (c) {
+		case FC_OPT_OPERAND:
+			if (npos >= (int)(sizeof(pos) / sizeof(pos[0])))
+				return fc_usage("pool", "pool %s: too many arguments", pos[0]);
+			pos[npos++] = o.arg;
+			/* the messages of the subcommand name it */
+			if (npos == 1 && (!strcmp(o.arg, "create") || !strcmp(o.arg, "remove") ||
+					  !strcmp(o.arg, "list")))
+				o.what = !strcmp(o.arg, "create") ? "pool create" :
+					 !strcmp(o.arg, "remove") ? "pool remove" : "pool list";
+			break;
+		case 'b':
+			if (fc_parse_size(o.arg, &bytes) || bytes % 512 || bytes < 4096 ||
+			    bytes > 1048576 || (bytes & (bytes - 1)))
+				return fc_usage("pool", "pool create: bad --block-size '%s': a power of two from 4K to 1M", o.arg);
+			bs = (uint32_t)(bytes / 512);
+			bs_given = 1;
+			create_opt = "--block-size";
+			break;
+		case 'f':
+			force = 1;
+			create_opt = "--force";
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
 	}
-	if (!strcmp(argv[1], "list"))
-		return pool_list(argc - 1, argv + 1);
-	return fc_usage("pool", "pool: unknown subcommand '%s' (create, remove, list)", argv[1]);
+	if (!npos)
+		return fc_usage("pool", "pool: expected create, remove or list");
+	sub = pos[0];
+	if (strcmp(sub, "create") && strcmp(sub, "remove") && strcmp(sub, "list"))
+		return fc_usage("pool", "pool: unknown subcommand '%s' (create, remove, list)", sub);
+	if (strcmp(sub, "create") && create_opt)
+		return fc_usage("pool", "pool %s: %s is an option of pool create", sub, create_opt);
+	if (strcmp(sub, "list") && json)
+		return fc_usage("pool", "pool %s: --json is an option of pool list", sub);
+	if (!strcmp(sub, "create"))
+		return pool_create(npos - 1, pos + 1, bs, bs_given, force);
+	if (!strcmp(sub, "remove")) {
+		if (npos != 2)
+			return fc_usage("pool", "pool remove: expected one NAME");
+		return fc_pool_remove(pos[1]);
+	}
+	if (npos > 1)
+		return fc_usage("pool", "pool list: unexpected argument '%s'", pos[1]);
+	return pool_list(json);
 }

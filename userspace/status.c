@@ -259,26 +259,35 @@ int cmd_status(int argc, char **argv)
 	struct sample a, b, *cur = &a, *old = &b, *tmp;
 	struct fc_pool *selpool = NULL;
 	struct fc_vol *selvol = NULL;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *sel = NULL;
 	double watch = 0, ival;
-	int json = 0, i;
+	struct fc_opt o;
+	int json = 0, c;
 	char *end;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	fc_opt_init(&o, argc, argv, "", opts, "status", "status");
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+		switch (c) {
+		case 'j':
 			json = 1;
-		} else if (!strcmp(argv[i], "--watch") || !strncmp(argv[i], "--watch=", 8)) {
-			const char *v = argv[i][7] == '=' ? argv[i] + 8 : (i + 1 < argc ? argv[++i] : "");
-
-			watch = strtod(v, &end);
-			if (!*v || *end || watch < 0.1 || watch > 3600)
-				return fc_usage("status", "status: bad --watch '%s': seconds, 0.1..3600", v);
-		} else if (argv[i][0] == '-') {
-			return fc_usage("status", "status: unknown option '%s'", argv[i]);
-		} else if (sel) {
-			return fc_usage("status", "status: one POOL or VOLUME at a time");
-		} else {
-			sel = argv[i];
+			break;
+		case 'w':
+			watch = strtod(o.arg, &end);
+			if (!*o.arg || *end || watch < 0.1 || watch > 3600)
+				return fc_usage("status", "status: bad --watch '%s': seconds, 0.1..3600", o.arg);
+			break;
+		case FC_OPT_OPERAND:
+			if (sel)
+				return fc_usage("status", "status: one POOL or VOLUME at a time");
+			sel = o.arg;
+			break;
+		default:
+			return EXIT_USAGE;
 		}
 	}
 	ival = watch ? watch : 0.5;
@@ -329,40 +338,65 @@ int cmd_set(int argc, char **argv)
 	struct fc_live l;
 	struct fc_pool *p;
 	struct fc_vol *v;
+	static const struct option opts[] = {
+		FC_CONF_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
 	char key[64], msg[128], params[1024];
-	const char *eq, *newmode = NULL, *conf;
+	const char *eq, *newmode = NULL, *conf, *target = NULL;
+	struct fc_conf_opt co = { NULL, 0 };
+	struct fc_opt o;
+	char *kv[255];
 	uint64_t val;
-	int i, r, rc = EXIT_FAIL, words = 0, pass, failed;
-	char done[256] = { 0 };
+	int i, r, rc = EXIT_FAIL, words = 0, pass, failed, nkv = 0, c;
+	char done[255] = { 0 };
 
-	i = fc_conf_arg(&argc, argv, "set", &conf);
-	if (i)
-		return i;
-	if (argc < 3)
+	fc_opt_init(&o, argc, argv, "c:", opts, "set", "set");
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+		switch (c) {
+		case FC_OPT_OPERAND:
+			if (!target) {
+				target = o.arg;
+				break;
+			}
+			if (nkv >= (int)(sizeof(kv) / sizeof(kv[0])))
+				return fc_usage("set", "set: too many settings");
+			kv[nkv++] = o.arg;
+			break;
+		case FC_OPT_CONFIG:
+			co.file = o.arg;
+			break;
+		case FC_OPT_NO_PERSIST:
+			co.no_persist = 1;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	conf = fc_conf_file(&co);
+	if (!nkv)
 		return fc_usage("set", "set: expected POOL|VOLUME KEY=VALUE...");
-	if (argc > 256)
-		return fc_usage("set", "set: too many settings");
-	for (i = 2; i < argc; i++) {
-		eq = strchr(argv[i], '=');
-		if (!eq || eq == argv[i] || !eq[1] || (size_t)(eq - argv[i]) >= sizeof(key))
-			return fc_usage("set", "set: expected KEY=VALUE, got '%s'", argv[i]);
+	for (i = 0; i < nkv; i++) {
+		eq = strchr(kv[i], '=');
+		if (!eq || eq == kv[i] || !eq[1] || (size_t)(eq - kv[i]) >= sizeof(key))
+			return fc_usage("set", "set: expected KEY=VALUE, got '%s'", kv[i]);
 	}
 	if (fc_live_scan(&l))
 		return fc_fail("set: cannot talk to device-mapper: %s", fc_dm_error());
-	p = fc_live_pool(&l, argv[1]);
-	v = p ? NULL : fc_live_vol(&l, argv[1]);
+	p = fc_live_pool(&l, target);
+	v = p ? NULL : fc_live_vol(&l, target);
 	if (!p && !v) {
-		fc_fail("set: '%s' is neither an fcache pool nor a cached volume", argv[1]);
+		fc_fail("set: '%s' is neither an fcache pool nor a cached volume", target);
 		goto out;
 	}
 	/* validate everything first: a bad pair changes nothing */
-	for (i = 2; i < argc; i++) {
-		eq = strchr(argv[i], '=');
-		memcpy(key, argv[i], eq - argv[i]);
-		key[eq - argv[i]] = 0;
+	for (i = 0; i < nkv; i++) {
+		eq = strchr(kv[i], '=');
+		memcpy(key, kv[i], eq - kv[i]);
+		key[eq - kv[i]] = 0;
 		if (p) {
 			msg[0] = 0;
-			rc = fc_pool_tunables("set", 1, &argv[i], msg, sizeof(msg), &words);
+			rc = fc_pool_tunables("set", 1, &kv[i], msg, sizeof(msg), &words);
 			if (rc)
 				goto out;
 		} else if (!strcmp(key, "mode")) {
@@ -414,12 +448,12 @@ int cmd_set(int argc, char **argv)
 	 * others are set (writeback_low=95 writeback_high=99 from low=50 high=80).
 	 */
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 2, failed = 0; i < argc; i++) {
+		for (i = 0, failed = 0; i < nkv; i++) {
 			if (done[i])
 				continue;
-			eq = strchr(argv[i], '=');
-			memcpy(key, argv[i], eq - argv[i]);
-			key[eq - argv[i]] = 0;
+			eq = strchr(kv[i], '=');
+			memcpy(key, kv[i], eq - kv[i]);
+			key[eq - kv[i]] = 0;
 			if (!strcmp(key, "mode") && v) {
 				done[i] = 1;
 				continue;
@@ -428,7 +462,7 @@ int cmd_set(int argc, char **argv)
 			if (fc_dm_message(p ? p->name : v->name, msg, NULL)) {
 				if (pass) {
 					fc_fail("set: %s refused '%s': %s (see dmesg)", p ? p->name : v->name,
-						argv[i], fc_dm_error());
+						kv[i], fc_dm_error());
 					goto out;
 				}
 				failed++;
@@ -444,7 +478,7 @@ int cmd_set(int argc, char **argv)
 		struct fc_pool *vp = v ? fc_live_pool_by_dev(&l, v->pool_dev) : p;
 
 		if (vp)
-			rc = fc_conf_record_set(conf, vp->name, v ? v->id : 0, argc - 2, argv + 2);
+			rc = fc_conf_record_set(conf, vp->name, v ? v->id : 0, nkv, kv);
 	}
 out:
 	fc_live_free(&l);
@@ -456,20 +490,31 @@ int cmd_flush(int argc, char **argv)
 	struct fc_live l;
 	struct fc_pool *p;
 	struct fc_vol *v = NULL;
-	int r;
+	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
+	const char *target = NULL;
+	struct fc_opt o;
+	int r, c;
 
-	if (argc != 2 || argv[1][0] == '-')
+	fc_opt_init(&o, argc, argv, "", opts, "flush", "flush");
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+		if (c != FC_OPT_OPERAND)
+			return EXIT_USAGE;
+		if (target)
+			return fc_usage("flush", "flush: expected one POOL or VOLUME");
+		target = o.arg;
+	}
+	if (!target)
 		return fc_usage("flush", "flush: expected one POOL or VOLUME");
 	if (fc_live_scan(&l))
 		return fc_fail("flush: cannot talk to device-mapper: %s", fc_dm_error());
-	p = fc_live_pool(&l, argv[1]);
+	p = fc_live_pool(&l, target);
 	if (!p) {
-		v = fc_live_vol(&l, argv[1]);
+		v = fc_live_vol(&l, target);
 		p = v ? fc_live_pool_by_dev(&l, v->pool_dev) : NULL;
 	}
 	if (!p) {
 		fc_live_free(&l);
-		return fc_fail("flush: '%s' is neither an fcache pool nor a cached volume", argv[1]);
+		return fc_fail("flush: '%s' is neither an fcache pool nor a cached volume", target);
 	}
 	fc_install_sigint();
 	r = fc_flush_wait(p, v);

@@ -19,6 +19,101 @@
 
 volatile int fc_interrupted;
 
+void fc_opt_init(struct fc_opt *o, int argc, char **argv, const char *shortopts,
+		 const struct option *longopts, const char *verb, const char *what)
+{
+	memset(o, 0, sizeof(*o));
+	o->argc = argc;
+	o->argv = argv;
+	/* "-": operands come back in order (code 1) whatever POSIXLY_CORRECT says */
+	snprintf(o->shortopts, sizeof(o->shortopts), "-:%s", shortopts);
+	o->longopts = longopts;
+	o->verb = verb;
+	o->what = what;
+	optind = 0;	/* 0, not 1: glibc then forgets an earlier parse entirely */
+	opterr = 0;
+}
+
+/* The option getopt_long just refused, as the user wrote it. */
+static const char *bad_option(struct fc_opt *o, char *buf, size_t len)
+{
+	const char *a = optind > 0 && optind <= o->argc ? o->argv[optind - 1] : NULL;
+	size_t n;
+
+	/* "--opt VALUE": the option is the word before its argument */
+	if (optarg && optind > 1 && optind <= o->argc && optarg == o->argv[optind - 1])
+		a = o->argv[optind - 2];
+	if (a && a[0] == '-' && a[1] == '-') {
+		n = strcspn(a, "=");
+		snprintf(buf, len, "%.*s", (int)(n < 60 ? n : 60), a);
+	} else if (optopt > ' ' && optopt < 0x7f) {
+		snprintf(buf, len, "-%c", optopt);
+	} else {
+		snprintf(buf, len, "%.60s", a ? a : "?");
+	}
+	return buf;
+}
+
+/* Was long option @lo written in full (not as an abbreviation)? */
+static int full_name(struct fc_opt *o, const struct option *lo)
+{
+	const char *a;
+	size_t n;
+	int i = optind - 1;
+
+	/* "--opt VALUE": the option is the word before its argument */
+	if (optarg && i > 0 && optarg == o->argv[i])
+		i--;
+	if (i < 1 || i >= o->argc)
+		return 1;
+	a = o->argv[i];
+	if (a[0] != '-' || a[1] != '-')
+		return 1;
+	a += 2;
+	n = strcspn(a, "=");
+	return n == strlen(lo->name) && !strncmp(a, lo->name, n);
+}
+
+int fc_opt_next(struct fc_opt *o)
+{
+	char buf[64];
+	int c, li;
+
+	o->arg = NULL;
+	if (o->rest) {
+		if (o->rest >= o->argc)
+			return FC_OPT_END;
+		o->arg = o->argv[o->rest++];
+		return FC_OPT_OPERAND;
+	}
+	li = -1;
+	c = getopt_long(o->argc, o->argv, o->shortopts, o->longopts, &li);
+	if (li >= 0 && c != '?' && c != ':' && !full_name(o, &o->longopts[li])) {
+		/* no abbreviations: "--d" must not mean --discard */
+		fc_usage(o->verb, "%s: unknown option '%s' (give options in full: --%s)",
+			 o->what, bad_option(o, buf, sizeof(buf)), o->longopts[li].name);
+		return FC_OPT_ERROR;
+	}
+	switch (c) {
+	case -1:	/* the end, or "--": the words after it are operands */
+		o->rest = optind > 0 ? optind : o->argc;
+		return fc_opt_next(o);
+	case 1:
+		o->arg = optarg;
+		return FC_OPT_OPERAND;
+	case ':':
+		fc_usage(o->verb, "%s: option '%s' needs a value", o->what,
+			 bad_option(o, buf, sizeof(buf)));
+		return FC_OPT_ERROR;
+	case '?':
+		fc_usage(o->verb, "%s: unknown option '%s'", o->what, bad_option(o, buf, sizeof(buf)));
+		return FC_OPT_ERROR;
+	default:
+		o->arg = optarg;
+		return c;
+	}
+}
+
 int fc_parse_u64(const char *s, uint64_t *v)
 {
 	char *end;

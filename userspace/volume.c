@@ -374,46 +374,52 @@ static int cmd_enable_(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "sequential-cutoff", required_argument, NULL, 's' },
+		FC_CONF_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *pool = NULL, *mode = "writeback", *name = NULL, *vol = NULL, *conf;
+	struct fc_conf_opt co = { NULL, 0 };
+	struct fc_opt o;
 	uint64_t id = 0, cut = 0;
 	int c, cutoff = -1;
 
-	c = fc_conf_arg(&argc, argv, "enable", &conf);
-	if (c)
-		return c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-p:m:n:i:s:", opts, NULL)) != -1) {
+	fc_opt_init(&o, argc, argv, "p:m:n:i:s:c:", opts, "enable", "enable");
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
 		switch (c) {
-		case 1:
+		case FC_OPT_OPERAND:
 			if (vol)
-				return fc_usage("enable", "enable: one VOLUME at a time ('%s' is extra)", optarg);
-			vol = optarg;
+				return fc_usage("enable", "enable: one VOLUME at a time ('%s' is extra)", o.arg);
+			vol = o.arg;
 			break;
 		case 'p':
-			pool = optarg;
+			pool = o.arg;
 			break;
 		case 'm':
-			mode = optarg;
+			mode = o.arg;
 			break;
 		case 'n':
-			name = optarg;
+			name = o.arg;
 			break;
 		case 'i':
-			if (fc_parse_u64(optarg, &id) || !id || id > MAX_ID)
-				return fc_usage("enable", "enable: bad --id '%s': 1..%d", optarg, MAX_ID);
+			if (fc_parse_u64(o.arg, &id) || !id || id > MAX_ID)
+				return fc_usage("enable", "enable: bad --id '%s': 1..%d", o.arg, MAX_ID);
 			break;
 		case 's':
-			if (fc_parse_u64(optarg, &cut) || cut > 4194304)
-				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..4194304", optarg);
+			if (fc_parse_u64(o.arg, &cut) || cut > 4194304)
+				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..4194304", o.arg);
 			cutoff = (int)cut;
 			break;
+		case FC_OPT_CONFIG:
+			co.file = o.arg;
+			break;
+		case FC_OPT_NO_PERSIST:
+			co.no_persist = 1;
+			break;
 		default:
-			return fc_usage("enable", "enable: unknown or incomplete option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;
 		}
 	}
+	conf = fc_conf_file(&co);
 	if (!vol)
 		return fc_usage("enable", "enable: expected VOLUME");
 	if (!pool)
@@ -559,22 +565,38 @@ out:
 
 int cmd_disable(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "no-flush", no_argument, NULL, 'F' },
+		FC_CONF_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *vol = NULL, *conf;
-	int i, no_flush = 0;
+	struct fc_conf_opt co = { NULL, 0 };
+	struct fc_opt o;
+	int c, no_flush = 0;
 
-	i = fc_conf_arg(&argc, argv, "disable", &conf);
-	if (i)
-		return i;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-flush"))
+	fc_opt_init(&o, argc, argv, "c:", opts, "disable", "disable");
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+		switch (c) {
+		case FC_OPT_OPERAND:
+			if (vol)
+				return fc_usage("disable", "disable: one VOLUME at a time");
+			vol = o.arg;
+			break;
+		case 'F':
 			no_flush = 1;
-		else if (argv[i][0] == '-')
-			return fc_usage("disable", "disable: unknown option '%s'", argv[i]);
-		else if (vol)
-			return fc_usage("disable", "disable: one VOLUME at a time");
-		else
-			vol = argv[i];
+			break;
+		case FC_OPT_CONFIG:
+			co.file = o.arg;
+			break;
+		case FC_OPT_NO_PERSIST:
+			co.no_persist = 1;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
 	}
+	conf = fc_conf_file(&co);
 	if (!vol)
 		return fc_usage("disable", "disable: expected VOLUME");
 	if (conf && fc_conf_check(conf))
@@ -591,24 +613,37 @@ int cmd_resolve(int argc, char **argv)
 	struct fc_live l;
 	struct fc_pool *p;
 	struct fc_ondisk_vol ov[64];
-	const char *pool = NULL, *which = NULL, *choice = NULL;
+	static const struct option opts[] = {
+		{ "replay", no_argument, NULL, 'r' },
+		{ "discard", no_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *pool = NULL, *which = NULL, *choice = NULL, *opt;
+	struct fc_opt o;
 	char msg[64];
 	uint64_t id = 0;
-	int i, n, rc = EXIT_FAIL, found = -1;
+	int i, n, rc = EXIT_FAIL, found = -1, c;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--replay") || !strcmp(argv[i], "--discard")) {
-			if (choice && strcmp(choice, argv[i]))
+	fc_opt_init(&o, argc, argv, "", opts, "resolve", "resolve");
+	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+		switch (c) {
+		case 'r':
+		case 'd':
+			opt = c == 'r' ? "--replay" : "--discard";
+			if (choice && strcmp(choice, opt))
 				return fc_usage("resolve", "resolve: --replay or --discard, not both");
-			choice = argv[i];
-		} else if (argv[i][0] == '-') {
-			return fc_usage("resolve", "resolve: unknown option '%s'", argv[i]);
-		} else if (!pool) {
-			pool = argv[i];
-		} else if (!which) {
-			which = argv[i];
-		} else {
-			return fc_usage("resolve", "resolve: unexpected argument '%s'", argv[i]);
+			choice = opt;
+			break;
+		case FC_OPT_OPERAND:
+			if (!pool)
+				pool = o.arg;
+			else if (!which)
+				which = o.arg;
+			else
+				return fc_usage("resolve", "resolve: unexpected argument '%s'", o.arg);
+			break;
+		default:
+			return EXIT_USAGE;
 		}
 	}
 	if (!pool || !which || !choice)

@@ -72,7 +72,7 @@ else fail "dump: --json entries consistent and equal to the text dump"; fi
 
 # ---- damage: exit 1 and the right kind of problem, for each kind of block
 # kind-of-damage:expected problem kind
-for pair in sb-current:superblock_slot sb-both:superblock sb-geometry:geometry \
+for pair in sb-both:superblock sb-geometry:geometry \
 	vt:volume_table vt-dupid:volume_table vt-dropvol:unused_volume \
 	entry-page:entry_page seq-above:entry_page overlap:overlap oob:out_of_bounds \
 	unused-vol:unused_volume dirty-not-valid:dirty_not_valid; do
@@ -84,7 +84,7 @@ for pair in sb-current:superblock_slot sb-both:superblock sb-geometry:geometry \
 	if python3 - "$T/out" "$kind" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["clean"] is False and d["errors"] > 0
+assert d["clean"] is False and d["errors"] > 0 and d["outcome"] == "damaged"
 kinds = [p["kind"] for p in d["problems"] if p["severity"] == "error"]
 assert sys.argv[2] in kinds, kinds
 PY
@@ -97,13 +97,16 @@ done
 "$CTL" check "$T/d.img" | grep -q 'above the superblock' && pass "damage seq-above: message says seq above the superblock" || fail "damage seq-above: message says seq above the superblock"
 
 # ---- leftovers recovery handles: exit 0, a warning, same counts as committed
-for dmg in stale-slot torn needs-check; do
+# (sb-current: the superblock in use is corrupted, recovery takes the other
+# slot, as after a torn superblock write)
+for dmg in stale-slot torn needs-check sb-current; do
 	"$MK" "$T/d.img" --damage "$dmg" >"$T/truth"
 	expect_rc 0 "harmless $dmg: check exits 0" "$CTL" check --json "$T/d.img"
-	if python3 - "$T/out" "$T/truth" <<'PY'
+	if python3 - "$T/out" "$T/truth" "$dmg" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["clean"] is True and d["warnings"] >= 1, d["problems"]
+assert d["outcome"] == ("clean" if sys.argv[3] == "needs-check" else "leftovers"), d["outcome"]
 want = sum(int(l.split()[7]) for l in open(sys.argv[2]) if l.startswith("volume"))
 assert d["dirty_blocks"] == want, (d["dirty_blocks"], want)
 PY
@@ -250,7 +253,7 @@ then pass "clear-needs-check --json: reports what it did"
 else fail "clear-needs-check --json: reports what it did" "$(head -c 400 "$T/out")"; fi
 
 # refused on damage; the image stays byte for byte the same
-for dmg in overlap seq-above sb-current mdseq-above; do
+for dmg in overlap seq-above sb-both vt-dupid mdseq-above; do
 	"$MK" "$T/d.img" --damage $dmg >/dev/null
 	cp "$T/d.img" "$T/d0.img"
 	expect_rc 1 "clear-needs-check on $dmg: refused (exit 1)" "$CTL" check --clear-needs-check "$T/d.img"
@@ -265,9 +268,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	expect_rc 1 "clear-needs-check: read-only image refused" "$CTL" check --clear-needs-check "$T/d.img"
 fi
 
-# ---- not a pool at all
+# ---- not a pool at all (exit 3; tests/host/ctl_outcome.sh has more)
 head -c 1048576 /dev/zero >"$T/zero.img"
-expect_rc 1 "check: zeroed device exits 1" "$CTL" check "$T/zero.img"
+expect_rc 3 "check: zeroed device exits 3 (not a pool)" "$CTL" check "$T/zero.img"
 grep -q 'no fcache superblock' "$T/out" && pass "check: zeroed device says no superblock" || fail "check: zeroed device says no superblock"
 head -c 3000 /dev/zero >"$T/tiny.img"
 expect_rc 1 "check: truncated device exits 1" "$CTL" check "$T/tiny.img"

@@ -35,6 +35,7 @@ static uint64_t rnd(void)
 int main(int argc, char **argv)
 {
 	int in, mfd, it, n, i, rc, clean = 0, damaged = 0;
+	enum fc_check_outcome oc;
 	uint8_t *img, *work;
 	size_t len, md_bytes;
 	FILE *devnull;
@@ -94,9 +95,16 @@ int main(int argc, char **argv)
 			if (pwrite(mfd, work + touched[i] * FC_PAGE_SIZE, FC_PAGE_SIZE,
 				   (off_t)(touched[i] * FC_PAGE_SIZE)) != FC_PAGE_SIZE)
 				return 2;
-		rc = fc_check_fd(mfd, "fuzz", (it & 1) ? FC_OUT_DUMP : FC_OUT_CHECK, (it >> 1) & 1, devnull);
+		rc = fc_check_fd_outcome(mfd, "fuzz", (it & 1) ? FC_OUT_DUMP : FC_OUT_CHECK,
+					 (it >> 1) & 1, devnull, &oc);
 		if (rc != 0 && rc != 1) {
 			fprintf(stderr, "iteration %d: checker returned %d\n", it, rc);
+			return 1;
+		}
+		/* exit 0 exactly for the consistent outcomes */
+		if (rc != (oc == FC_CHECK_DAMAGED || oc == FC_CHECK_NOT_A_POOL)) {
+			fprintf(stderr, "iteration %d: checker returned %d with outcome %s\n", it, rc,
+				fc_check_outcome_str(oc));
 			return 1;
 		}
 		if (rc)

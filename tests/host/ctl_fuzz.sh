@@ -12,7 +12,8 @@ else
 	fail "fuzz: checker crashed or misbehaved (seed $seed)" "$(head -c 600 "$T/err")"
 fi
 grep -q 'damaged [1-9]' "$T/out" && pass "fuzz: damage was detected in some iterations" || fail "fuzz: damage was detected in some iterations" "$(cat "$T/out")"
-# the binary itself on a few random images (exit 0/1 only, no sanitizer report)
+# the binary itself on a few random images (exit 0/1/3 as the JSON outcome
+# says, no sanitizer report)
 python3 - "$T" "$seed" <<'PY'
 import random, sys
 d, seed = sys.argv[1], int(sys.argv[2])
@@ -29,15 +30,21 @@ ok=1
 for i in 0 1 2 3 4 5 6 7 8 9 10 11; do
 	"$CTL" check --json "$T/f$i.img" >"$T/out" 2>"$T/err"
 	rc=$?
-	if [ $rc -gt 1 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" 2>/dev/null; then
+	if ! python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"clean": 0, "leftovers": 0, "damaged": 1, "not_a_pool": 3}[d["outcome"]]
+assert int(sys.argv[2]) == want, (sys.argv[2], d["outcome"])
+assert d["clean"] is (want == 0)
+' "$T/out" $rc 2>/dev/null; then
 		ok=0
 		fail "fuzz: fcachectl check on random image $i (rc $rc)" "$(head -c 300 "$T/err")"
 	fi
 	"$CTL" dump "$T/f$i.img" >/dev/null 2>"$T/err"
 	rc=$?
-	if [ $rc -gt 1 ]; then
+	if [ $rc -eq 2 ] || [ $rc -gt 3 ]; then
 		ok=0
 		fail "fuzz: fcachectl dump on random image $i (rc $rc)" "$(head -c 300 "$T/err")"
 	fi
 done
-[ $ok -eq 1 ] && pass "fuzz: fcachectl-asan check --json and dump on 12 random images: exit 0/1, valid JSON"
+[ $ok -eq 1 ] && pass "fuzz: fcachectl-asan check --json and dump on 12 random images: exit status of the outcome, valid JSON"

@@ -56,3 +56,7 @@ out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl po); COMP_CW
 [ "$out" = "pool" ] && pass "install: completion completes a verb" || fail "install: completion completes a verb" "$out"
 out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl enable x --mode write); COMP_CWORD=4; _fcachectl; echo \${COMPREPLY[*]}")
 [ "$out" = "writeback writethrough writearound" ] && pass "install: completion completes --mode" || fail "install: completion completes --mode" "$out"
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl check img --re); COMP_CWORD=3; _fcachectl; echo \${COMPREPLY[*]}")
+[ "$out" = "--repair" ] && pass "install: completion completes check options after FLASHDEV" || fail "install: completion completes check options after FLASHDEV" "$out"
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl pool --json l); COMP_CWORD=3; _fcachectl; echo \${COMPREPLY[*]}")
+[ "$out" = "list" ] && pass "install: completion finds pool's subcommand after an option" || fail "install: completion finds pool's subcommand after an option" "$out"

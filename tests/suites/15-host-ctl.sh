@@ -2,6 +2,6 @@
 # fcachectl host tests: usage, exit codes, check/dump on good, damaged and
 # fuzzed pool images (tests/host/ctl_*.sh).
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for t in usage check fuzz install config; do
+for t in usage options check outcome fuzz install config; do
 	sh "$top/tests/host/ctl_$t.sh"
 done
