@@ -9,6 +9,4 @@ if ! gcc -O2 -Wall -pthread -o "$SUITE_TOP/build/vm/fc_race" "$SUITE_TOP/tests/g
 	echo "FAIL: fcache-recovery (cannot build fc_race)"
 	exit 1
 fi
-# part 3 (half-published commit) is not in the default list until its
-# reworked scenario has run in a guest; run it with: ... fc_recovery.sh 3
-guest_run fcache-recovery --timeout 900 tests/guest/fc_recovery.sh 1 1b 2 2b 4 5
+guest_run fcache-recovery --timeout 1200 tests/guest/fc_recovery.sh 1 1b 2 2b 3 4 5
