@@ -18,6 +18,14 @@
 #   --timeout SECONDS           kill qemu after this; the run fails (default 300)
 #   --kill-after SECONDS        SIGKILL qemu after N s (power cut); the run is
 #                               OK only if the kill happened
+#   --kill-when FILE:LINES[:SECONDS]
+#                               SIGKILL qemu SECONDS (default 0) after the
+#                               host file FILE (e.g. a log on the /results
+#                               share) has LINES lines: a power cut at a
+#                               point of the guest's progress, not of the
+#                               clock (TCG speed varies with the host's
+#                               load); OK only if the kill happened before
+#                               --timeout
 #   --accel kvm|tcg             default $FC_ACCEL or tcg
 #   --loglevel N                console loglevel (default 5: warnings and up;
 #                               the full dmesg is appended to the log anyway)
@@ -50,7 +58,7 @@ vmdir=$top/build/vm
 die() { echo "run-guest: $*" >&2; exit 125; }
 
 flash="" disk2="" disk3="" results=$vmdir/results mem=3072 timeout=300
-kill_after="" accel=${FC_ACCEL:-tcg} loglevel=5 name="" quiet=0
+kill_after="" kill_when="" accel=${FC_ACCEL:-tcg} loglevel=5 name="" quiet=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--flash-img) flash=$2; shift 2 ;;
@@ -60,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--kill-after) kill_after=$2; shift 2 ;;
+	--kill-when) kill_when=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
 	--loglevel) loglevel=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
@@ -293,6 +302,27 @@ timeout -s KILL "$lim" qemu-system-x86_64 $acc -smp 2 -m "$mem" \
 	$drives </dev/null >"$log.qemu" 2>&1 &
 qpid=$!
 tpid=""
+kwpid="" kwmark=""
+if [ -n "$kill_when" ]; then
+	kwfile=${kill_when%%:*} kwrest=${kill_when#*:}
+	kwlines=${kwrest%%:*} kwdelay=0
+	[ "$kwrest" != "$kwlines" ] && kwdelay=${kwrest#*:}
+	kwmark=$(mktemp) && rm -f "$kwmark"
+	(
+		while kill -0 "$qpid" 2>/dev/null; do
+			n=$(wc -l <"$kwfile" 2>/dev/null || echo 0)
+			if [ "${n:-0}" -ge "$kwlines" ]; then
+				sleep "$kwdelay"
+				: >"$kwmark"
+				# timeout(1) treats SIGALRM as its timer: SIGKILL to qemu
+				kill -ALRM "$qpid" 2>/dev/null
+				exit 0
+			fi
+			sleep 0.2
+		done
+	) &
+	kwpid=$!
+fi
 if [ "$quiet" -eq 0 ]; then
 	tail -n +1 -f --pid="$qpid" "$log" &
 	tpid=$!
@@ -300,6 +330,7 @@ fi
 wait "$qpid"
 qrc=$?
 qpid=""
+[ -n "$kwpid" ] && { kill "$kwpid" 2>/dev/null; wait "$kwpid" 2>/dev/null; }
 [ -n "$tpid" ] && wait "$tpid" 2>/dev/null
 rm -f "$scratch"
 
@@ -334,6 +365,9 @@ rc=0
 if [ -n "$kill_after" ] && [ "$qrc" -eq 137 ]; then
 	echo "run-guest: killed after ${kill_after}s as requested (power cut)" >&2
 	rc=0
+elif [ -n "$kill_when" ] && [ -e "$kwmark" ] && [ "$qrc" -eq 137 ]; then
+	echo "run-guest: killed once $kwfile had $kwlines lines, +${kwdelay}s, as requested (power cut)" >&2
+	rc=0
 elif [ "$qrc" -eq 137 ]; then
 	echo "run-guest: TIMEOUT after ${timeout}s, qemu killed" >&2
 	rc=124
@@ -343,10 +377,11 @@ elif [ -z "$grc" ]; then
 elif [ "$grc" -ne 0 ]; then
 	echo "run-guest: guest script failed with status $grc" >&2
 	rc=$grc
-elif [ -n "$kill_after" ]; then
-	echo "run-guest: guest finished before the --kill-after power cut" >&2
+elif [ -n "$kill_after" ] || [ -n "$kill_when" ]; then
+	echo "run-guest: guest finished before the requested power cut" >&2
 	rc=121
 fi
+rm -f ${kwmark:+"$kwmark"}
 if [ -n "$kerr" ]; then
 	echo "run-guest: kernel error lines in the console log:" >&2
 	printf '%s\n' "$kerr" >&2
