@@ -543,17 +543,19 @@ int main(int argc, char **argv)
 		prev = next + 1;
 		if (in(plain, np, next) && negative) {
 			/*
-			 * Broken on purpose: claim durable what the first mark
-			 * after the next crash point names, a sync that had not
-			 * returned at this crash.  The walk must flag it lost.
+			 * Broken on purpose: claim durable what the log's last
+			 * mark names (every sync of the run), at a crash point
+			 * before most of those syncs had returned.  The walk
+			 * must flag each such point lost.
 			 */
-			uint64_t c, m;
+			uint64_t c, m, last = l.n;
 
 			for (c = next + 1; c < l.n && !is_point(&l.e[c]); c++)
 				;
 			for (m = c + 1; m < l.n; m++)
 				if ((l.e[m].flags & F_MARK) && !strncmp(l.e[m].name, "cw", 2))
-					break;
+					last = m;
+			m = last;
 			if (c < l.n && m < l.n) {
 				snprintf(w.dmark, sizeof(w.dmark), "%s", l.e[m].name);
 				strcpy(w.bmark, "-");
