@@ -17,7 +17,7 @@ build() {
 		{ echo "build.sh: cannot build $t" >&2; exit 1; }
 	mv "$out/$t.tmp" "$out/$t"
 }
-build lw_replay "" "$src/lw_replay.c"
+build lw_replay "$src/crash_util.h" "$src/lw_replay.c"
 build lw_mklog "" "$src/lw_mklog.c"
-build cw_work "" "$src/cw_work.c"
-build cw_point "$src/lw_replay.c $src/cw_work.c $top/userspace/fc_check.h $top/include/fcache_format.h" "$src/cw_point.c" "$top/userspace/fc_check.c" "$top/userspace/fc_json.c" "$top/kmod/fc_format.c"
+build cw_work "$src/crash_util.h" "$src/cw_work.c"
+build cw_point "$src/crash_util.h $src/lw_replay.c $src/cw_work.c $top/userspace/fc_check.h $top/include/fcache_format.h" "$src/cw_point.c" "$top/userspace/fc_check.c" "$top/userspace/fc_json.c" "$top/kmod/fc_format.c"

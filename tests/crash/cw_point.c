@@ -29,32 +29,23 @@
  * Exit: 0 the walk ran (whatever it found), 2 the harness failed.
  */
 
-/* The log reader and the oracle's verifier, each under its own prefix. */
+/*
+ * The log reader and the oracle's verifier (their shared helpers are in
+ * crash_util.h), each with its own main, random numbers and usage renamed.
+ */
 #define main lw_main
-#define die lw_die
-#define abuf lw_abuf
-#define num lw_num
 #define rnd lw_rnd
 #define rng lw_rng
 #define usage lw_usage
 #include "lw_replay.c"
 #undef main
-#undef die
-#undef abuf
-#undef num
 #undef rnd
 #undef rng
 #undef usage
 #define main cw_main
-#define die cw_die
-#define abuf cw_abuf
-#define num cw_num
 #define rnd cw_rnd
 #include "cw_work.c"
 #undef main
-#undef die
-#undef abuf
-#undef num
 #undef rnd
 
 #include <sys/sysmacros.h>
@@ -174,7 +165,7 @@ static const char *node(const char *name, dev_t dev)
 	snprintf(p, sizeof(path[0]), "%s/dev-%s", wdir, name);
 	unlink(p);
 	if (mknod(p, S_IFBLK | 0600, dev))
-		cw_die(2, "mknod %s: %s", p, strerror(errno));
+		die(2, "mknod %s: %s", p, strerror(errno));
 	return p;
 }
 
@@ -206,7 +197,7 @@ static int verify(const char *dev, const char *oracle, const char *dmark, const 
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
-		cw_die(2, "fork: %s", strerror(errno));
+		die(2, "fork: %s", strerror(errno));
 	if (!pid) {
 		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0)
@@ -216,7 +207,7 @@ static int verify(const char *dev, const char *oracle, const char *dmark, const 
 		exit(cmd_verify(opt ? 6 : 4, argv));
 	}
 	if (waitpid(pid, &st, 0) != pid)
-		cw_die(2, "waitpid: %s", strerror(errno));
+		die(2, "waitpid: %s", strerror(errno));
 	*lost = *stale = 0;
 	f = fopen(out, "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -326,7 +317,7 @@ static void replay(struct walk *w, const char *dev, uint64_t from, uint64_t to, 
 	saved = dup(1);
 	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || saved < 0)
-		cw_die(2, "%s: %s", file, strerror(errno));
+		die(2, "%s: %s", file, strerror(errno));
 	dup2(fd, 1);
 	close(fd);
 	cmd_replay(w->l, dev, argc, argv);
@@ -364,23 +355,23 @@ static void point(struct walk *w, uint64_t subset, int tear)
 	step("view", w->k);
 	snprintf(tab, sizeof(tab), "snapshot %s %s N 128", mm(w->rdev_dev), mm(w->cow_dev));
 	if (dm_create("cwp-snap", w->fs + w->os, tab, &snap, err, sizeof(err)))
-		cw_die(2, "%s", err);
+		die(2, "%s", err);
 	if (subset) {
 		step("subset", w->k);
 		replay(w, node("snap", snap), w->k + 1, w->k, subset, tear, rep);
 	}
 	snprintf(tab, sizeof(tab), "linear %s 0", mm(snap));
 	if (dm_create("cwp-flash", w->fs, tab, &flash, err, sizeof(err)))
-		cw_die(2, "%s", err);
+		die(2, "%s", err);
 	snprintf(tab, sizeof(tab), "linear %s %" PRIu64, mm(snap), w->fs);
 	if (dm_create("cwp-origin", w->os, tab, &origin, err, sizeof(err)))
-		cw_die(2, "%s", err);
+		die(2, "%s", err);
 
 	step("check", w->k);
 	fd = open(node("flash", flash), O_RDONLY);
 	f = fopen(chk, "w");
 	if (fd < 0 || !f)
-		cw_die(2, "flash view / %s: %s", chk, strerror(errno));
+		die(2, "flash view / %s: %s", chk, strerror(errno));
 	r = fc_check_fd(fd, "flash", FC_OUT_CHECK, 0, f);
 	fclose(f);
 	close(fd);
@@ -451,14 +442,14 @@ static uint64_t *read_list(const char *path, uint64_t *n)
 	FILE *f = fopen(path, "r");
 
 	if (!f)
-		cw_die(2, "%s: %s", path, strerror(errno));
+		die(2, "%s: %s", path, strerror(errno));
 	*n = 0;
 	while (fscanf(f, "%" SCNu64, &x) == 1) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 256;
 			v = realloc(v, cap * sizeof(*v));
 			if (!v)
-				cw_die(2, "out of memory");
+				die(2, "out of memory");
 		}
 		v[(*n)++] = x;
 	}
@@ -481,7 +472,7 @@ static dev_t devno(const char *path)
 	struct stat st;
 
 	if (stat(path, &st) || !S_ISBLK(st.st_mode))
-		cw_die(2, "%s: not a block device", path);
+		die(2, "%s: not a block device", path);
 	return st.st_rdev;
 }
 
@@ -503,7 +494,7 @@ int main(int argc, char **argv)
 			argc = 0;
 	}
 	if (argc < 13)
-		cw_die(2, "usage: cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace] [--negative]");
+		die(2, "usage: cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace] [--negative]");
 	memset(&w, 0, sizeof(w));
 	open_log(&l, argv[1], argv[2]);
 	w.l = &l;
@@ -513,17 +504,17 @@ int main(int argc, char **argv)
 	w.oracle = argv[5];
 	plain = read_list(argv[6], &np);
 	sub = read_list(argv[7], &ns);
-	w.fs = cw_num(argv[8]);
-	w.os = cw_num(argv[9]);
-	w.bs = cw_num(argv[10]);
-	w.seed = cw_num(argv[11]);
+	w.fs = num(argv[8]);
+	w.os = num(argv[9]);
+	w.bs = num(argv[10]);
+	w.seed = num(argv[11]);
 	wdir = argv[12];
 	snprintf(fail, sizeof(fail), "%s/failures", wdir);
 	w.failures = fail;
 	snprintf(rep, sizeof(rep), "%s/replay.out", wdir);
 	ctl = open("/dev/mapper/control", O_RDWR);
 	if (ctl < 0)
-		cw_die(2, "/dev/mapper/control: %s", strerror(errno));
+		die(2, "/dev/mapper/control: %s", strerror(errno));
 	teardown();	/* leftovers of an interrupted run */
 
 	/* the union of both lists in log order */

@@ -49,23 +49,11 @@
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "crash_util.h"
 
 #define SEC 512
 #define SMAGIC 0x4b52575743524346ull	/* "FCRCWWRK" */
 #define MAXW (64 * 1024)
-
-static void die(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("cw_work: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(rc);
-}
 
 static uint64_t mix(uint64_t a, uint64_t b)
 {
@@ -89,28 +77,6 @@ static void stamp(unsigned char *p, uint64_t sector, uint64_t seq)
 		x ^= x << 17;
 		memcpy(p + i, &x, 8);
 	}
-}
-
-static void *abuf(size_t n)
-{
-	void *p;
-
-	if (posix_memalign(&p, 4096, n))
-		die(2, "out of memory");
-	memset(p, 0, n);
-	return p;
-}
-
-static uint64_t num(const char *s)
-{
-	char *e;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &e, 0);
-	if (!*s || *e || errno)
-		die(2, "bad number '%s'", s);
-	return v;
 }
 
 /* ---- state ---------------------------------------------------------- */

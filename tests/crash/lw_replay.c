@@ -63,6 +63,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "crash_util.h"
 
 #define LW_MAGIC	0x6a736677736872ull
 #define LW_VERSION	1ull
@@ -90,19 +91,6 @@ struct lw {
 	struct ent *e;
 };
 
-static void die(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("lw_replay: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(rc);
-}
-
 static uint64_t le64(const unsigned char *p)
 {
 	uint64_t v = 0;
@@ -116,16 +104,6 @@ static uint64_t le64(const unsigned char *p)
 static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void *abuf(size_t n)
-{
-	void *p;
-
-	if (posix_memalign(&p, 4096, n))
-		die(2, "out of memory");
-	memset(p, 0, n);
-	return p;
 }
 
 static void pread_full(int fd, void *buf, size_t len, uint64_t off, const char *what)
@@ -366,18 +344,6 @@ static uint64_t rnd(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
-}
-
-static uint64_t num(const char *s)
-{
-	char *e;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &e, 0);
-	if (!*s || *e || errno)
-		die(2, "bad number '%s'", s);
-	return v;
 }
 
 static void print_marks(const struct lw *l, uint64_t next, uint64_t last, const char *pfx);
