@@ -36,6 +36,7 @@
 #include <linux/wait.h>
 #include <linux/atomic.h>
 #include <linux/mempool.h>
+#include <linux/percpu.h>
 
 #include "../include/fcache_format.h"
 #include "../include/fcache_abi.h"
@@ -83,6 +84,37 @@ struct fc_entry {
 
 enum fc_md_mode { FC_MD_RW, FC_MD_RO, FC_MD_FAIL };
 
+/*
+ * Per-volume I/O counters, per-cpu (fc_stat_inc()): cheap enough to stay
+ * on.  The first eight are the fields of the volume's status line; all of
+ * them are in the "stats" message's answer, named by fc_stat_names[]
+ * (docs/DESIGN.md, "Counters").
+ */
+enum fc_stat {
+	FC_ST_READS, FC_ST_READ_HITS, FC_ST_WRITES, FC_ST_WRITE_HITS,
+	FC_ST_BYPASSED, FC_ST_ERRORS, FC_ST_PROMOTIONS, FC_ST_WRITEBACKS,
+	FC_ST_READ_AROUND_SEQ,		/* read misses sent around: stream */
+	FC_ST_READ_AROUND_COLD,		/* ... first touch (ghost table) */
+	FC_ST_READ_AROUND_OTHER,	/* ... mode, ro, busy entry, retry */
+	FC_ST_WRITE_ALLOCS,		/* writes that took a new block */
+	FC_ST_WRITE_AROUND_SEQ,		/* writes sent around: stream */
+	FC_ST_WRITE_AROUND_HIGH,	/* ... pool above writeback_high */
+	FC_ST_WRITE_AROUND_BUSY,	/* ... fill in flight, no free block */
+	FC_ST_WRITE_AROUND_OTHER,	/* ... mode, ro, failed flash, past end */
+	FC_ST_WRITE_SYNC_KEPT,		/* small sync writes of a stream, absorbed */
+	FC_ST_WRITE_SYNC_HIGH,		/* ... allocated above writeback_high */
+	FC_ST_FUA,			/* REQ_FUA writes */
+	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
+	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
+	FC_ST_NR
+};
+
+extern const char *const fc_stat_names[FC_ST_NR];
+
+struct fc_vstats {
+	u64 c[FC_ST_NR];
+};
+
 struct fc_volume;
 
 struct fc_vslot {
@@ -97,8 +129,6 @@ struct fc_vslot {
 	u64 cached, dirty;		/* blocks (pool->lock) */
 	u64 hashed;			/* entries in the hash, fills too (pool->lock) */
 	atomic_t wb_inflight;
-	atomic64_t reads, read_hits, writes, write_hits, bypassed, errors,
-		promotions, writebacks;
 };
 
 struct fc_pool {
@@ -136,6 +166,7 @@ struct fc_pool {
 	struct fc_ghost ghost;
 	u32 *ghost_slots;
 	struct fc_vslot vol[FC_MAX_VOLUMES];
+	struct fc_vstats __percpu *stats;	/* FC_MAX_VOLUMES of them */
 
 	/* bios waiting for the commit worker */
 	struct bio_list flush_bios;	/* empty flushes: commit then origin */
@@ -177,6 +208,9 @@ struct fc_pool {
 	wait_queue_head_t commit_wait;
 	int last_commit_err;
 	unsigned long last_commit;	/* jiffies */
+	/* commit statistics: written under commit_lock, read without it */
+	u64 st_commits, st_commit_pages, st_commit_ns, st_commit_max_ns;
+	u64 st_groups, st_group_bios, st_group_max;
 };
 
 /* Per pool table instance. */
@@ -319,7 +353,14 @@ void fc_pool_put(struct fc_pool *pool);
 void fc_commit_work(struct work_struct *ws);
 int fc_request_commit(struct fc_pool *pool);
 int fc_flush_volumes(struct fc_pool *pool, int slot);
-void fc_vslot_clear_stats(struct fc_vslot *s);
+void fc_stats_clear(struct fc_pool *pool, int slot);
+u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st);
+
+/* Count one event of volume slot @slot (any context, no lock). */
+static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
+{
+	this_cpu_inc(pool->stats[slot].c[st]);
+}
 
 /* fc_writeback.c */
 void fc_wb_work(struct work_struct *ws);

@@ -394,6 +394,16 @@ static int write_needs_check_page(struct fc_pool *pool, u64 seq)
 	return 0;
 }
 
+/* A commit that succeeded (commit_lock held): the "stats" message's figures. */
+static void commit_stats(struct fc_pool *pool, u64 pages, u64 ns)
+{
+	WRITE_ONCE(pool->st_commits, pool->st_commits + 1);
+	WRITE_ONCE(pool->st_commit_pages, pool->st_commit_pages + pages);
+	WRITE_ONCE(pool->st_commit_ns, pool->st_commit_ns + ns);
+	if (ns > pool->st_commit_max_ns)
+		WRITE_ONCE(pool->st_commit_max_ns, ns);
+}
+
 /*
  * One commit.  @clean: record a clean shutdown (last put of the pool).
  * Returns 0 or a negative errno (then the pool is ro or fail).
@@ -402,13 +412,14 @@ int fc_commit(struct fc_pool *pool, bool clean)
 {
 	u64 *pg = pool->md_pg;
 	unsigned long *written;
-	u64 seq, l = 0;
+	u64 seq, l = 0, t0, pages = 0;
 	unsigned int n;
 	u32 flags;
 	bool any = false;
 	int r = 0;
 
 	mutex_lock(&pool->commit_lock);
+	t0 = ktime_get_ns();
 	if (pool->md_mode != FC_MD_RW) {
 		/*
 		 * Nothing can be recorded any more.  If a commit failed in
@@ -452,6 +463,7 @@ int fc_commit(struct fc_pool *pool, bool clean)
 		if (!n)
 			break;
 		any = true;
+		pages += n;
 		r = write_pages(pool, pg, n, seq);
 		if (r)
 			goto fail_pages;
@@ -481,6 +493,7 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	fc_release_pending(pool);
 	spin_unlock_irq(&pool->lock);
 out:
+	commit_stats(pool, pages, ktime_get_ns() - t0);
 	mutex_unlock(&pool->commit_lock);
 	return 0;
 

@@ -251,6 +251,7 @@ static const struct fc_bare_msg pool_bare_msgs[] = {
 	{ "flush", FC_MSG_FLUSH },
 	{ "clear_stats", FC_MSG_CLEAR_STATS },
 	{ "dump", FC_MSG_DUMP },
+	{ "stats", FC_MSG_STATS },
 	{ NULL },
 };
 
@@ -260,6 +261,7 @@ static const struct fc_bare_msg vol_bare_msgs[] = {
 	{ "invalidate", FC_MSG_INVALIDATE },
 	{ "detach", FC_MSG_DETACH },
 	{ "cancel_detach", FC_MSG_CANCEL_DETACH },
+	{ "stats", FC_MSG_STATS },
 	{ NULL },
 };
 
@@ -333,7 +335,7 @@ int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		}
 		return set_msg(argv, m);
 	}
-	*why = "unknown pool message (flush, clear_stats, forget, resolve, or a tunable)";
+	*why = "unknown pool message (flush, clear_stats, stats, forget, resolve, or a tunable)";
 	return -EINVAL;
 }
 
@@ -353,6 +355,6 @@ int fc_parse_vol_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		}
 		return set_msg(argv, m);
 	}
-	*why = "unknown volume message (flush, clear_stats, invalidate, detach, cancel_detach, sequential_cutoff)";
+	*why = "unknown volume message (flush, clear_stats, stats, invalidate, detach, cancel_detach, sequential_cutoff)";
 	return -EINVAL;
 }

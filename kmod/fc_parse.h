@@ -86,6 +86,7 @@ enum fc_msg_kind {
 	FC_MSG_DETACH,		/* volume only: an orderly teardown follows */
 	FC_MSG_CANCEL_DETACH,	/* volume only: it did not happen after all */
 	FC_MSG_RESOLVE,		/* pool only: resolve <id> replay|discard */
+	FC_MSG_STATS,		/* counters as name=value (answered) */
 };
 
 struct fc_msg {

@@ -67,6 +67,18 @@ bool fc_wb_above_high(__u64 dirty, __u64 total, __u32 high)
 	return total && dirty * 100 >= total * high;
 }
 
+__u32 fc_wb_hard_limit(__u32 high)
+{
+	return high >= 100 ? 100 : high + (100 - high + 1) / 2;
+}
+
+bool fc_wb_admit_new(__u64 dirty, __u64 total, __u32 high, bool urgent)
+{
+	if (!fc_wb_above_high(dirty, total, high))
+		return true;
+	return urgent && !fc_wb_above_high(dirty, total, fc_wb_hard_limit(high));
+}
+
 enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight)
 {
 	__u32 jobs = in->jobs ? in->jobs : 1;

@@ -68,6 +68,16 @@ enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight)
 /* Is the pool at or above the high watermark (new writes go around)? */
 bool fc_wb_above_high(__u64 dirty, __u64 total, __u32 high);
 
+/*
+ * May a write take a new dirty block?  Below @high percent dirty: yes.  At
+ * or above it only an @urgent one (a REQ_FUA write of one block or less:
+ * a redo record written with O_DSYNC, whose writer waits for it), up to
+ * the hard limit halfway from @high to 100% (90% at the default 80): sent
+ * around the cache it would wait for a spindle.
+ */
+__u32 fc_wb_hard_limit(__u32 high);
+bool fc_wb_admit_new(__u64 dirty, __u64 total, __u32 high, bool urgent);
+
 const char *fc_wb_state_name(enum fc_wb_state s);
 
 #endif

@@ -50,6 +50,7 @@ void fc_commit_work(struct work_struct *ws)
 	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
 	struct bio_list flushes, fuas;
 	struct bio *bio;
+	unsigned int n;
 	int r;
 
 	spin_lock_irq(&pool->lock);
@@ -61,6 +62,14 @@ void fc_commit_work(struct work_struct *ws)
 
 	r = fc_commit(pool, false);
 	pool->last_commit = jiffies;
+	n = bio_list_size(&flushes) + bio_list_size(&fuas);
+	if (n) {
+		/* Written by this worker only (one commit_work runs at a time). */
+		WRITE_ONCE(pool->st_groups, pool->st_groups + 1);
+		WRITE_ONCE(pool->st_group_bios, pool->st_group_bios + n);
+		if (n > pool->st_group_max)
+			WRITE_ONCE(pool->st_group_max, n);
+	}
 
 	/*
 	 * REQ_PREFLUSH: the commit made the flash durable; now the origin,
@@ -84,6 +93,7 @@ void fc_commit_work(struct work_struct *ws)
 			continue;
 		}
 		fb->kind = FC_BK_FLUSH;
+		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES_ORIGIN);
 		bio_set_dev(bio, v->origin);
 		submit_bio_noacct(bio);
 	}
@@ -154,6 +164,7 @@ static void pool_destroy(struct fc_pool *pool)
 	kvfree(pool->wb_items);
 	vfree(pool->md_buf);
 	kfree(pool->md_pg);
+	free_percpu(pool->stats);
 	kfree(pool);
 }
 
@@ -213,6 +224,13 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	for (i = 0; i < FC_MAX_VOLUMES; i++)
 		atomic_set(&pool->vol[i].wb_inflight, 0);
 	pool->last_io = jiffies;
+	pool->stats = __alloc_percpu(sizeof(struct fc_vstats) * FC_MAX_VOLUMES,
+				     __alignof__(struct fc_vstats));
+	if (!pool->stats) {
+		kfree(pool);
+		*error = "fcache-pool: out of memory";
+		return ERR_PTR(-ENOMEM);
+	}
 	pool->last_commit = jiffies;
 
 	pool->io = dm_io_client_create();
@@ -582,17 +600,65 @@ static void pool_dump(struct fc_pool *pool)
 	spin_unlock_irq(&pool->lock);
 }
 
-/* The clear_stats message: zero a volume slot's I/O counters. */
-void fc_vslot_clear_stats(struct fc_vslot *s)
+const char *const fc_stat_names[FC_ST_NR] = {
+	[FC_ST_READS] = "reads",
+	[FC_ST_READ_HITS] = "read_hits",
+	[FC_ST_WRITES] = "writes",
+	[FC_ST_WRITE_HITS] = "write_hits",
+	[FC_ST_BYPASSED] = "bypassed",
+	[FC_ST_ERRORS] = "errors",
+	[FC_ST_PROMOTIONS] = "promotions",
+	[FC_ST_WRITEBACKS] = "writebacks",
+	[FC_ST_READ_AROUND_SEQ] = "read_around_seq",
+	[FC_ST_READ_AROUND_COLD] = "read_around_cold",
+	[FC_ST_READ_AROUND_OTHER] = "read_around_other",
+	[FC_ST_WRITE_ALLOCS] = "write_allocs",
+	[FC_ST_WRITE_AROUND_SEQ] = "write_around_seq",
+	[FC_ST_WRITE_AROUND_HIGH] = "write_around_high",
+	[FC_ST_WRITE_AROUND_BUSY] = "write_around_busy",
+	[FC_ST_WRITE_AROUND_OTHER] = "write_around_other",
+	[FC_ST_WRITE_SYNC_KEPT] = "write_sync_kept",
+	[FC_ST_WRITE_SYNC_HIGH] = "write_sync_high",
+	[FC_ST_FUA] = "fua",
+	[FC_ST_FLUSHES] = "flushes",
+	[FC_ST_FLUSHES_ORIGIN] = "flushes_origin",
+};
+
+u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st)
 {
-	atomic64_set(&s->reads, 0);
-	atomic64_set(&s->read_hits, 0);
-	atomic64_set(&s->writes, 0);
-	atomic64_set(&s->write_hits, 0);
-	atomic64_set(&s->bypassed, 0);
-	atomic64_set(&s->errors, 0);
-	atomic64_set(&s->promotions, 0);
-	atomic64_set(&s->writebacks, 0);
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(pool->stats + slot, cpu)->c[st]);
+	return sum;
+}
+
+/*
+ * The clear_stats message, and a slot reused: zero its counters.  An
+ * increment racing with this on another CPU may survive it.
+ */
+void fc_stats_clear(struct fc_pool *pool, int slot)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(pool->stats + slot, cpu), 0, sizeof(struct fc_vstats));
+}
+
+/* The pool's "stats" message: commit and writeback counters, name=value. */
+static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0;
+
+	DMEMIT("commits=%llu commit_pages=%llu commit_us=%llu commit_max_us=%llu",
+	       READ_ONCE(pool->st_commits), READ_ONCE(pool->st_commit_pages),
+	       div_u64(READ_ONCE(pool->st_commit_ns), NSEC_PER_USEC),
+	       div_u64(READ_ONCE(pool->st_commit_max_ns), NSEC_PER_USEC));
+	DMEMIT(" group_commits=%llu group_bios=%llu group_max=%llu",
+	       READ_ONCE(pool->st_groups), READ_ONCE(pool->st_group_bios),
+	       READ_ONCE(pool->st_group_max));
+	return 1;
 }
 
 static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
@@ -614,8 +680,10 @@ static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return fc_flush_volumes(pool, -1);
 	case FC_MSG_CLEAR_STATS:
 		for (i = 0; i < FC_MAX_VOLUMES; i++)
-			fc_vslot_clear_stats(&pool->vol[i]);
+			fc_stats_clear(pool, i);
 		return 0;
+	case FC_MSG_STATS:
+		return pool_stats(pool, result, maxlen);
 	case FC_MSG_SET:
 		o = pc->opts;
 		if (fc_pool_opt_set(&o, m.key, m.val, &why) || fc_pool_opts_check(&o, &why)) {

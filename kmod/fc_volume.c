@@ -196,19 +196,55 @@ static bool span_cached(struct fc_volume *v, u64 b, u64 n)
 static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill);
 
 /*
+ * Writes a database waits for, no larger than one cache block: @opf
+ * REQ_SYNC (O_DIRECT, fsync writeback) or REQ_FUA (O_DSYNC): a sequential
+ * stream of them is a redo log, absorbed by the flash (sent around the
+ * cache, each would wait for a spindle).  With REQ_FUA the writer waits
+ * for this very write to be durable: absorbed above writeback_high too, up
+ * to the hard limit (fc_wb_admit_new()).
+ */
+static bool small_write_with(struct fc_pool *pool, struct bio *bio, blk_opf_t opf)
+{
+	return op_is_write(bio_op(bio)) && (bio->bi_opf & opf) &&
+		bio_sectors(bio) <= pool->g.block_sectors;
+}
+
+/*
+ * Why a write in writeback mode may not take a new dirty block: an
+ * FC_ST_WRITE_AROUND_* counter, or FC_ST_NR when it may.
+ */
+static enum fc_stat wb_refusal(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
+			       u64 block, bool seq_bypass, bool urgent)
+{
+	struct fc_pool *pool = v->pool;
+
+	if (v->mode != FC_MODE_WRITEBACK || pool->md_mode != FC_MD_RW ||
+	    pool->no_new_dirty || (fb->flags & FC_BF_NOFILL) || !block_cacheable(v, block))
+		return FC_ST_WRITE_AROUND_OTHER;
+	if (seq_bypass)
+		return FC_ST_WRITE_AROUND_SEQ;
+	if (!e && !fc_wb_admit_new(pool->nr_dirty, pool->g.nr_blocks,
+				   pool->opts.val[FC_OPT_WRITEBACK_HIGH], urgent))
+		return FC_ST_WRITE_AROUND_HIGH;
+	return FC_ST_NR;
+}
+
+/*
  * Classify and map one bio (already within one block, or going to the
  * origin whole).  @worker: process context, fills allowed.
  */
 static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
 {
 	struct fc_pool *pool = v->pool;
-	struct fc_vslot *s = &pool->vol[v->slot];
 	struct fc_bio *fb = fc_bio(bio);
 	sector_t sector = dm_target_offset(v->ti, bio->bi_iter.bi_sector);
 	u32 bsz = pool->g.block_sectors, sub = pool->g.subblock_sectors;
 	u64 block = sector >> pool->block_shift;
 	u32 off = sector & (bsz - 1), len = bio_sectors(bio);
 	bool write = op_is_write(bio_op(bio)), seq_bypass = false, admit;
+	bool sync = small_write_with(pool, bio, REQ_SYNC | REQ_FUA);
+	bool urgent = small_write_with(pool, bio, REQ_FUA);
+	enum fc_stat around = FC_ST_NR;	/* why it goes to the origin */
 	unsigned long flags;
 	struct fc_entry *e;
 	u8 mask, partial, fill;
@@ -221,9 +257,17 @@ again:
 	pool->last_io = jiffies;
 	e = fc_lookup(pool, v->slot, block);
 	/* The stream detector sees the whole bio (a cut remainder counts again). */
-	if (!worker && len)
+	if (!worker && len) {
 		seq_bypass = fc_seq_check(&v->seq, sector, len,
 					  (u64)v->opts.seq_cutoff_kib * 2);
+		if (seq_bypass && sync && v->mode == FC_MODE_WRITEBACK) {
+			/* the redo stream: absorbed (small_write_with()) */
+			seq_bypass = false;
+			fc_stat_inc(pool, v->slot, FC_ST_WRITE_SYNC_KEPT);
+		}
+		if (write && (bio->bi_opf & REQ_FUA))
+			fc_stat_inc(pool, v->slot, FC_ST_FUA);
+	}
 	if (off + len > bsz) {
 		u64 n = ((u64)off + len + bsz - 1) / bsz;
 
@@ -236,14 +280,18 @@ again:
 		} else {
 			/* Streams and uncached pass-through I/O go to the origin whole. */
 			if (seq_bypass && !worker)
-				atomic64_inc(&s->bypassed);
+				fc_stat_inc(pool, v->slot, FC_ST_BYPASSED);
+			around = seq_bypass ? (write ? FC_ST_WRITE_AROUND_SEQ : FC_ST_READ_AROUND_SEQ) :
+				(write ? FC_ST_WRITE_AROUND_OTHER : FC_ST_READ_AROUND_OTHER);
 			goto origin_whole;
 		}
 	}
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
-	if (!block_cacheable(v, block) && !e)
+	if (!block_cacheable(v, block) && !e) {
+		around = write ? FC_ST_WRITE_AROUND_OTHER : FC_ST_READ_AROUND_OTHER;
 		goto origin_whole;
+	}
 	mask = fc_subblock_mask(off, len, sub);
 	partial = fc_subblock_partial(off, len, sub);
 
@@ -253,12 +301,13 @@ again:
 
 	if (!write) {
 		if (!worker)
-			atomic64_inc(&s->reads);
+			fc_stat_inc(pool, v->slot, FC_ST_READS);
 		if (e && (e->valid & mask) == mask) {
 			if (!worker)
-				atomic64_inc(&s->read_hits);
+				fc_stat_inc(pool, v->slot, FC_ST_READ_HITS);
 			goto to_flash;
 		}
+		around = FC_ST_READ_AROUND_OTHER;
 		if (fb->flags & FC_BF_NOFILL) {
 			if (e && (e->dirty & mask))
 				goto kill;	/* the only copy is unreadable */
@@ -270,34 +319,40 @@ again:
 		}
 		if (v->mode == FC_MODE_PASSTHROUGH || pool->md_mode != FC_MD_RW ||
 		    pool->no_new_dirty || seq_bypass || !block_cacheable(v, block)) {
-			if (seq_bypass && !worker)
-				atomic64_inc(&s->bypassed);
+			if (seq_bypass && !worker) {
+				fc_stat_inc(pool, v->slot, FC_ST_BYPASSED);
+				around = FC_ST_READ_AROUND_SEQ;
+			}
 			goto to_origin;
 		}
 		admit = e || worker || fc_ghost_admit(&pool->ghost,
 						       (block << 6) | v->slot);
-		if (!admit)
+		if (!admit) {
+			around = FC_ST_READ_AROUND_COLD;
 			goto to_origin;
+		}
 		fill = mask & ~(e ? e->valid : 0);
 		goto need_fill;
 	}
 
 	/* Writes. */
 	if (!worker)
-		atomic64_inc(&s->writes);
-	if ((e && (e->dirty & mask)) ||
-	    (v->mode == FC_MODE_WRITEBACK && pool->md_mode == FC_MD_RW &&
-	     !pool->no_new_dirty && !seq_bypass && !(fb->flags & FC_BF_NOFILL) &&
-	     block_cacheable(v, block) &&
-	     (e || !fc_wb_above_high(pool->nr_dirty, pool->g.nr_blocks,
-				     pool->opts.val[FC_OPT_WRITEBACK_HIGH])))) {
+		fc_stat_inc(pool, v->slot, FC_ST_WRITES);
+	around = wb_refusal(v, fb, e, block, seq_bypass, urgent);
+	if ((e && (e->dirty & mask)) || around == FC_ST_NR) {
 		/* Writeback path (also any write touching dirty sub-blocks). */
 		if (!e) {
 			e = fc_alloc_entry(pool, v->slot, block);
-			if (!e)
+			if (!e) {
+				around = FC_ST_WRITE_AROUND_BUSY;
 				goto write_around;
+			}
+			fc_stat_inc(pool, v->slot, FC_ST_WRITE_ALLOCS);
+			if (fc_wb_above_high(pool->nr_dirty, pool->g.nr_blocks,
+					     pool->opts.val[FC_OPT_WRITEBACK_HIGH]))
+				fc_stat_inc(pool, v->slot, FC_ST_WRITE_SYNC_HIGH);
 		} else if (!worker) {
-			atomic64_inc(&s->write_hits);
+			fc_stat_inc(pool, v->slot, FC_ST_WRITE_HITS);
 		}
 		/* Partial writes: a partly covered invalid sub-block is filled first. */
 		fill = partial & ~e->valid;
@@ -327,10 +382,13 @@ again:
 	if (v->mode == FC_MODE_WRITETHROUGH && pool->md_mode == FC_MD_RW &&
 	    !pool->no_new_dirty && !seq_bypass && !(fb->flags & FC_BF_NOFILL) &&
 	    block_cacheable(v, block) && !(e && (e->flags & FC_E_WB))) {
-		if (!e)
+		if (!e) {
 			e = fc_alloc_entry(pool, v->slot, block);
-		else if (!worker)
-			atomic64_inc(&s->write_hits);
+			if (e)
+				fc_stat_inc(pool, v->slot, FC_ST_WRITE_ALLOCS);
+		} else if (!worker) {
+			fc_stat_inc(pool, v->slot, FC_ST_WRITE_HITS);
+		}
 		if (e) {
 			/* Reuse before commit: see write_around below. */
 			if ((bio->bi_opf & REQ_FUA) &&
@@ -349,7 +407,7 @@ again:
 		}
 	}
 	if (!worker && v->mode == FC_MODE_WRITEBACK)
-		atomic64_inc(&s->bypassed);
+		fc_stat_inc(pool, v->slot, FC_ST_BYPASSED);
 write_around:
 	/*
 	 * Write-around vs a flash write in flight: that write marks its
@@ -383,6 +441,7 @@ write_around:
 	pool->ow_inflight[stripe]++;
 	fb->stripe = stripe;
 	fb->kind = FC_BK_ORIGIN_WRITE;
+	fc_stat_inc(pool, v->slot, around == FC_ST_NR ? FC_ST_WRITE_AROUND_BUSY : around);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	remap_origin(v, bio);
 	return FC_DONE_REMAP;
@@ -403,7 +462,8 @@ origin_whole:
 	if (write) {
 		/* Write-around of uncached blocks: tracked for fills (pool-wide). */
 		if (!worker)
-			atomic64_inc(&s->writes);
+			fc_stat_inc(pool, v->slot, FC_ST_WRITES);
+		fc_stat_inc(pool, v->slot, around);
 		if ((bio->bi_opf & REQ_FUA) && pool->pending_head != FC_NONE)
 			fb->flags |= FC_BF_FUA;
 		pool->ow_big++;
@@ -414,8 +474,9 @@ origin_whole:
 		return FC_DONE_REMAP;
 	}
 	if (!worker)
-		atomic64_inc(&s->reads);
+		fc_stat_inc(pool, v->slot, FC_ST_READS);
 to_origin:
+	fc_stat_inc(pool, v->slot, around == FC_ST_NR ? FC_ST_READ_AROUND_OTHER : around);
 	fb->kind = FC_BK_ORIGIN;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	remap_origin(v, bio);
@@ -423,7 +484,7 @@ to_origin:
 
 kill:
 	spin_unlock_irqrestore(&pool->lock, flags);
-	atomic64_inc(&s->errors);
+	fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 	return FC_DONE_KILL;
 
 wait:
@@ -449,8 +510,10 @@ need_fill:
 			wait_stripe = stripe_of(v, block);
 			goto wait;
 		}
-		if (write)
+		if (write) {
+			around = FC_ST_WRITE_AROUND_BUSY;
 			goto write_around;	/* never stall a write behind a fill */
+		}
 		if (e && !e->valid && !atomic_read(&e->inflight) && !(e->flags & FC_E_WB))
 			fc_entry_release(pool, e);
 		goto to_origin;
@@ -458,6 +521,7 @@ need_fill:
 	if (!e) {
 		e = fc_alloc_entry(pool, v->slot, block);
 		if (!e) {
+			around = write ? FC_ST_WRITE_AROUND_BUSY : FC_ST_READ_AROUND_OTHER;
 			if (write)
 				goto write_around;
 			goto to_origin;
@@ -472,7 +536,7 @@ need_fill:
 	e->flags &= ~FC_E_BUSY;
 	if (!r) {
 		fc_entry_set(pool, e, e->valid | fill, e->dirty);
-		atomic64_inc(&s->promotions);
+		fc_stat_inc(pool, v->slot, FC_ST_PROMOTIONS);
 	} else {
 		fb->flags |= FC_BF_NOFILL;
 		if (!e->valid && !atomic_read(&e->inflight))
@@ -578,7 +642,7 @@ static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
 	if (op_is_write(bio_op(bio)) && READ_ONCE(v->pool->md_mode) != FC_MD_RW) {
 		DMERR_LIMIT("volume %u: write refused: the pool's metadata is read-only (run fcachectl check)",
 			    v->id);
-		atomic64_inc(&v->pool->vol[v->slot].errors);
+		fc_stat_inc(v->pool, v->slot, FC_ST_ERRORS);
 		return FC_DONE_KILL;
 	}
 	if (bio_op(bio) == REQ_OP_DISCARD)
@@ -645,6 +709,7 @@ static int fc_map(struct dm_target *ti, struct bio *bio)
 		 * commit, which flushes the flash, then the flush goes on to
 		 * the origin, in every mode.
 		 */
+		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES);
 		spin_lock_irqsave(&pool->lock, flags);
 		bio_list_add(&pool->flush_bios, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
@@ -679,7 +744,6 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 {
 	struct fc_volume *v = ti->private;
 	struct fc_pool *pool = v->pool;
-	struct fc_vslot *s = &pool->vol[v->slot];
 	struct fc_bio *fb = fc_bio(bio);
 	int r = DM_ENDIO_DONE;
 	struct fc_entry *e;
@@ -724,7 +788,7 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 			/* Flash read error on dirty data: the only copy. */
 			DMERR_LIMIT("flash read error on dirty data (volume %u block %llu)",
 				    v->id, e->oblock);
-			atomic64_inc(&s->errors);
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 			break;
 		}
 		/* Clean: invalidate and retry from the origin. */
@@ -751,7 +815,7 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		DMERR_LIMIT("flash write error: the pool stops caching new dirty data");
 		if (e->dirty & fb->mask) {
 			/* Older dirty data of these sub-blocks may be damaged. */
-			atomic64_inc(&s->errors);
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 			break;
 		}
 		/* No dirty data at risk: drop the sub-blocks, retry on the origin. */
@@ -765,7 +829,7 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 			pool->ow_inflight[fb->stripe]--;
 		kick = true;
 		if (*error) {
-			atomic64_inc(&s->errors);
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 		} else if (fb->flags & FC_BF_FUA) {
 			bio_list_add(&pool->fua_bios, bio);
 			queue_work(pool->wq, &pool->commit_work);
@@ -774,13 +838,13 @@ static int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		break;
 	case FC_BK_ORIGIN:
 		if (*error)
-			atomic64_inc(&s->errors);
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 		break;
 	case FC_BK_WT:
 		if (*error) {
 			e = &pool->e[fb->eidx];
 			kick = atomic_dec_and_test(&e->inflight);
-			atomic64_inc(&s->errors);
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 			break;
 		}
 		fb->flags |= FC_BF_WT_FLASH;
@@ -1134,13 +1198,16 @@ static void fc_status(struct dm_target *ti, status_type_t type,
 		cached = s->cached;
 		dirty = s->dirty;
 		spin_unlock_irq(&pool->lock);
-		DMEMIT("%s %llu %llu %lld %lld %lld %lld %lld %d %lld %lld %lld %u",
+		DMEMIT("%s %llu %llu %llu %llu %llu %llu %llu %d %llu %llu %llu %u",
 		       fc_mode_name(v->mode), cached, dirty,
-		       atomic64_read(&s->reads), atomic64_read(&s->read_hits),
-		       atomic64_read(&s->writes), atomic64_read(&s->write_hits),
-		       atomic64_read(&s->bypassed), atomic_read(&s->wb_inflight),
-		       atomic64_read(&s->errors), atomic64_read(&s->promotions),
-		       atomic64_read(&s->writebacks), v->id);
+		       fc_stat_read(pool, v->slot, FC_ST_READS),
+		       fc_stat_read(pool, v->slot, FC_ST_READ_HITS),
+		       fc_stat_read(pool, v->slot, FC_ST_WRITES),
+		       fc_stat_read(pool, v->slot, FC_ST_WRITE_HITS),
+		       fc_stat_read(pool, v->slot, FC_ST_BYPASSED), atomic_read(&s->wb_inflight),
+		       fc_stat_read(pool, v->slot, FC_ST_ERRORS),
+		       fc_stat_read(pool, v->slot, FC_ST_PROMOTIONS),
+		       fc_stat_read(pool, v->slot, FC_ST_WRITEBACKS), v->id);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s %u %s", v->pool_dev->name, v->origin_dev->name, v->id,
@@ -1161,12 +1228,23 @@ static void fc_status(struct dm_target *ti, status_type_t type,
 	}
 }
 
+/* The "stats" message: every counter as name=value (docs/DESIGN.md, "Counters"). */
+static int vol_stats(struct fc_volume *v, char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0;
+	int i;
+
+	for (i = 0; i < FC_ST_NR; i++)
+		DMEMIT("%s%s=%llu", i ? " " : "", fc_stat_names[i],
+		       fc_stat_read(v->pool, v->slot, i));
+	return 1;
+}
+
 static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 		      char *result, unsigned int maxlen)
 {
 	struct fc_volume *v = ti->private;
 	struct fc_pool *pool = v->pool;
-	struct fc_vslot *s = &pool->vol[v->slot];
 	struct fc_msg m;
 	const char *why;
 
@@ -1182,8 +1260,10 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 		return fc_flush_volumes(pool, v->slot);
 	case FC_MSG_CLEAR_STATS:
-		fc_vslot_clear_stats(s);
+		fc_stats_clear(pool, v->slot);
 		return 0;
+	case FC_MSG_STATS:
+		return vol_stats(v, result, maxlen);
 	case FC_MSG_SET:
 		if (fc_vol_opt_set(&v->opts, m.key, m.val, &why)) {
 			DMWARN("volume message refused: %s", why);

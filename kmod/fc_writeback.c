@@ -203,7 +203,7 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 		if (it->err || flush_err[it->vol]) {
 			/* A failed writeback keeps the block dirty. */
 			failed++;
-			atomic64_inc(&s->errors);
+			fc_stat_inc(pool, it->vol, FC_ST_ERRORS);
 		} else if (e->gen == it->gen && !e->wb_raced &&
 			   READ_ONCE(pool->md_mode) == FC_MD_RW) {
 			/*
@@ -212,7 +212,7 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 			 * that cannot be recorded.
 			 */
 			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
-			atomic64_inc(&s->writebacks);
+			fc_stat_inc(pool, it->vol, FC_ST_WRITEBACKS);
 		}
 		atomic_dec(&s->wb_inflight);
 	}

@@ -388,6 +388,9 @@ static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
 	bench_stack_status(cfg, st, sizeof(st));
 	if (st[0])
 		printf("%s status: %s\n", cfg, st);
+	bench_stack_counters(cfg, x->counters, sizeof(x->counters));
+	if (x->counters[0])
+		printf("%s counters: %s\n", cfg, x->counters);
 	bench_stack_cleanup();
 	if (x->nsteps)
 		bench_print_table(stdout, x, c->o.rt_limit_s);

@@ -179,6 +179,7 @@ struct bench_result {
 	double elapsed_s;
 	uint32_t *final_ver;		/* versions on disk at the end (malloc) */
 	int rounds;			/* runs aggregated (bench_aggregate) */
+	char counters[2048];		/* the stack's "name=value ..." after the (last) run */
 };
 
 /* bench_gen.c */

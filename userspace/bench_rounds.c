@@ -119,6 +119,7 @@ int bench_aggregate(const struct bench_result *const *run, int n, double rt_limi
 	out->bp_mb = run[0]->bp_mb;
 	out->bp_frames = run[0]->bp_frames;
 	out->rounds = n;
+	memcpy(out->counters, run[n - 1]->counters, sizeof(out->counters));
 	for (k = 0; k < n; k++) {
 		counts_add(&out->warm, &run[k]->warm);
 		out->warm_s += run[k]->warm_s;

@@ -228,3 +228,65 @@ void bench_stack_status(const char *config, char *buf, size_t len)
 		snprintf(buf, len, "%s %s", t[0].type, t[0].params ? t[0].params : "");
 	fc_dm_free_targets(t, nt);
 }
+
+/* Append "name=value" for the status fields of @dev named in @fields ("" skips one). */
+static void named_fields(const char *dev, const char *const *fields, int nf,
+			 char *buf, size_t len)
+{
+	struct fc_dm_target *t;
+	char *copy, *tok, *sv = NULL;
+	size_t used = strlen(buf);
+	int nt, i = 0;
+
+	if (fc_dm_status(dev, &t, &nt) < 0)
+		return;
+	copy = nt > 0 && t[0].params ? strdup(t[0].params) : NULL;
+	for (tok = copy ? strtok_r(copy, " ", &sv) : NULL; tok && i < nf;
+	     tok = strtok_r(NULL, " ", &sv), i++) {
+		int n;
+
+		if (!fields[i][0])
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", fields[i], tok);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += n;
+	}
+	free(copy);
+	fc_dm_free_targets(t, nt);
+}
+
+static void append_message(const char *dev, const char *msg, char *buf, size_t len)
+{
+	size_t used = strlen(buf);
+	char *resp = NULL;
+
+	if (fc_dm_message(dev, msg, &resp) == 0 && resp && resp[0])
+		snprintf(buf + used, len - used, "%s%s", used ? " " : "", resp);
+	free(resp);
+}
+
+void bench_stack_counters(const char *config, char *buf, size_t len)
+{
+	/* Documentation/admin-guide/device-mapper/cache.rst, status */
+	static const char *const cache_f[] = {
+		"", "", "", "", "read_hits", "read_misses", "write_hits", "write_misses",
+		"demotions", "promotions", "dirty",
+	};
+	/* Documentation/admin-guide/device-mapper/writecache.rst, status */
+	static const char *const wc_f[] = {
+		"error", "blocks", "free_blocks", "writeback_blocks", "reads", "read_hits",
+		"writes", "write_hits_uncommitted", "write_hits_committed", "writes_around",
+		"writes_allocate", "writes_blocked_on_freelist", "flushes", "discards",
+	};
+
+	buf[0] = 0;
+	if (!strcmp(config, "fcache-writeback")) {
+		append_message("fcbench-vol", "stats", buf, len);
+		append_message("fcbench-pool", "stats", buf, len);
+	} else if (!strcmp(config, "dm-cache")) {
+		named_fields("fcbench-cache", cache_f, sizeof(cache_f) / sizeof(*cache_f), buf, len);
+	} else if (!strcmp(config, "dm-writecache")) {
+		named_fields("fcbench-wc", wc_f, sizeof(wc_f) / sizeof(*wc_f), buf, len);
+	}
+}

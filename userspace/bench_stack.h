@@ -15,5 +15,11 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 void bench_stack_cleanup(void);
 /* Status of the stack's top device ("" for the baseline). */
 void bench_stack_status(const char *config, char *buf, size_t len);
+/*
+ * The counters of @config's devices as "name=value ..." (fcache: the volume's
+ * and the pool's "stats" messages; dm-cache and dm-writecache: their status
+ * fields, named as in their kernel documentation), or "".
+ */
+void bench_stack_counters(const char *config, char *buf, size_t len);
 
 #endif

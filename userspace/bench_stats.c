@@ -4,6 +4,7 @@
  * interval line, the per-user-count table, the comparison table, the JSON
  * results (schema in docs/PERFORMANCE.md) and the SVG chart.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -298,6 +299,31 @@ void bench_print_summary(FILE *f, const struct bench_result *r, int nr)
 
 /* ------------------------------------------------------------- JSON */
 
+/*
+ * "counters": the stack's counters after the last run of the configuration
+ * (bench_stack_counters()), name=value pairs as an object of numbers.
+ */
+static void json_counters(struct fc_json *j, const char *line)
+{
+	char *copy = strdup(line), *tok, *sv = NULL;
+
+	fj_obj(j, "counters");
+	for (tok = copy ? strtok_r(copy, " ", &sv) : NULL; tok; tok = strtok_r(NULL, " ", &sv)) {
+		char *eq = strchr(tok, '='), *end;
+		unsigned long long v;
+
+		if (!eq || eq == tok)
+			continue;
+		*eq = 0;
+		errno = 0;
+		v = strtoull(eq + 1, &end, 10);
+		if (!errno && end != eq + 1 && !*end)
+			fj_u64(j, tok, v);
+	}
+	fj_end(j);
+	free(copy);
+}
+
 static void json_counts(struct fc_json *j, const char *key,
 			const struct bench_counts *c, const struct bench_profile *p)
 {
@@ -434,6 +460,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		fj_end(&j);
 		fj_u64(&j, "max_users_under_rt_limit", x->max_users_under_limit);
 		fj_u64(&j, "rounds", x->rounds > 1 ? x->rounds : 1);
+		json_counters(&j, x->counters);
 		fj_dbl(&j, "warmup_s", x->warm_s);
 		json_counts(&j, "warmup", &x->warm, p);
 		fj_arr(&j, "steps");
@@ -485,6 +512,8 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	}
 	return 0;
 }
+
+
 
 /* -------------------------------------------------------------- SVG */
 

@@ -89,9 +89,12 @@ static const struct fc_cmd cmds[] = {
 	  "  The volume's line is removed from " FC_DEFAULT_CONFIG " (or -c\n"
 	  "  FILE; kept with --no-flush); --no-persist changes nothing in it." },
 	{ "status", cmd_status, 1, "show pools and volumes",
-	  "status [POOL|VOLUME] [--json] [--watch SECONDS]\n"
+	  "status [POOL|VOLUME] [--json] [--watch SECONDS] [--counters]\n"
 	  "  --json           machine-readable output\n"
-	  "  --watch SECONDS  refresh in place every SECONDS until Ctrl-C" },
+	  "  --watch SECONDS  refresh in place every SECONDS until Ctrl-C\n"
+	  "  --counters       every counter of each volume and pool (the \"stats\"\n"
+	  "                   message: hits, why I/O went around the cache, FUA,\n"
+	  "                   flushes, commits and their group sizes)" },
 	{ "set", cmd_set, 1, "change a mode or tunable online",
 	  "set POOL|VOLUME KEY=VALUE... [-c FILE | --no-persist]\n"
 	  "  pool keys:   writeback_high writeback_low max_dirty_age writeback_jobs\n"

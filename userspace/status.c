@@ -81,8 +81,31 @@ static void print_unattached(struct fc_live *l, struct fc_pool *p)
 	}
 }
 
+/* --counters: a device's "stats" message answer, wrapped, under @title. */
+static void print_counters(const char *dev, const char *title)
+{
+	char *resp = NULL, *tok, *sv = NULL;
+	int col = 0;
+
+	if (fc_dm_message(dev, "stats", &resp) || !resp) {
+		printf("    %s: unavailable (%s)\n", title, resp ? "empty" : fc_dm_error());
+		free(resp);
+		return;
+	}
+	printf("    %s:", title);
+	for (tok = strtok_r(resp, " ", &sv); tok; tok = strtok_r(NULL, " ", &sv)) {
+		if (col && col + strlen(tok) > 72) {
+			printf("\n     ");
+			col = 0;
+		}
+		col += printf(" %s", tok);
+	}
+	printf("\n");
+	free(resp);
+}
+
 static void print_text(const struct sample *s, const struct sample *old, const char *sel,
-		       struct fc_pool *selpool, struct fc_vol *selvol)
+		       struct fc_pool *selpool, struct fc_vol *selvol, int counters)
 {
 	double dt = old ? s->t - old->t : 0;
 	char a[32], b[32], c[32];
@@ -121,6 +144,8 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 		       st->flash_write_errors, st->metadata_errors);
 		printf("  volumes: %" PRIu64 " active, %" PRIu64 " registered\n", st->active_volumes,
 		       st->registered_volumes);
+		if (counters)
+			print_counters(p->name, "commit counters");
 		if (st->registered_volumes > st->active_volumes)
 			print_unattached((struct fc_live *)&s->l, p);
 		any = 0;
@@ -144,6 +169,8 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 				printf("  %-20s %-12s %3u %10s %10s %6.1f%% %6.1f%% %9s %9s %6" PRIu64 "\n",
 				       v->name, vs->mode, v->id, a, b, ratio(vs->read_hits, vs->reads),
 				       ratio(vs->write_hits, vs->writes), "-", "-", vs->errors);
+			if (counters)
+				print_counters(v->name, "counters");
 		}
 	}
 	if (!s->l.npools && !sel)
@@ -262,12 +289,13 @@ int cmd_status(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "watch", required_argument, NULL, 'w' },
+		{ "counters", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *sel = NULL;
 	double watch = 0, ival;
 	struct fc_opt o;
-	int json = 0, c;
+	int json = 0, counters = 0, c;
 	char *end;
 
 	fc_opt_init(&o, argc, argv, "", opts, "status", "status");
@@ -275,6 +303,9 @@ int cmd_status(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = 1;
+			break;
+		case 'c':
+			counters = 1;
 			break;
 		case 'w':
 			watch = strtod(o.arg, &end);
@@ -318,7 +349,7 @@ int cmd_status(int argc, char **argv)
 		else if (json)
 			print_json(cur, old, selpool, selvol);
 		else
-			print_text(cur, old, sel, selpool, selvol);
+			print_text(cur, old, sel, selpool, selvol, counters);
 		fflush(stdout);
 		fc_live_free(&old->l);
 		tmp = old;

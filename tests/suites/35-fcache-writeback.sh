@@ -1,5 +1,7 @@
 #!/bin/sh
-# dm-fcache writeback policy and read-hit races: tests/guest/fc_writeback.sh.
+# dm-fcache writeback policy and read-hit races: tests/guest/fc_writeback.sh;
+# the counters and the absorption of small synchronous writes: fc_counters.sh.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-writeback || exit 0
 guest_run fcache-writeback --timeout 600 tests/guest/fc_writeback.sh
+guest_run fcache-counters --timeout 300 tests/guest/fc_counters.sh

@@ -125,6 +125,7 @@ static void test_bare_messages(void)
 		{ 1, "dump", FC_MSG_DUMP }, { 0, "flush", FC_MSG_FLUSH },
 		{ 0, "clear_stats", FC_MSG_CLEAR_STATS }, { 0, "invalidate", FC_MSG_INVALIDATE },
 		{ 0, "detach", FC_MSG_DETACH }, { 0, "cancel_detach", FC_MSG_CANCEL_DETACH },
+		{ 1, "stats", FC_MSG_STATS }, { 0, "stats", FC_MSG_STATS },
 		{ 0 },
 	};
 	int (*parse)(unsigned int argc, char **argv, struct fc_msg *m, const char **why);

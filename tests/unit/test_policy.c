@@ -59,6 +59,19 @@ static void test_pacing(void)
 	in.dirty = 800;
 	CHECK("at high throttled", fc_wb_decide(&in, &max) == FC_WB_THROTTLED && max == 32);
 	CHECK("above high detected", fc_wb_above_high(800, 1000, 80) && !fc_wb_above_high(799, 1000, 80));
+	CHECK("hard limit halfway", fc_wb_hard_limit(80) == 90 && fc_wb_hard_limit(50) == 75 &&
+	      fc_wb_hard_limit(99) == 100 && fc_wb_hard_limit(100) == 100 && fc_wb_hard_limit(1) == 51);
+	CHECK("below high any write allocates", fc_wb_admit_new(799, 1000, 80, false) &&
+	      fc_wb_admit_new(799, 1000, 80, true));
+	CHECK("above high other writes go around", !fc_wb_admit_new(800, 1000, 80, false) &&
+	      !fc_wb_admit_new(899, 1000, 80, false));
+	CHECK("above high sync writes absorbed", fc_wb_admit_new(800, 1000, 80, true) &&
+	      fc_wb_admit_new(899, 1000, 80, true));
+	CHECK("at the hard limit nothing allocates", !fc_wb_admit_new(900, 1000, 80, true) &&
+	      !fc_wb_admit_new(1000, 1000, 80, true));
+	CHECK("high 100: never refused below full", fc_wb_admit_new(999, 1000, 100, false) &&
+	      !fc_wb_admit_new(1000, 1000, 100, true));
+	CHECK("empty pool refuses nothing", fc_wb_admit_new(0, 0, 80, false));
 	in.dirty = 10;
 	in.flushing = true;
 	CHECK("flush full speed", fc_wb_decide(&in, &max) == FC_WB_ACTIVE && max == 32);

@@ -1,0 +1,109 @@
+#!/bin/sh
+# dm-fcache: the "stats" counters (docs/TABLES.md) and what they explain
+# (issue 10): small synchronous writes are absorbed by the flash.
+#  1. A redo-like stream: 4 MiB of sequential 4 KiB O_DIRECT+O_DSYNC writes
+#     (REQ_FUA), twice the sequential cutoff: every write is absorbed
+#     (write_sync_kept counts the ones the stream detector called
+#     sequential; write_around_seq stays 0); with writeback_high at 10% the
+#     pool passes it, and the FUA writes still allocate (write_sync_high),
+#     never going around (write_around_high 0).  Byte for byte through the
+#     volume; the origin does not have it yet (still dirty in the cache).
+#  2. A 4 MiB stream of 1 MiB direct writes (not small): goes around
+#     (write_around_seq).
+#  3. Above writeback_high: 32 KiB direct writes without O_DSYNC at scattered
+#     offsets go around (write_around_high); one 4 KiB O_DSYNC write is
+#     absorbed (write_sync_high grows).
+#  4. fsync: flushes counted; the pool's commit counters add up (group
+#     commits served at least the FUA writes); clear_stats zeroes; fcachectl
+#     status --counters shows them.
+# The origin is dm-delay (writes 2 s) and writeback runs one copy at a
+# time, so the pool stays above writeback_high while the test runs.
+FC_T=fc_counters
+. "$FC_TOP/tests/guest/lib.sh"
+CTL=$FC_TOP/userspace/fcachectl
+
+load_fcache || die "insmod failed" module-load
+modprobe dm-delay || die "no dm-delay"
+flash=$(mk_fast_disk 16) && odisk=$(mk_fast_disk 64) || die disks
+osz=$(dev_sectors "$odisk")
+dm_create slow "0 $osz delay $odisk 0 0 $odisk 0 2000 $odisk 0 0" || die "dm-delay"
+check pool-create fc_pool cpool "$flash" 64 writeback_low 1 writeback_high 10 \
+	max_dirty_age 0 writeback_jobs 1
+check vol-create fc_vol cvol cpool /dev/mapper/slow 1 writeback
+[ -b /dev/mapper/cvol ] || finish
+V=/dev/mapper/cvol
+total=$(status_field /dev/mapper/cpool $P_TOTAL)
+info "pool of $total blocks, writeback_high 10% = $((total / 10)) blocks"
+
+# ctr NAME [DEV]: one counter of the "stats" message answer
+ctr() {
+	dmsetup message "${2:-cvol}" 0 stats | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+# stat_is NAME COUNTER OP VALUE [DEV]
+stat_is() {
+	_sv=$(ctr "$2" "${5:-cvol}")
+	[ -n "$_sv" ] && [ "$_sv" "$3" "$4" ] && { pass "$1"; return 0; }
+	fail "$1" "$2 is '$_sv', expected $3 $4"
+	return 1
+}
+
+check stats-answers sh -c "dmsetup message cvol 0 stats | grep -q '^reads=0 read_hits=0 writes=0 '"
+check pool-stats-answers sh -c "dmsetup message cpool 0 stats | grep -q '^commits=[0-9]* commit_pages='"
+check_fails stats-refuses-args dmsetup message cvol 0 stats now
+
+# --- 1. the redo stream ---
+pattern_file /tmp/redo 4096 || die pattern
+check redo-write dd if=/tmp/redo of=$V bs=4k oflag=direct,dsync status=none
+stat_is redo-all-fua fua -ge 1024
+stat_is redo-stream-detected write_sync_kept -ge 700
+stat_is redo-none-around-seq write_around_seq -eq 0
+stat_is redo-none-around-high write_around_high -eq 0
+stat_is redo-allocated-above-high write_sync_high -ge 1
+stat_is redo-allocs write_allocs -ge 128
+check redo-exact sh -c "dd if=$V bs=4k count=1024 iflag=direct status=none | cmp - /tmp/redo"
+check redo-cached-not-on-origin sh -c "! dd if=$odisk bs=4k count=1024 iflag=direct status=none | cmp -s - /tmp/redo"
+field_is redo-dirty $V $V_DIRTY -ge 64
+
+# --- 2. a big stream goes around ---
+pattern_file /tmp/big 4096 || die pattern
+check big-write dd if=/tmp/big of=$V bs=1M seek=8 oflag=direct status=none
+stat_is big-around-seq write_around_seq -ge 2
+check big-exact sh -c "dd if=$V bs=1M skip=8 count=4 iflag=direct status=none | cmp - /tmp/big"
+
+# --- 3. above writeback_high ---
+d=$(status_field /dev/mapper/cpool $P_DIRTY)
+info "pool dirty $d of $total blocks"
+check above-high test "$d" -ge $((total / 10))
+pattern_file /tmp/scat 128 || die pattern
+before=$(ctr write_around_high)
+for i in 0 1 2 3; do
+	dd if=/tmp/scat of=$V bs=32k skip=$i count=1 seek=$((600 + i * 7)) oflag=direct status=none
+done
+stat_is high-around write_around_high -ge $((before + 4))
+sh_before=$(ctr write_sync_high)
+check high-dsync-write dd if=/tmp/scat of=$V bs=4k count=1 seek=12000 oflag=direct,dsync status=none
+stat_is high-dsync-absorbed write_sync_high -eq $((sh_before + 1))
+for i in 0 1 2 3; do
+	check "high-exact-$i" sh -c "dd if=$V bs=32k skip=$((600 + i * 7)) count=1 iflag=direct status=none |
+		cmp - /tmp/scat -n 32768 -i 0:$((i * 32768))"
+done
+
+# --- 4. flushes, commits, clear_stats, fcachectl ---
+f0=$(ctr flushes)
+check fsync dd if=/tmp/scat of=$V bs=4k count=1 seek=100 conv=fsync status=none
+stat_is flush-counted flushes -ge $((f0 + 1))
+gb=$(ctr group_bios cpool)
+gc=$(ctr group_commits cpool)
+c=$(ctr commits cpool)
+info "pool: $(dmsetup message cpool 0 stats)"
+check groups-served-fua test "${gb:-0}" -ge 1025
+check commits-cover-groups test "${c:-0}" -ge "${gc:-1}"
+check groups-counted test "${gc:-0}" -ge 1
+check ctl-counters sh -c "$CTL status cvol --counters | grep -q 'write_sync_kept='"
+check ctl-commit-counters sh -c "$CTL status cpool --counters | grep -q 'group_commits='"
+check clear-stats dmsetup message cvol 0 clear_stats
+stat_is cleared-fua fua -eq 0
+stat_is cleared-kept write_sync_kept -eq 0
+field_is cleared-status-writes $V $V_WRITES -eq 0
+dmesg_clean
+finish
