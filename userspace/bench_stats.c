@@ -399,7 +399,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	}
 	fj_init(&j, f);
 	fj_obj(&j, NULL);
-	fj_str(&j, "schema", "fcache-bench/1");
+	fj_schema(&j, "fcache.bench");
 	fj_str(&j, "command", command);
 	fj_obj(&j, "workload");
 	fj_str(&j, "profile", p ? p->name : o->profile);
@@ -426,7 +426,8 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	fj_dbl(&j, "warmup_s", o->warmup_s);
 	fj_dbl(&j, "time_s", o->time_s);
 	fj_dbl(&j, "rt_limit_s", o->rt_limit_s);
-	fj_arr(&j, "users");
+	/* "users" is the integer of a step: the list has a name of its own */
+	fj_arr(&j, "user_steps");
 	for (i = 0; i < o->nsteps; i++)
 		fj_u64(&j, NULL, o->users[i]);
 	fj_end(&j);

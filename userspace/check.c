@@ -51,6 +51,7 @@ static int offline(int argc, char **argv, enum fc_check_out what)
 	const char *verb = argv[0], *dev = NULL, *how = "--repair";
 	enum fc_check_outcome oc;
 	struct fc_opt o;
+	const char *schema = NULL;	/* --json: failures print an error document */
 	int json = 0, repair = 0, c, fd, busy, rc;
 
 	fc_opt_init(&o, argc, argv, "j", opts, verb, verb);
@@ -78,20 +79,22 @@ static int offline(int argc, char **argv, enum fc_check_out what)
 	}
 	if (!dev)
 		return fc_usage(verb, "%s: expected one FLASHDEV", verb);
+	if (json)
+		schema = what == FC_OUT_DUMP ? "fcache.dump" : "fcache.check";
 	fd = open_flash(dev, 1, repair, &busy);
 	if (fd < 0 && busy)
-		return fc_fail("check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down'), then run check %s",
-			       dev, how);
+		return fc_fail_json(schema, "check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down'), then run check %s",
+				    dev, how);
 	if (fd < 0 && repair)
-		return fc_fail("%s: cannot open %s for writing: %s; give the pool's flash device or an image file",
-			       verb, dev, strerror(errno));
+		return fc_fail_json(schema, "%s: cannot open %s for writing: %s; give the pool's flash device or an image file",
+				    verb, dev, strerror(errno));
 	if (fd < 0)
-		return fc_fail("%s: cannot open %s: %s; give the pool's flash device or an image file",
-			       verb, dev, strerror(errno));
+		return fc_fail_json(schema, "%s: cannot open %s: %s; give the pool's flash device or an image file",
+				    verb, dev, strerror(errno));
 	if (busy && what == FC_OUT_CHECK) {
 		close(fd);
-		return fc_fail("check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down')",
-			       dev);
+		return fc_fail_json(schema, "check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down')",
+				    dev);
 	}
 	if (busy)
 		fc_warn("%s is in use: the metadata may change while it is read", dev);

@@ -970,6 +970,7 @@ static int run(int fd, const char *name, enum fc_check_out what, int json, FILE 
 	if (json) {
 		fj_init(&j, out);
 		fj_obj(&j, NULL);
+		fj_schema(&j, what == FC_OUT_DUMP ? "fcache.dump" : "fcache.check");
 		fj_str(&j, "device", name);
 		fj_bool(&j, "clean", !c->errors);
 		fj_i64(&j, "errors", c->errors);

@@ -2,6 +2,7 @@
 /* fc_json: tiny streaming JSON writer; see fc_json.h. */
 #include <math.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include "fc_json.h"
 
 void fj_init(struct fc_json *j, FILE *f)
@@ -11,12 +12,41 @@ void fj_init(struct fc_json *j, FILE *f)
 	j->count[0] = 0;
 }
 
+int fj_utf8_len(const unsigned char *p)
+{
+	unsigned int c = p[0], n, i, cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	cp = c & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates, above U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
 static void put_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	int n;
 
 	fputc('"', f);
-	for (; *p; p++) {
+	while (*p) {
 		switch (*p) {
 		case '"':
 			fputs("\\\"", f);
@@ -34,11 +64,20 @@ static void put_string(FILE *f, const char *s)
 			fputs("\\r", f);
 			break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f) {
 				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
+				break;
+			}
+			n = fj_utf8_len(p);
+			if (!n) {
+				fputs("\\ufffd", f);
+				break;
+			}
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
 		}
+		p++;
 	}
 	fputc('"', f);
 }
@@ -108,13 +147,34 @@ void fj_i64(struct fc_json *j, const char *key, int64_t val)
 	fprintf(j->f, "%" PRId64, val);
 }
 
+/*
+ * The shortest of %.15g, %.16g and %.17g that reads back as the same double:
+ * no digit of the value is lost, and 0.1 stays "0.1".
+ */
 void fj_dbl(struct fc_json *j, const char *key, double val)
 {
+	char buf[40];
+	int prec;
+
 	member(j, key);
-	if (isfinite(val))
-		fprintf(j->f, "%.6g", val);
-	else
+	if (!isfinite(val)) {
 		fputs("null", j->f);
+		return;
+	}
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, val);
+		if (strtod(buf, NULL) == val)
+			break;
+	}
+	if (prec == 17)
+		snprintf(buf, sizeof(buf), "%.17g", val);
+	fputs(buf, j->f);
+}
+
+void fj_schema(struct fc_json *j, const char *name)
+{
+	fj_str(j, "schema", name);
+	fj_u64(j, "schema_version", FJ_SCHEMA_VERSION);
 }
 
 void fj_bool(struct fc_json *j, const char *key, int val)

@@ -13,8 +13,13 @@
  *   fj_end(&j);                  closes the object, prints a newline at depth 0
  *
  * @key is the member name inside an object and must be NULL inside an array
- * or at the top level.  Strings are escaped; doubles that are not finite are
- * written as null.
+ * or at the top level.  Strings are escaped; integers are printed exactly
+ * (never through a double); doubles with as many digits as it takes to read
+ * back the same value, and null when they are not finite.
+ *
+ * Every document fcachectl prints starts with fj_schema(): "schema" names
+ * its shape, "schema_version" is bumped when a key changes meaning or type
+ * or goes away (adding keys keeps the version); docs/JSON.md describes them.
  */
 #ifndef FC_JSON_H
 #define FC_JSON_H
@@ -23,6 +28,7 @@
 #include <stdio.h>
 
 #define FJ_MAX_DEPTH 32
+#define FJ_SCHEMA_VERSION 1	/* of every fcachectl schema (docs/JSON.md) */
 
 struct fc_json {
 	FILE *f;
@@ -41,5 +47,9 @@ void fj_i64(struct fc_json *j, const char *key, int64_t val);
 void fj_dbl(struct fc_json *j, const char *key, double val);
 void fj_bool(struct fc_json *j, const char *key, int val);
 void fj_null(struct fc_json *j, const char *key);
+/* Length of the valid UTF-8 sequence at @p (1..4), 0 if it is not one. */
+int fj_utf8_len(const unsigned char *p);
+/* "schema": @name ("fcache.status"), "schema_version": FJ_SCHEMA_VERSION */
+void fj_schema(struct fc_json *j, const char *name);
 
 #endif

@@ -44,6 +44,8 @@ static int no_bench(int argc, char **argv)
 #endif
 
 static const struct fc_cmd cmds[] = {
+	/* hidden (no summary): names for shell completion, no sampling */
+	{ "__complete", cmd_complete, 1, NULL, "__complete pools|volumes|targets" },
 	{ "pool", cmd_pool, 1, "create, remove or list cache pools",
 	  "pool create NAME FLASHDEV [--block-size SIZE] [--force] [TUNABLE=VALUE...]\n"
 	  "       pool remove NAME\n"
@@ -89,12 +91,20 @@ static const struct fc_cmd cmds[] = {
 	  "  The volume's line is removed from " FC_DEFAULT_CONFIG " (or -c\n"
 	  "  FILE; kept with --no-flush); --no-persist changes nothing in it." },
 	{ "status", cmd_status, 1, "show pools and volumes",
-	  "status [POOL|VOLUME] [--json] [--watch SECONDS] [--counters]\n"
-	  "  --json           machine-readable output\n"
+	  "status [POOL|VOLUME] [--json | --prometheus] [--watch SECONDS]\n"
+	  "       [--prometheus-file PATH] [--counters]\n"
+	  "  Rates (IOPS, writeback) come from two samples 0.5 s apart (or the\n"
+	  "  --watch interval).\n"
+	  "  --json           machine-readable output (docs/JSON.md: fcache.status)\n"
+	  "  --prometheus     the counters in the Prometheus text format, at once\n"
+	  "                   (no sampling); one exposition per interval with --watch\n"
+	  "  --prometheus-file PATH  write it to PATH.tmp and rename it to PATH\n"
+	  "                   (node_exporter textfile collector), with --watch every\n"
+	  "                   SECONDS until Ctrl-C\n"
 	  "  --watch SECONDS  refresh in place every SECONDS until Ctrl-C\n"
-	  "  --counters       every counter of each volume and pool (the \"stats\"\n"
-	  "                   message: hits, why I/O went around the cache, FUA,\n"
-	  "                   flushes, commits and their group sizes)" },
+	  "  --counters       text output: every counter of each volume and pool (the\n"
+	  "                   \"stats\" message: hits, why I/O went around the cache,\n"
+	  "                   FUA, flushes, commits and their group sizes)" },
 	{ "set", cmd_set, 1, "change a mode or tunable online",
 	  "set POOL|VOLUME KEY=VALUE... [-c FILE | --no-persist]\n"
 	  "  pool keys:   writeback_high writeback_low max_dirty_age writeback_jobs\n"
@@ -163,7 +173,8 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: fcachectl [-v] [--version] VERB [ARGS...]\n\nverbs:\n");
 	for (c = cmds; c->name; c++)
-		fprintf(f, "  %-11s %s\n", c->name, c->summary);
+		if (c->summary)
+			fprintf(f, "  %-11s %s\n", c->name, c->summary);
 	fprintf(f, "\n'fcachectl VERB --help' describes a verb.  Options may come before or\n"
 		"after the other arguments (long options in full); '--' ends the options.\n"
 		"exit codes: 0 ok, 1 failed (nothing changed unless stated), 2 usage error,\n"

@@ -32,6 +32,12 @@ extern volatile int fc_interrupted;	/* set by SIGINT/SIGTERM handlers */
 /* "fcachectl: <msg>" on stderr; returns EXIT_FAIL / EXIT_USAGE. */
 int fc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int fc_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * fc_fail(), and with --json (@schema not NULL) also the document
+ * {"schema": @schema, "schema_version": 1, "error": "<msg>"} on stdout, so
+ * that a program reading the JSON learns why there is no result.
+ */
+int fc_fail_json(const char *schema, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -84,6 +90,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_udev_probe(int argc, char **argv);
+int cmd_complete(int argc, char **argv);
 
 /* util.c */
 int fc_parse_size(const char *s, uint64_t *bytes);	/* "32K", "1M", "4096" */

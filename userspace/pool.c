@@ -299,10 +299,13 @@ static int pool_list(int json)
 	char sz[32];
 
 	if (fc_live_scan(&l))
-		return fc_fail("pool list: cannot talk to device-mapper: %s", fc_dm_error());
+		return fc_fail_json(json ? "fcache.pool-list" : NULL,
+				    "pool list: cannot talk to device-mapper: %s", fc_dm_error());
 	if (json) {
 		fj_init(&j, stdout);
-		fj_arr(&j, NULL);
+		fj_obj(&j, NULL);
+		fj_schema(&j, "fcache.pool-list");
+		fj_arr(&j, "pools");
 	} else {
 		printf("%-16s %-14s %6s %10s %6s %6s %s\n", "POOL", "FLASH", "BLOCK", "SIZE", "USED%", "DIRTY%", "VOLUMES");
 	}
@@ -318,10 +321,24 @@ static int pool_list(int json)
 			fj_str(&j, "flash", fc_dev_path(p->flash));
 			fj_u64(&j, "block_sectors", p->block_sectors);
 			fj_u64(&j, "sectors", p->sectors);
+			fj_bool(&j, "status_ok", p->have_status);
 			fj_u64(&j, "total_blocks", p->st.total_blocks);
 			fj_u64(&j, "used_blocks", p->st.used_blocks);
 			fj_u64(&j, "dirty_blocks", p->st.dirty_blocks);
-			fj_u64(&j, "volumes", nv);
+			/* the same key as in status: an array of volume objects */
+			fj_arr(&j, "volumes");
+			for (k = 0; k < l.nvols; k++) {
+				const struct fc_vol *v = &l.vols[k];
+
+				if (v->pool_dev != p->dev)
+					continue;
+				fj_obj(&j, NULL);
+				fj_str(&j, "name", v->name);
+				fj_u64(&j, "id", v->id);
+				fj_str(&j, "mode", v->have_status && v->st.mode[0] ? v->st.mode : v->mode);
+				fj_end(&j);
+			}
+			fj_end(&j);
 			fj_end(&j);
 		} else {
 			fc_fmt_bytes(sz, sizeof(sz), (double)p->sectors * 512);
@@ -330,8 +347,10 @@ static int pool_list(int json)
 			       100.0 * p->st.dirty_blocks / tot, nv);
 		}
 	}
-	if (json)
+	if (json) {
 		fj_end(&j);
+		fj_end(&j);
+	}
 	fc_live_free(&l);
 	return EXIT_OK;
 }

@@ -3,10 +3,13 @@
  * fcachectl status / set / flush.
  *
  * status takes two samples of every status line (0.5 s apart, or the
- * --watch interval) to turn counters into IOPS and writeback rates.
+ * --watch interval) to turn counters into IOPS and writeback rates;
+ * --prometheus prints the counters themselves (fc_prom.c), from one sample.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +17,7 @@
 #include "fc_dm.h"
 #include "fc_json.h"
 #include "fc_check.h"
+#include "fc_prom.h"
 
 static double ratio(uint64_t hit, uint64_t all)
 {
@@ -186,6 +190,7 @@ static void print_json(const struct sample *s, const struct sample *old, struct 
 
 	fj_init(&j, stdout);
 	fj_obj(&j, NULL);
+	fj_schema(&j, "fcache.status");
 	fj_dbl(&j, "interval", dt);
 	fj_arr(&j, "pools");
 	for (i = 0; i < s->l.npools; i++) {
@@ -281,6 +286,85 @@ static void print_json(const struct sample *s, const struct sample *old, struct 
 	fj_end(&j);
 }
 
+/*
+ * One exposition to stdout, or to @file through @file.tmp and a rename (a
+ * reader sees the old file or the new one, never a part).  0 or -1 (said).
+ */
+static int prom_out(const struct fc_live *l, const struct fc_prom_sel *sel, const char *file)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd;
+
+	if (!file) {
+		fc_prom_write(stdout, l, sel, fc_dev_path);
+		if (!fflush(stdout))
+			return 0;
+		fc_fail("status: writing the output: %s", strerror(errno));
+		return -1;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= sizeof(tmp)) {
+		fc_fail("status: --prometheus-file: path too long");
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fc_fail("status: cannot write %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fc_prom_write(f, l, sel, fc_dev_path);
+	if (ferror(f) | fclose(f)) {
+		fc_fail("status: cannot write %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, file)) {
+		fc_fail("status: cannot rename %s to %s: %s", tmp, file, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --prometheus: counters need no second sample, so the first exposition is
+ * written at once; with --watch another every @watch seconds.
+ */
+static int status_prom(const char *sel, double watch, const char *file)
+{
+	struct fc_prom_sel ps = { sel != NULL, NULL, NULL };
+	struct fc_live l;
+	int first = 1;
+
+	fc_install_sigint();
+	for (;;) {
+		if (fc_live_scan(&l))
+			return fc_fail("status: cannot talk to device-mapper: %s", fc_dm_error());
+		ps.pool = sel ? fc_live_pool(&l, sel) : NULL;
+		ps.vol = sel && !ps.pool ? fc_live_vol(&l, sel) : NULL;
+		if (first && sel && !ps.pool && !ps.vol) {
+			fc_live_free(&l);
+			return fc_fail("status: '%s' is neither an fcache pool nor a cached volume (see 'fcachectl status')",
+				       sel);
+		}
+		first = 0;
+		if (prom_out(&l, &ps, file)) {
+			fc_live_free(&l);
+			return EXIT_FAIL;
+		}
+		fc_live_free(&l);
+		if (!watch || fc_interrupted)
+			break;
+		usleep((useconds_t)(watch * 1e6));
+		if (fc_interrupted)
+			break;
+	}
+	return EXIT_OK;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct sample a, b, *cur = &a, *old = &b, *tmp;
@@ -289,13 +373,15 @@ int cmd_status(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "watch", required_argument, NULL, 'w' },
+		{ "prometheus", no_argument, NULL, 'P' },
+		{ "prometheus-file", required_argument, NULL, 'F' },
 		{ "counters", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *sel = NULL;
+	const char *sel = NULL, *schema = NULL, *pfile = NULL;
 	double watch = 0, ival;
 	struct fc_opt o;
-	int json = 0, counters = 0, c;
+	int json = 0, prom = 0, counters = 0, c;
 	char *end;
 
 	fc_opt_init(&o, argc, argv, "", opts, "status", "status");
@@ -303,6 +389,7 @@ int cmd_status(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = 1;
+			schema = "fcache.status";
 			break;
 		case 'c':
 			counters = 1;
@@ -311,6 +398,15 @@ int cmd_status(int argc, char **argv)
 			watch = strtod(o.arg, &end);
 			if (!*o.arg || *end || watch < 0.1 || watch > 3600)
 				return fc_usage("status", "status: bad --watch '%s': seconds, 0.1..3600", o.arg);
+			break;
+		case 'P':
+			prom = 1;
+			break;
+		case 'F':
+			if (!*o.arg)
+				return fc_usage("status", "status: --prometheus-file needs a PATH");
+			prom = 1;
+			pfile = o.arg;
 			break;
 		case FC_OPT_OPERAND:
 			if (sel)
@@ -321,13 +417,18 @@ int cmd_status(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (json && prom)
+		return fc_usage("status", "status: --json and --prometheus exclude each other");
+	if (prom)
+		return status_prom(sel, watch, pfile);
 	ival = watch ? watch : 0.5;
 	if (fc_live_scan(&b.l))
-		return fc_fail("status: cannot talk to device-mapper: %s", fc_dm_error());
+		return fc_fail_json(schema, "status: cannot talk to device-mapper: %s", fc_dm_error());
 	b.t = fc_now();
 	if (sel && !fc_live_pool(&b.l, sel) && !fc_live_vol(&b.l, sel)) {
 		fc_live_free(&b.l);
-		return fc_fail("status: '%s' is neither an fcache pool nor a cached volume (see 'fcachectl status')", sel);
+		return fc_fail_json(schema, "status: '%s' is neither an fcache pool nor a cached volume (see 'fcachectl status')",
+				    sel);
 	}
 	fc_install_sigint();
 	for (;;) {
@@ -335,7 +436,7 @@ int cmd_status(int argc, char **argv)
 			usleep((useconds_t)(ival * 1e6));
 		if (fc_live_scan(&cur->l)) {
 			fc_live_free(&old->l);
-			return fc_fail("status: cannot talk to device-mapper: %s", fc_dm_error());
+			return fc_fail_json(schema, "status: cannot talk to device-mapper: %s", fc_dm_error());
 		}
 		cur->t = fc_now();
 		selpool = sel ? fc_live_pool(&cur->l, sel) : NULL;
@@ -344,7 +445,9 @@ int cmd_status(int argc, char **argv)
 			fputs("\033[H\033[J", stdout);
 		if (watch && !json)
 			printf("fcachectl status, every %g s (Ctrl-C to stop)\n\n", watch);
-		if (sel && !selpool && !selvol)
+		if (sel && !selpool && !selvol && json)
+			fc_fail_json(schema, "status: %s is gone", sel);
+		else if (sel && !selpool && !selvol)
 			printf("%s is gone\n", sel);
 		else if (json)
 			print_json(cur, old, selpool, selvol);
@@ -359,6 +462,33 @@ int cmd_status(int argc, char **argv)
 			break;
 	}
 	fc_live_free(&old->l);
+	return EXIT_OK;
+}
+
+/*
+ * fcachectl __complete pools|volumes|targets: the names, one a line, for
+ * the shell completion (completion/fcachectl).  One scan of device-mapper,
+ * no sampling, nothing on stderr; exit 1 without device-mapper.
+ */
+int cmd_complete(int argc, char **argv)
+{
+	struct fc_live l;
+	int i, pools, vols;
+
+	if (argc != 2)
+		return EXIT_USAGE;
+	pools = !strcmp(argv[1], "pools") || !strcmp(argv[1], "targets");
+	vols = !strcmp(argv[1], "volumes") || !strcmp(argv[1], "targets");
+	if (!pools && !vols)
+		return EXIT_USAGE;
+	if (fc_live_scan(&l))
+		return EXIT_FAIL;
+	for (i = 0; pools && i < l.npools; i++)
+		printf("%s\n", l.pools[i].name);
+	for (i = 0; vols && i < l.nvols; i++)
+		if (fc_live_pool_by_dev(&l, l.vols[i].pool_dev))
+			printf("%s\n", l.vols[i].name);
+	fc_live_free(&l);
 	return EXIT_OK;
 }
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fcachectl helpers: sizes, device paths, time, signals, the progress bar. */
+/*
+ * fcachectl helpers: sizes, device paths, time, signals, the progress bar,
+ * the JSON error document.
+ */
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "fcachectl.h"
+#include "fc_json.h"
 
 volatile int fc_interrupted;
 
@@ -127,6 +132,28 @@ int fc_parse_u64(const char *s, uint64_t *v)
 		return -1;
 	*v = x;
 	return 0;
+}
+
+int fc_fail_json(const char *schema, const char *fmt, ...)
+{
+	struct fc_json j;
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "fcachectl: %s\n", msg);
+	if (schema) {
+		fflush(stdout);
+		fj_init(&j, stdout);
+		fj_obj(&j, NULL);
+		fj_schema(&j, schema);
+		fj_str(&j, "error", msg);
+		fj_end(&j);
+		fflush(stdout);
+	}
+	return EXIT_FAIL;
 }
 
 int fc_parse_size(const char *s, uint64_t *bytes)

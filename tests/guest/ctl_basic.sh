@@ -1,11 +1,15 @@
 #!/bin/sh
 # fcachectl end to end in the guest: pool create/list/remove (and refusals),
 # enable/disable of a plain disk with data verified byte for byte, status
-# (text, --json, --watch), set, flush, disable with dirty data, check/dump of
-# the flash once the pool is down, and the refusals of each bad input.
+# (text, --json, --watch, --prometheus, --prometheus-file), set, flush,
+# disable with dirty data, check/dump of the flash once the pool is down, and
+# the refusals of each bad input.  JSON documents are checked against their
+# schemas (tests/host/json_schema.py, docs/JSON.md), the Prometheus text by
+# the strict parser tests/host/prom_check.py.
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
 L=$FC_LOGDIR
+H=$FC_TOP/tests/host
 
 load_fcache || die "cannot load dm-fcache"
 flash=$(mk_brd_flash 128) || die "mk_brd_flash failed"
@@ -50,7 +54,10 @@ one_line pool-create-flash-in-use-one-line
 rc pool-list 0 "$CTL" pool list
 grep -q '^p0 ' "$L/rc.out" && pass pool-list-shows-p0 || fail pool-list-shows-p0
 rc pool-list-json 0 "$CTL" pool list --json
-json pool-list-json-valid "$L/rc.out" 'd[0]["name"] == "p0" and d[0]["block_sectors"] == 64'
+json pool-list-json-valid "$L/rc.out" 'd["schema"] == "fcache.pool-list" and d["pools"][0]["name"] == "p0" and d["pools"][0]["block_sectors"] == 64 and d["pools"][0]["volumes"] == []'
+check pool-list-json-schema python3 "$H/json_schema.py" --schema fcache.pool-list "$L/rc.out"
+rc complete-pools 0 "$CTL" __complete pools
+[ "$(cat "$L/rc.out")" = p0 ] && pass complete-pools-lists-p0 || fail complete-pools-lists-p0 "$(cat "$L/rc.out")"
 
 # --force on the ext4 disk, then remove it again
 rc pool-create-force 0 "$CTL" pool create pfs "$fsdisk" --force --block-size 64K
@@ -91,8 +98,69 @@ grep -q "pool p0" "$L/rc.out" && grep -q "fc-$kn" "$L/rc.out" && pass status-tex
 rc status-json 0 "$CTL" status --json
 cp "$L/rc.out" "$L/status.json"
 json status-json-fields "$L/status.json" 'd["pools"][0]["name"]=="p0" and d["pools"][0]["volumes"][0]["name"]=="fc-'"$kn"'" and d["pools"][0]["volumes"][0]["writes"]>0 and d["pools"][0]["metadata_mode"]=="rw"'
+check status-json-schema python3 "$H/json_schema.py" --schema fcache.status "$L/status.json"
 rc status-volume-filter 0 "$CTL" status "fc-$kn" --json
 json status-filter-one-volume "$L/rc.out" 'len(d["pools"])==1 and len(d["pools"][0]["volumes"])==1'
+rc pool-list-json-with-volume 0 "$CTL" pool list --json
+cp "$L/rc.out" "$L/pool-list.json"
+json pool-list-json-volume-array "$L/pool-list.json" 'd["pools"][0]["volumes"][0]["name"]=="fc-'"$kn"'" and isinstance(d["pools"][0]["volumes"][0]["id"], int)'
+check pool-list-json-schema-with-volume python3 "$H/json_schema.py" --schema fcache.pool-list "$L/pool-list.json"
+rc complete-targets 0 "$CTL" __complete targets
+grep -qx p0 "$L/rc.out" && grep -qx "fc-$kn" "$L/rc.out" && pass complete-targets-lists-pool-and-volume ||
+	fail complete-targets-lists-pool-and-volume "$(cat "$L/rc.out")"
+# --prometheus: one sample, no waiting (status --json sleeps 0.5 s between
+# its two); the strict parser accepts it; its counters are those of the
+# --json taken right after (at most as large: udev may read meanwhile)
+t0=$(date +%s%N)
+rc status-prometheus 0 "$CTL" status --prometheus
+t1=$(date +%s%N)
+cp "$L/rc.out" "$L/status.prom"
+"$CTL" status --json >"$L/status2.json" 2>/dev/null
+t2=$(date +%s%N)
+[ $(((t2 - t1) - (t1 - t0))) -gt 300000000 ] && pass status-prometheus-does-not-sample ||
+	fail status-prometheus-does-not-sample "prometheus $(((t1 - t0) / 1000000)) ms, json $(((t2 - t1) / 1000000)) ms"
+check status-prometheus-strict-parse python3 "$H/prom_check.py" --fcache "$L/status.prom"
+python3 "$H/prom_check.py" --json "$L/status.prom" >"$L/status-prom.json" 2>"$L/py.err"
+if python3 - "$L/status-prom.json" "$L/status2.json" "fc-$kn" >>"$L/py.err" 2>&1 <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+vol = sys.argv[3]
+def get(name, **lab):
+    v = [x[2] for x in s if x[0] == name and x[1] == lab]
+    assert len(v) == 1, (name, lab, v)
+    return int(v[0])
+p = d["pools"][0]
+v = [x for x in p["volumes"] if x["name"] == vol][0]
+assert get("fcache_pool_blocks", pool="p0") == p["total_blocks"]
+assert get("fcache_pool_block_size_bytes", pool="p0") == p["block_sectors"] * 512
+assert get("fcache_pool_metadata_mode", pool="p0", mode="rw") == 1
+assert 0 < get("fcache_volume_writes_total", pool="p0", volume=vol) <= v["writes"]
+assert get("fcache_volume_reads_total", pool="p0", volume=vol) <= v["reads"]
+assert get("fcache_volume_reads_total", pool="p0", volume=vol) >= v["reads"] - 1000
+assert get("fcache_volume_mode", pool="p0", volume=vol, mode=v["mode"]) == 1
+PY
+then pass status-prometheus-matches-json; else fail status-prometheus-matches-json "$(tail -n 2 "$L/py.err" | tr '\n' ' ')"; fi
+rc status-prometheus-one-volume 0 "$CTL" status "fc-$kn" --prometheus
+grep -q "^fcache_pools 1\$" "$L/rc.out" && grep -q "volume=\"fc-$kn\"" "$L/rc.out" && pass status-prometheus-filter ||
+	fail status-prometheus-filter "$(head -c 300 "$L/rc.out")"
+rc status-prometheus-unknown 1 "$CTL" status nosuch --prometheus
+# textfile collector mode: PATH.tmp renamed to PATH at every interval
+rm -f "$L/fc.prom" "$L/fc.prom.tmp"
+"$CTL" status --watch 0.3 --prometheus-file "$L/fc.prom" >"$L/pf.out" 2>&1 &
+pf=$!
+sleep 1
+ino1=$(stat -c %i "$L/fc.prom" 2>/dev/null)
+sleep 1
+ino2=$(stat -c %i "$L/fc.prom" 2>/dev/null)
+kill $pf
+wait $pf
+w=$?
+[ $w -eq 0 ] && pass status-prometheus-file-stops-on-sigterm || fail status-prometheus-file-stops-on-sigterm "rc $w: $(head -c 200 "$L/pf.out")"
+[ -n "$ino1" ] && [ -n "$ino2" ] && [ "$ino1" != "$ino2" ] && pass status-prometheus-file-renamed-each-interval ||
+	fail status-prometheus-file-renamed-each-interval "inodes '$ino1' '$ino2'"
+check status-prometheus-file-strict-parse python3 "$H/prom_check.py" --fcache "$L/fc.prom"
+[ ! -s "$L/pf.out" ] && pass status-prometheus-file-prints-nothing || fail status-prometheus-file-prints-nothing "$(head -c 200 "$L/pf.out")"
 rc status-unknown 1 "$CTL" status nosuch
 timeout --preserve-status -s INT 2 "$CTL" status --watch 0.3 >"$L/watch.out" 2>&1
 w=$?
@@ -167,6 +235,7 @@ rc pool-remove 0 "$CTL" pool remove p0
 rc check-clean-after-remove 0 "$CTL" check "$flash"
 rc check-json 0 "$CTL" check --json "$flash"
 json check-json-clean "$L/rc.out" 'd["clean"] and d["superblock"]["clean"] and d["dirty_blocks"]==0'
+check check-json-schema python3 "$H/json_schema.py" --schema fcache.check "$L/rc.out"
 rc dump-pool 0 "$CTL" dump "$flash"
 rc remove-unknown-pool 1 "$CTL" pool remove p0
 dmesg_clean

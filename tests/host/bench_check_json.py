@@ -19,7 +19,7 @@ def median(v):
 
 
 def close(a, b):
-    """equal up to the 6 significant digits of the writer"""
+    """equal up to 6 significant digits (the writer keeps all of them)"""
     return abs(a - b) <= 2e-5 * max(abs(a), abs(b), 1e-9)
 
 
@@ -36,8 +36,10 @@ def check(d, want_configs, zero_errors):
             return None
         return v
 
-    if need(d, "schema", str, "top") != "fcache-bench/1":
-        errs.append("top.schema is not fcache-bench/1")
+    if need(d, "schema", str, "top") != "fcache.bench":
+        errs.append("top.schema is not fcache.bench")
+    if need(d, "schema_version", int, "top") != 1:
+        errs.append("top.schema_version is not 1")
     need(d, "command", str, "top")
     w = need(d, "workload", dict, "top") or {}
     prof = need(w, "profile", str, "workload")
@@ -55,9 +57,9 @@ def check(d, want_configs, zero_errors):
         need(w, k, int, "workload")
     for k in ("buffer_pool_mb", "warmup_s", "time_s", "rt_limit_s"):
         need(w, k, NUM, "workload")
-    users = need(w, "users", list, "workload") or []
+    users = need(w, "user_steps", list, "workload") or []
     if not users or not all(isinstance(u, int) and u > 0 for u in users):
-        errs.append("workload.users must be a non-empty list of positive integers")
+        errs.append("workload.user_steps must be a non-empty list of positive integers")
     rounds = need(w, "rounds", int, "workload")
     if rounds is not None and rounds < 1:
         errs.append("workload.rounds %r is not positive" % rounds)
@@ -100,7 +102,7 @@ def check(d, want_configs, zero_errors):
         steps = need(c, "steps", list, where) or []
         base = {s.get("users"): s for s in cfgs[0].get("steps", [])} if cfgs else {}
         if [s.get("users") for s in steps] != users:
-            errs.append("%s: steps users %s differ from workload.users %s"
+            errs.append("%s: steps users %s differ from workload.user_steps %s"
                         % (where, [s.get("users") for s in steps], users))
         for s in steps:
             sw = "%s users %s" % (where, s.get("users"))

@@ -300,7 +300,7 @@ static void test_json(const char *dir)
 	CHECK("json: written", bench_write_json(path, &o, agg, 2, "chart.svg", "synthetic") == 0);
 	j = slurp(path);
 	CHECK("json: rounds and the run order",
-	      strstr(j, "\"users\":[8,16],\"rounds\":3}") &&
+	      strstr(j, "\"user_steps\":[8,16],\"rounds\":3}") &&
 	      strstr(j, "\"run_order\":[[\"baseline\",\"fcache-writeback\"],"
 		     "[\"fcache-writeback\",\"baseline\"],[\"baseline\",\"fcache-writeback\"]]"));
 	CHECK("json: step of medians, ratios of medians, spread and rounds",
@@ -308,7 +308,7 @@ static void test_json(const char *dir)
 		     "\"p99_ms\":1575,\"max_ms\":2200,\"tps_ratio\":3,\"avg_rt_ratio\":0.25,"
 		     "\"rounds\":3,\"tps_min\":280,\"tps_max\":1000,\"tps_spread_pct\":240,"
 		     "\"avg_ms_min\":10,\"avg_ms_max\":550,"
-		     "\"avg_ms_spread_pct\":102.857,\"tps_rounds\":[300,280,1000],"
+		     "\"avg_ms_spread_pct\":102.85714285714285,\"tps_rounds\":[300,280,1000],"
 		     "\"avg_ms_rounds\":[525,550,10],\"counts\":{"));
 	CHECK("json: summary from the medians",
 	      strstr(j, "{\"config\":\"fcache-writeback\",\"users\":16,\"tps_ratio\":3,"

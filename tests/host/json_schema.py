@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""The schemas of fcachectl's JSON output (docs/JSON.md), checked.  Usage:
+
+  json_schema.py [--schema NAME] FILE...   each FILE (or - for stdin): one
+                                           document, or one a line (status
+                                           --watch); checked against its
+                                           "schema", which must be NAME if given
+  json_schema.py --self-check [DOC.md]     the specs below give every key one
+                                           type in all schemas; with DOC.md,
+                                           its key tables list exactly the
+                                           keys and types of the specs
+
+A document must have "schema" and "schema_version" 1, every key the type
+given here, no key that is not here (docs/JSON.md would miss it).  An error
+document ({"schema", "schema_version", "error"}) passes for any schema.
+Integers must be JSON integers (no fraction, no exponent).
+Prints "ok" or one problem per line and exits 1.
+"""
+import json
+import re
+import sys
+
+VERSION = 1
+
+# Types: "str", "int" (a JSON integer), "num" (any JSON number), "bool";
+# "T|null" when the value may be null; {key: type} an object, "?key" an
+# optional key; [type] an array; ("map", type) an object with any keys.
+PROBLEM = {"severity": "str", "kind": "str", "message": "str"}
+SUPERBLOCK = {
+    "slot": "int", "seq": "int", "md_seq": "int", "md_seq_feature": "bool",
+    "uuid": "str", "block_sectors": "int", "subblock_sectors": "int",
+    "nr_blocks": "int", "data_start": "int", "md_pages": "int",
+    "flash_sectors": "int", "clean": "bool", "needs_check": "bool",
+    "format_time": "int",
+}
+CHECK = {
+    "schema": "str", "schema_version": "int", "device": "str", "clean": "bool",
+    "errors": "int", "warnings": "int", "outcome": "str", "problems": [PROBLEM],
+    "?superblock": SUPERBLOCK, "?needs_check": "bool", "?leftovers": "int",
+    "?leftover_slots": [{"page": "int", "slot": "int", "seq": "int", "needs_check": "bool"}],
+    "?used_blocks": "int", "?dirty_blocks": "int", "?lost_pages": "int",
+    "?volumes": [{
+        "slot": "int", "id": "int", "label": "str", "origin_sectors": "int",
+        "dirty_blocks_hint": "int", "detached": "bool", "cached_blocks": "int",
+        "dirty_blocks": "int", "dirty_bytes": "int",
+    }],
+    "?clear_needs_check": {
+        "done": "bool", "?refused": "str", "?error": "str", "needs_check_was_set": "bool",
+        "zeroed_leftovers": "int", "zeroed_unusable_copies": "int",
+        "?superblock_seq": "int", "?superblock_slot": "int",
+    },
+}
+DUMP = {k: v for k, v in CHECK.items() if k != "?clear_needs_check"}
+DUMP["?entries"] = [{"block": "int", "volume_slot": "int", "oblock": "int", "valid": "int",
+                     "dirty": "int", "flags": "int"}]
+STATUS_VOLUME = {
+    "name": "str", "origin": "str", "in_place": "bool", "id": "int", "label": "str",
+    "mode": "str", "sectors": "int", "cached_blocks": "int", "dirty_blocks": "int",
+    "reads": "int", "read_hits": "int", "writes": "int", "write_hits": "int",
+    "read_hit_ratio": "num", "write_hit_ratio": "num", "read_iops": "num|null",
+    "write_iops": "num|null", "bypassed": "int", "writeback_inflight": "int",
+    "errors": "int", "promotions": "int", "writebacks": "int",
+}
+STATUS = {
+    "schema": "str", "schema_version": "int", "interval": "num",
+    "pools": [{
+        "name": "str", "flash": "str", "sectors": "int", "block_sectors": "int",
+        "status_ok": "bool", "total_blocks": "int", "used_blocks": "int",
+        "dirty_blocks": "int", "free_blocks": "int", "metadata_mode": "str",
+        "needs_check": "bool", "flash_read_errors": "int", "flash_write_errors": "int",
+        "metadata_errors": "int", "writeback_state": "str", "writeback_inflight": "int",
+        "commit_seq": "int", "active_volumes": "int", "registered_volumes": "int",
+        "volumes": [STATUS_VOLUME],
+        "unattached_volumes": [{"id": "int", "label": "str", "dirty_blocks": "int",
+                                "detached": "bool"}],
+        "writeback_bytes_per_second": "num|null",
+    }],
+}
+POOL_LIST = {
+    "schema": "str", "schema_version": "int",
+    "pools": [{
+        "name": "str", "flash": "str", "block_sectors": "int", "sectors": "int",
+        "status_ok": "bool", "total_blocks": "int", "used_blocks": "int",
+        "dirty_blocks": "int", "volumes": [{"name": "str", "id": "int", "mode": "str"}],
+    }],
+}
+COUNTS = {
+    "transactions": "int", "?transactions_by_type": ("map", "int"), "page_accesses": "int",
+    "page_updates": "int", "hot_accesses": "int", "buffer_pool_hits": "int",
+    "dev_reads": "int", "dev_writes": "int", "log_writes": "int", "fsyncs": "int",
+    "cleaner_batches": "int", "free_frame_waits": "int", "verify_errors": "int",
+}
+BENCH = {
+    "schema": "str", "schema_version": "int", "command": "str|null",
+    "workload": {
+        "profile": "str", "profile_description": "str|null",
+        "?transaction_types": [{"name": "str", "percent": "int", "page_reads": "int",
+                                "page_updates": "int", "range_scans": "int",
+                                "range_pages": "int"}],
+        "distribution": "str", "seed": "int", "page_size": "int", "datafile_pages": "int",
+        "buffer_pool_mb": "num", "warmup_s": "num", "time_s": "num", "rt_limit_s": "num",
+        "user_steps": ["int"], "rounds": "int",
+    },
+    "chart": "str|null",
+    "run_order": [["str"]],
+    "configs": [{
+        "name": "str", "device": "str|null", "buffer_pool_frames": "int",
+        "integrity": {"pages_verified": "int", "errors": "int", "error": "str|null"},
+        "max_users_under_rt_limit": "int", "rounds": "int", "warmup_s": "num",
+        "warmup": COUNTS,
+        "steps": [{
+            "users": "int", "seconds": "num", "tps": "num", "avg_ms": "num", "p95_ms": "num",
+            "p99_ms": "num", "max_ms": "num", "tps_ratio": "num|null",
+            "avg_rt_ratio": "num|null", "rounds": "int", "tps_min": "num", "tps_max": "num",
+            "tps_spread_pct": "num", "avg_ms_min": "num", "avg_ms_max": "num",
+            "avg_ms_spread_pct": "num", "tps_rounds": ["num"], "avg_ms_rounds": ["num"],
+            "counts": COUNTS,
+        }],
+    }],
+    "summary": [{"config": "str", "users": "int", "tps_ratio": "num", "avg_rt_ratio": "num",
+                 "rounds": "int"}],
+}
+SCHEMAS = {
+    "fcache.status": STATUS, "fcache.pool-list": POOL_LIST, "fcache.check": CHECK,
+    "fcache.dump": DUMP, "fcache.bench": BENCH,
+}
+ERROR = {"schema": "str", "schema_version": "int", "error": "str"}
+OUTCOMES = ("clean", "leftovers", "damaged", "not_a_pool")
+
+
+def scalar_ok(t, v):
+    if v is None:
+        return t.endswith("|null")
+    t = t.split("|")[0]
+    if t == "str":
+        return isinstance(v, str)
+    if t == "bool":
+        return isinstance(v, bool)
+    if t == "int":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if t == "num":
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    raise ValueError(t)
+
+
+def check(spec, v, where, errs):
+    if isinstance(spec, str):
+        if not scalar_ok(spec, v):
+            errs.append("%s: %r is not %s" % (where, v, spec))
+    elif isinstance(spec, list):
+        if not isinstance(v, list):
+            errs.append("%s: %r is not an array" % (where, v))
+            return
+        for i, x in enumerate(v):
+            check(spec[0], x, "%s[%d]" % (where, i), errs)
+    elif isinstance(spec, tuple):
+        if not isinstance(v, dict):
+            errs.append("%s: %r is not an object" % (where, v))
+            return
+        for k, x in v.items():
+            check(spec[1], x, "%s.%s" % (where, k), errs)
+    else:
+        if not isinstance(v, dict):
+            errs.append("%s: %r is not an object" % (where, v))
+            return
+        keys = {k.lstrip("?"): k for k in spec}
+        for k, x in v.items():
+            if k not in keys:
+                errs.append("%s: key %r is not in the schema" % (where, k))
+            else:
+                check(spec[keys[k]], x, "%s.%s" % (where, k), errs)
+        for k in spec:
+            if not k.startswith("?") and k not in v:
+                errs.append("%s: missing key %r" % (where, k))
+
+
+def check_doc(d, want, where):
+    errs = []
+    if not isinstance(d, dict):
+        return ["%s: not an object" % where]
+    name = d.get("schema")
+    if want and name != want:
+        errs.append("%s: schema %r, expected %r" % (where, name, want))
+    if d.get("schema_version") != VERSION or isinstance(d.get("schema_version"), bool):
+        errs.append("%s: schema_version %r, expected %d" % (where, d.get("schema_version"), VERSION))
+    if name not in SCHEMAS:
+        return errs + ["%s: unknown schema %r" % (where, name)]
+    if "error" in d and set(d) == {"schema", "schema_version", "error"}:
+        check(ERROR, d, where, errs)
+        return errs
+    check(SCHEMAS[name], d, where, errs)
+    if name in ("fcache.check", "fcache.dump") and d.get("outcome") not in OUTCOMES:
+        errs.append("%s: outcome %r" % (where, d.get("outcome")))
+    return errs
+
+
+def no_float_for_int(text, where):
+    """An "int" must not be written 1.0 or 1e3: parse numbers as text."""
+    errs = []
+
+    def walk(spec, v, path):
+        if isinstance(spec, str) and spec.split("|")[0] == "int" and isinstance(v, str):
+            if not re.fullmatch(r"-?(0|[1-9][0-9]*)", v):
+                errs.append("%s: integer written as %s" % (path, v))
+        elif isinstance(spec, list) and isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(spec[0], x, "%s[%d]" % (path, i))
+        elif isinstance(spec, tuple) and isinstance(v, dict):
+            for k, x in v.items():
+                walk(spec[1], x, path + "." + k)
+        elif isinstance(spec, dict) and isinstance(v, dict):
+            keys = {k.lstrip("?"): k for k in spec}
+            for k, x in v.items():
+                if k in keys:
+                    walk(spec[keys[k]], x, path + "." + k)
+
+    raw = json.loads(text, parse_int=str, parse_float=str)
+    if isinstance(raw, dict) and raw.get("schema") in SCHEMAS:
+        walk(SCHEMAS[raw["schema"]], raw, where)
+    return errs
+
+
+def flatten(spec, path, out):
+    """(path, type) of every key: pools[].volumes[].reads -> int."""
+    if isinstance(spec, dict):
+        for k, v in spec.items():
+            p = (path + "." if path else "") + k.lstrip("?")
+            if isinstance(v, str):
+                out.append((p, v))
+            elif isinstance(v, list):
+                out.append((p, "array"))
+                inner = v[0]
+                if isinstance(inner, str):
+                    out.append((p + "[]", inner))
+                elif isinstance(inner, list):
+                    out.append((p + "[][]", inner[0]))
+                else:
+                    flatten(inner, p + "[]", out)
+            elif isinstance(v, tuple):
+                out.append((p, "object"))
+                out.append((p + ".*", v[1]))
+            else:
+                out.append((p, "object"))
+                flatten(v, p, out)
+    return out
+
+
+DOC_TYPES = {"string": "str", "integer": "int", "number": "num", "boolean": "bool",
+             "object": "object", "array": "array"}
+
+
+def self_check(doc):
+    errs = []
+    seen = {}
+    for name, spec in SCHEMAS.items():
+        for path, t in flatten(spec, "", []):
+            key = re.sub(r"(\[\])+$", "", path.split(".")[-1])
+            if key == "*":
+                continue
+            base = t.replace("|null", "")
+            if path.endswith("[]"):
+                continue
+            if key in seen and seen[key][0] != base:
+                errs.append("key %r: %s in %s, %s in %s" % (key, seen[key][0], seen[key][1], base, name))
+            seen.setdefault(key, (base, name))
+    if doc:
+        text = open(doc).read()
+        for name, spec in SCHEMAS.items():
+            m = re.search(r"^### `%s`\n(.*?)(?=^##)" % re.escape(name), text + "\n##", re.S | re.M)
+            if not m:
+                errs.append("%s: no section ### `%s`" % (doc, name))
+                continue
+            rows = {}
+            for r in re.finditer(r"^\| `([^`]+)` \| ([a-z ]+?) \|", m.group(1), re.M):
+                words = r.group(2).split(" or ")
+                t = DOC_TYPES.get(words[0], "?" + words[0])
+                if len(words) == 2 and words[1] == "null":
+                    t += "|null"
+                rows[r.group(1)] = t
+            want = dict(flatten(spec, "", []))
+            for p, t in want.items():
+                if p not in rows:
+                    errs.append("%s, %s: key %s (%s) is not documented" % (doc, name, p, t))
+                elif rows[p] != t:
+                    errs.append("%s, %s: key %s documented as %s, is %s" % (doc, name, p, rows[p], t))
+            for p in rows:
+                if p not in want:
+                    errs.append("%s, %s: documents %s, which the output does not have" % (doc, name, p))
+    return errs
+
+
+def main(argv):
+    args = argv[1:]
+    if args[:1] == ["--self-check"]:
+        errs = self_check(args[1] if len(args) > 1 else None)
+    else:
+        want = None
+        if args[:1] == ["--schema"] and len(args) > 1:
+            want, args = args[1], args[2:]
+        if not args:
+            print(__doc__, file=sys.stderr)
+            return 2
+        errs = []
+        for f in args:
+            text = sys.stdin.read() if f == "-" else open(f).read()
+            lines = [x for x in text.split("\n") if x.strip()]
+            if not lines:
+                errs.append("%s: no document" % f)
+            for i, line in enumerate(lines):
+                where = f if len(lines) == 1 else "%s:%d" % (f, i + 1)
+                try:
+                    d = json.loads(line)
+                except ValueError as e:
+                    errs.append("%s: not JSON: %s" % (where, e))
+                    continue
+                errs += check_doc(d, want, where)
+                errs += no_float_for_int(line, where)
+    for e in errs:
+        print(e)
+    if not errs:
+        print("ok")
+    return 1 if errs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
