@@ -107,6 +107,7 @@ BENCH = {
         "name": "str", "device": "str|null", "buffer_pool_frames": "int",
         "integrity": {"pages_verified": "int", "errors": "int", "error": "str|null"},
         "max_users_under_rt_limit": "int", "rounds": "int", "warmup_s": "num",
+        "counters": ("map", "int"),
         "warmup": COUNTS,
         "steps": [{
             "users": "int", "seconds": "num", "tps": "num", "avg_ms": "num", "p95_ms": "num",
