@@ -7,7 +7,11 @@
  * block) so each origin sees ascending LBAs, and copied with dm-kcopyd, one
  * job per contiguous run of dirty sub-blocks, all jobs in flight together
  * (at most the pacing limit from fc_wb_decide() in flight, the rest waiting
- * in LBA order).  When every copy is done
+ * in LBA order).  Wholly dirty blocks that follow each other on the origin
+ * (a redo log, a table written in order) go as one origin write of up to
+ * FC_WB_RUN_BYTES instead (merge_run()): the flash blocks are read into a
+ * buffer, then written with one bio; on spindles a write of a whole run
+ * costs about what one block's does.  When every copy is done
  * the origins are flushed, and only then are sub-blocks marked clean, then
  * the batch ends with a commit.
  *
@@ -23,6 +27,8 @@
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <linux/sched/mm.h>
 #include <linux/blkdev.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -31,6 +37,7 @@
 
 #define FC_WB_MAX_BATCH	256u
 #define FC_WB_SCAN	65536u
+#define FC_WB_RUN_BYTES	(256u << 10)	/* largest merged origin write */
 
 struct wb_item {
 	u64 oblock;
@@ -48,6 +55,18 @@ struct wb_batch {
 	struct completion done;
 	atomic_t inflight;	/* copies in flight (pacing) */
 	wait_queue_head_t slot;	/* woken when a copy ends */
+	struct list_head runs;	/* merged runs, freed when the batch ends */
+};
+
+/* Wholly dirty blocks, consecutive on the origin, copied with one write. */
+struct wb_run {
+	struct list_head list;
+	struct wb_item *it;	/* items[0..n) of the sorted batch */
+	unsigned int n;
+	void *buf;		/* n blocks */
+	atomic_t reads;		/* flash reads in flight + 1 */
+	struct completion read;
+	int err;
 };
 
 static int item_cmp(const void *a, const void *b)
@@ -61,17 +80,112 @@ static int item_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static void copy_done(int read_err, unsigned long write_err, void *context)
+static void end_copy(struct wb_batch *b)
 {
-	struct wb_item *it = context;
-	struct wb_batch *b = it->batch;
-
-	if (read_err || write_err)
-		it->err = -EIO;
 	atomic_dec(&b->inflight);
 	wake_up(&b->slot);
 	if (atomic_dec_and_test(&b->count))
 		complete(&b->done);
+}
+
+static void copy_done(int read_err, unsigned long write_err, void *context)
+{
+	struct wb_item *it = context;
+
+	if (read_err || write_err)
+		it->err = -EIO;
+	end_copy(it->batch);
+}
+
+static void run_read_done(unsigned long error, void *context)
+{
+	struct wb_run *run = context;
+
+	if (error)
+		run->err = -EIO;
+	if (atomic_dec_and_test(&run->reads))
+		complete(&run->read);
+}
+
+static void run_write_done(unsigned long error, void *context)
+{
+	struct wb_run *run = context;
+	unsigned int k;
+
+	if (error || run->err)
+		for (k = 0; k < run->n; k++)
+			run->it[k].err = -EIO;
+	end_copy(run->it[0].batch);
+}
+
+/* How many items from @it on (at most @n) make one run for merge_run(). */
+static unsigned int run_length(struct fc_pool *pool, struct wb_item *it, unsigned int n)
+{
+	unsigned int max = FC_WB_RUN_BYTES >> (pool->block_shift + SECTOR_SHIFT), k;
+
+	if (it[0].mask != pool->full_mask)
+		return 1;
+	for (k = 1; k < min(n, max); k++)
+		if (it[k].vol != it[0].vol || it[k].oblock != it[0].oblock + k ||
+		    it[k].mask != pool->full_mask)
+			break;
+	return k;
+}
+
+/*
+ * Copy @n wholly dirty blocks, consecutive on the origin, with one origin
+ * write: read them all from the flash into one buffer, then write it.
+ * Counts as one copy for the pacing (the caller raised the counts).  False
+ * if no buffer could be had: the caller copies block by block.
+ */
+static bool merge_run(struct fc_pool *pool, struct wb_batch *b, struct wb_item *it,
+		      unsigned int n, struct block_device *origin)
+{
+	sector_t bs = pool->g.block_sectors;
+	struct dm_io_request req = { .mem.type = DM_IO_VMA, .client = pool->io };
+	struct dm_io_region where;
+	unsigned int noio, k;
+	struct wb_run *run;
+
+	run = kzalloc(sizeof(*run), GFP_NOIO);
+	if (!run)
+		return false;
+	noio = memalloc_noio_save();
+	run->buf = vmalloc(array_size(n, bs << SECTOR_SHIFT));
+	memalloc_noio_restore(noio);
+	if (!run->buf) {
+		kfree(run);
+		return false;
+	}
+	run->it = it;
+	run->n = n;
+	atomic_set(&run->reads, n + 1);
+	init_completion(&run->read);
+	list_add(&run->list, &b->runs);
+
+	req.bi_opf = REQ_OP_READ;
+	req.notify.fn = run_read_done;
+	req.notify.context = run;
+	where.bdev = pool->flash;
+	where.count = bs;
+	for (k = 0; k < n; k++) {
+		where.sector = fc_block_sector(pool, it[k].eidx);
+		req.mem.ptr.vma = run->buf + ((size_t)k * bs << SECTOR_SHIFT);
+		if (fc_dm_io(&req, 1, &where, NULL))
+			run_read_done(1, run);
+	}
+	if (!atomic_dec_and_test(&run->reads))
+		wait_for_completion_io(&run->read);
+
+	req.bi_opf = REQ_OP_WRITE;
+	req.mem.ptr.vma = run->buf;
+	req.notify.fn = run_write_done;
+	where.bdev = origin;
+	where.sector = it[0].oblock << pool->block_shift;
+	where.count = n * bs;
+	if (run->err || fc_dm_io(&req, 1, &where, NULL))
+		run_write_done(1, run);
+	return true;
 }
 
 static bool aged(struct fc_pool *pool, struct fc_entry *e, u32 max_age)
@@ -142,20 +256,40 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 	bool flushed[FC_MAX_VOLUMES] = { false };
 	int flush_err[FC_MAX_VOLUMES] = { 0 };
 	struct wb_batch batch;
-	unsigned int k, i, j, failed = 0;
+	struct wb_run *run, *tmp;
+	unsigned int k, i, j, m, failed = 0;
 
 	sort(items, n, sizeof(*items), item_cmp, NULL);
+	WRITE_ONCE(pool->st_wb_batches, pool->st_wb_batches + 1);
+	WRITE_ONCE(pool->st_wb_blocks, pool->st_wb_blocks + n);
 	atomic_set(&batch.count, 1);
 	init_completion(&batch.done);
 	atomic_set(&batch.inflight, 0);
 	init_waitqueue_head(&batch.slot);
+	INIT_LIST_HEAD(&batch.runs);
 	limit = max(limit, 1u);
 	atomic_add(n, &pool->wb_inflight);
+	for (k = 0; k < n; k++)
+		items[k].batch = &batch;
 	for (k = 0; k < n; k++) {
 		struct wb_item *it = &items[k];
 		struct block_device *origin = pool->vol[it->vol].active->origin;
 
-		it->batch = &batch;
+		m = run_length(pool, it, n - k);
+		if (m > 1) {
+			/* At most @limit copies in flight, a run counting as one. */
+			wait_event(batch.slot, atomic_read(&batch.inflight) < limit);
+			atomic_inc(&batch.inflight);
+			atomic_inc(&batch.count);
+			if (merge_run(pool, &batch, it, m, origin)) {
+				WRITE_ONCE(pool->st_wb_ios, pool->st_wb_ios + 1);
+				WRITE_ONCE(pool->st_wb_merged, pool->st_wb_merged + m);
+				k += m - 1;
+				continue;
+			}
+			atomic_dec(&batch.inflight);
+			atomic_dec(&batch.count);
+		}
 		for (i = 0; i < pool->g.nr_subblocks;) {
 			struct dm_io_region from, to;
 
@@ -175,6 +309,7 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 			wait_event(batch.slot, atomic_read(&batch.inflight) < limit);
 			atomic_inc(&batch.inflight);
 			atomic_inc(&batch.count);
+			WRITE_ONCE(pool->st_wb_ios, pool->st_wb_ios + 1);
 			dm_kcopyd_copy(pool->kc, &from, 1, &to, 0, copy_done, it);
 			i = j;
 		}
@@ -182,6 +317,10 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 	if (!atomic_dec_and_test(&batch.count))
 		wait_for_completion_io(&batch.done);
 	atomic_sub(n, &pool->wb_inflight);
+	list_for_each_entry_safe(run, tmp, &batch.runs, list) {
+		vfree(run->buf);
+		kfree(run);
+	}
 
 	/* Writeback durability: flush each origin before marking anything clean. */
 	for (k = 0; k < n; k++) {
