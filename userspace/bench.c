@@ -15,14 +15,11 @@
 #include "bench.h"
 #include "bench_int.h"
 #include "bench_stack.h"
+#include "fcachectl.h"
 
 #define EX_OK	 0
 #define EX_FAIL	 1
 #define EX_USAGE 2
-
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define BENCH_MAX_ROUNDS_STR STR(BENCH_MAX_ROUNDS)
 
 static const char usage_text[] =
 "usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
@@ -127,61 +124,154 @@ static int usage(const char *fmt, const char *arg)
 	return fmt ? EX_USAGE : EX_OK;
 }
 
-static int num(const char *s, double *v)
-{
-	char *end;
+/*
+ * The numeric options: every value goes through fc_parse_num (finite, the
+ * whole word, in range, whole where a count is meant), so that no "nan",
+ * "1e300" or "16.9" reaches the engine, where a NaN time never ends a step
+ * and a NaN batch size asks for a huge allocation.
+ */
+struct num_opt {
+	int opt;
+	const char *name;
+	double min, max;
+	int integer, pow2;
+	const char *what;	/* the accepted values, for the message */
+};
 
-	errno = 0;
-	*v = strtod(s, &end);
-	return errno || end == s || *end || *v < 0 ? -1 : 0;
+static const struct num_opt num_opts[] = {
+	{ O_TIME, "time", 0.1, 86400, 0, 0, "seconds per user count" },
+	{ O_WARMUP, "warmup", 0, 86400, 0, 0, "seconds" },
+	{ O_INTERVAL, "report-interval", 0, 86400, 0, 0, "seconds" },
+	{ O_RTLIMIT, "rt-limit", 0.001, 3600, 0, 0, "seconds" },
+	{ O_BP, "buffer-pool", 0, 1048576, 0, 0, "MB" },
+	{ O_SEED, "seed", 0, 4294967295.0, 1, 0, "a whole number" },
+	{ O_CBATCH, "cleaner-batch", 1, 1024, 1, 0, "a whole number of pages" },
+	{ O_CINTERVAL, "cleaner-interval", 0, 3600, 0, 0, "seconds" },
+	{ O_INJECT, "inject-stale", 0, 86400, 0, 0, "seconds" },
+	{ O_SIZE, "size", 0, 16777216, 1, 0, "a whole number of MB" },
+	{ O_PAGESIZE, "page-size", 4, 64, 1, 1, "KiB, a power of two" },
+	{ O_LOGSIZE, "log-size", 0, 64, 1, 0, "a whole number of MB" },
+	{ O_CBLOCK, "cache-block", 4, 1024, 1, 1, "KiB, a power of two" },
+	{ O_ROUNDS, "rounds", 1, BENCH_MAX_ROUNDS, 1, 0,
+	  "a whole number of runs per configuration" },
+};
+
+/* One line, no usage text: the value, what is accepted, and nothing to scroll past. */
+static int bad_value(const char *opt, const char *val, const char *what, double min,
+		     double max)
+{
+	fprintf(stderr, "fcachectl bench: bad --%s '%s' (%s, %.15g..%.15g)\n", opt, val,
+		what, min, max);
+	return EX_USAGE;
 }
 
+static const struct num_opt *num_opt_of(int opt)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].opt == opt)
+			return &num_opts[i];
+	return NULL;
+}
+
+/* 0 and the value in *@v, or EX_USAGE (said). */
+static int num_arg(const struct num_opt *n, const char *a, double *v)
+{
+	if (fc_parse_num(a, n->min, n->max, n->integer, v) ||
+	    (n->pow2 && ((unsigned)*v & ((unsigned)*v - 1))))
+		return bad_value(n->name, a, n->what, n->min, n->max);
+	return 0;
+}
+
+/* --users: comma-separated whole numbers; 0, or EX_USAGE (said). */
 static int parse_users(struct bench_opts *o, const char *s)
 {
-	char *dup = strdup(s), *tok, *save = NULL;
+	const char *p = s;
+	int n = 0;
 
-	o->nsteps = 0;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char item[32];
+		double v;
 
-		if (*end || v < 1 || v > 4096 || o->nsteps >= BENCH_MAX_STEPS) {
-			free(dup);
-			return -1;
+		if (n >= BENCH_MAX_STEPS) {
+			fprintf(stderr, "fcachectl bench: bad --users '%s' (at most %d user "
+				"counts)\n", s, BENCH_MAX_STEPS);
+			return EX_USAGE;
 		}
-		o->users[o->nsteps++] = v;
+		snprintf(item, sizeof(item), "%.*s", (int)(len < 31 ? len : 31), p);
+		if (len > 31 || fc_parse_num(item, 1, 4096, 1, &v)) {
+			fprintf(stderr, "fcachectl bench: bad --users '%s': item '%.*s' is not "
+				"a whole number of users, 1..4096\n", s, (int)len, p);
+			return EX_USAGE;
+		}
+		o->users[n++] = (int)v;
+		if (!p[len])
+			break;
+		p += len + 1;
 	}
-	free(dup);
-	return o->nsteps ? 0 : -1;
+	o->nsteps = n;
+	return 0;
 }
 
+/* A number of --dist after its "kind:", up to the next ':' or the end. */
+static int dist_num(const char **p, double min, double max, double *v)
+{
+	size_t len = strcspn(*p, ":");
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, *p);
+	*p += len;
+	return fc_parse_num(buf, min, max, 0, v);
+}
+
+/* --dist; 0, or EX_USAGE (said, with the form of the kind given). */
 static int parse_dist(struct bench_opts *o, const char *s)
 {
+	const char *p = strchr(s, ':');
 	double a = 0, b = 0;
+	const char *form;
 
 	snprintf(o->dist_str, sizeof(o->dist_str), "%s", s);
 	if (!strcmp(s, "uniform")) {
 		o->dist = DIST_UNIFORM;
 		return 0;
 	}
-	if (sscanf(s, "zipf:%lf", &a) == 1 && a > 0 && a < 1.5 && a != 1.0) {
-		o->dist = DIST_ZIPF;
-		o->dist_a = a;
-		return 0;
+	if (p && !strncmp(s, "zipf:", 5)) {
+		p++;
+		/* 1 is the pole of the generator's 1 / (1 - theta) */
+		if (!dist_num(&p, 0, 1.5, &a) && !*p && a > 0 && a < 1.5 && a != 1.0) {
+			o->dist = DIST_ZIPF;
+			o->dist_a = a;
+			return 0;
+		}
+		form = "zipf:THETA, 0 < THETA < 1.5, THETA != 1";
+	} else if (p && !strncmp(s, "pareto:", 7)) {
+		p++;
+		if (!dist_num(&p, 0, 0.5, &a) && !*p && a > 0 && a < 0.5) {
+			o->dist = DIST_PARETO;
+			o->dist_a = a;
+			return 0;
+		}
+		form = "pareto:H, 0 < H < 0.5";
+	} else if (p && !strncmp(s, "hotset:", 7)) {
+		p++;
+		if (!dist_num(&p, 0, 100, &a) && *p++ == ':' &&
+		    !dist_num(&p, 0, 100, &b) && !*p && b > 0 && b < 100) {
+			o->dist = DIST_HOTSET;
+			o->dist_a = a;
+			o->dist_b = b;
+			return 0;
+		}
+		form = "hotset:ACCESS%:DATA%, 0 <= ACCESS <= 100, 0 < DATA < 100";
+	} else {
+		form = "uniform, zipf:THETA, pareto:H or hotset:ACCESS%:DATA%";
 	}
-	if (sscanf(s, "pareto:%lf", &a) == 1 && a > 0 && a < 0.5) {
-		o->dist = DIST_PARETO;
-		o->dist_a = a;
-		return 0;
-	}
-	if (sscanf(s, "hotset:%lf:%lf", &a, &b) == 2 && a >= 0 && a <= 100 &&
-	    b > 0 && b < 100) {
-		o->dist = DIST_HOTSET;
-		o->dist_a = a;
-		o->dist_b = b;
-		return 0;
-	}
-	return -1;
+	fprintf(stderr, "fcachectl bench: bad --dist '%s' (%s)\n", s, form);
+	return EX_USAGE;
 }
 
 static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
@@ -222,12 +312,12 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 			break;
 		case O_USERS:
 			if (parse_users(o, a))
-				return usage("bad --users list '%s'", a);
+				return EX_USAGE;
 			c->users_set = 1;
 			break;
 		case O_DIST:
 			if (parse_dist(o, a))
-				return usage("bad --dist '%s'", a);
+				return EX_USAGE;
 			break;
 		case O_NODIRECT: o->direct = 0; break;
 		case O_QUIET: o->quiet = 1; break;
@@ -239,25 +329,6 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 		case O_QUICK: c->quick = 1; break;
 		case O_OUTPUT: c->output = a; break;
 		case O_CONFIGS: c->configs = a; break;
-		case O_CBLOCK:
-			if (num(a, &v) || v < 4 || v > 1024 || (unsigned)v != v ||
-			    ((unsigned)v & ((unsigned)v - 1)))
-				return usage("bad --cache-block '%s' (KiB, a power of two 4..1024)", a);
-			c->cblock_kib = (unsigned)v;
-			break;
-		case O_ROUNDS: {
-			char *end;
-			long n;
-
-			errno = 0;
-			n = strtol(a, &end, 10);
-			if (errno || end == a || *end || n < 1 || n > BENCH_MAX_ROUNDS)
-				return usage("bad --rounds '%s' (a whole number of runs per "
-					     "configuration, 1.." BENCH_MAX_ROUNDS_STR ")", a);
-			o->rounds = (int)n;
-			c->rounds_set = 1;
-			break;
-		}
 		case 'h':
 		case O_HELP:
 			usage(NULL, NULL);
@@ -265,8 +336,8 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 		case '?':
 			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
 		default:
-			if (num(a, &v))
-				return usage("bad number '%s'", a);
+			if (!num_opt_of(opt) || num_arg(num_opt_of(opt), a, &v))
+				return EX_USAGE;
 			switch (opt) {
 			case O_TIME: o->time_s = v; c->time_set = 1; break;
 			case O_WARMUP: o->warmup_s = v; c->warm_set = 1; break;
@@ -274,12 +345,14 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 			case O_RTLIMIT: o->rt_limit_s = v; break;
 			case O_BP: o->bp_mb = v; break;
 			case O_SEED: o->seed = (uint64_t)v; break;
-			case O_CBATCH: o->cleaner_batch = v < 1 ? 1 : v > 1024 ? 1024 : (int)v; break;
+			case O_CBATCH: o->cleaner_batch = (int)v; break;
 			case O_CINTERVAL: o->cleaner_interval_s = v; break;
 			case O_INJECT: o->inject_stale_s = v; break;
 			case O_SIZE: c->size_mb = v; break;
 			case O_PAGESIZE: c->page_kib = (unsigned)v; break;
 			case O_LOGSIZE: c->log_mb = v; break;
+			case O_CBLOCK: c->cblock_kib = (unsigned)v; break;
+			case O_ROUNDS: o->rounds = (int)v; c->rounds_set = 1; break;
 			}
 		}
 	}
@@ -287,8 +360,6 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 		pos[(*npos)++] = argv[optind++];
 	if (optind < argc)
 		return usage("too many arguments ('%s')", argv[optind]);
-	if (o->time_s <= 0)
-		return usage("--time must be positive%s", "");
 	if (o->interval_s <= 0)
 		o->interval_s = 1e9;
 	return 0;

@@ -88,6 +88,8 @@ int cmd_udev_probe(int argc, char **argv);
 /* util.c */
 int fc_parse_size(const char *s, uint64_t *bytes);	/* "32K", "1M", "4096" */
 int fc_parse_u64(const char *s, uint64_t *v);
+/* Finite decimal number, the whole string, in [@min, @max], whole if @integer. */
+int fc_parse_num(const char *s, double min, double max, int integer, double *v);
 void fc_fmt_bytes(char *buf, size_t len, double bytes);	/* "1.5 GiB" */
 int fc_valid_name(const char *name);			/* usable dm name */
 /* Block device (or, when @allow_file, regular file) size in sectors. */
