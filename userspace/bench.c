@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "bench.h"
 #include "bench_int.h"
 #include "bench_stack.h"
+#include "fc_check.h"
 #include "fcachectl.h"
 
 #define EX_OK	 0
@@ -84,7 +86,7 @@ enum {
 	O_PROFILE = 256, O_USERS, O_TIME, O_WARMUP, O_INTERVAL, O_RTLIMIT, O_BP,
 	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
-	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS,
+	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
 };
 
 static const struct option lopts[] = {
@@ -102,6 +104,7 @@ static const struct option lopts[] = {
 	{ "quick", 0, 0, O_QUICK }, { "output", 1, 0, O_OUTPUT },
 	{ "configs", 1, 0, O_CONFIGS }, { "help", 0, 0, O_HELP },
 	{ "cache-block", 1, 0, O_CBLOCK }, { "rounds", 1, 0, O_ROUNDS },
+	{ "force", 0, 0, O_FORCE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -110,7 +113,7 @@ struct cli {
 	const char *json, *label, *origin, *flash, *output, *configs;
 	double size_mb, log_mb;
 	unsigned page_kib, cblock_kib;
-	int anchors, quick, time_set, warm_set, users_set, rounds_set;
+	int anchors, quick, time_set, warm_set, users_set, rounds_set, force;
 };
 
 static int usage(const char *fmt, const char *arg)
@@ -327,6 +330,7 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 		case O_FLASH: c->flash = a; break;
 		case O_ANCHORS: c->anchors = 1; break;
 		case O_QUICK: c->quick = 1; break;
+		case O_FORCE: c->force = 1; break;
 		case O_OUTPUT: c->output = a; break;
 		case O_CONFIGS: c->configs = a; break;
 		case 'h':
@@ -369,10 +373,58 @@ static void sig_ignore_pipe(void)
 {
 }
 
+/*
+ * May prepare or compare overwrite @dev?  Not a block device someone holds
+ * (O_EXCL: mounted, an active RAID or LVM member, a pool), nor one that
+ * carries a signature libblkid knows or an fcache pool, unless --force:
+ * the benchmark writes all of it.  Our own header (a datafile, the flash of
+ * an earlier compare) is no reason to refuse, or runs could not be
+ * repeated; a path that does not exist is a file prepare --size creates.
+ * 0, or EX_FAIL (said).
+ */
+static int guard(const char *dev, int force)
+{
+	char what[160];
+	uint32_t bs;
+	int fd, sig;
+
+	if (force)
+		return 0;
+	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		fprintf(stderr, "fcachectl bench: %s: %s%s\n", dev, strerror(errno),
+			errno == EBUSY ? " (in use: mounted, or held by another device or "
+			"pool); --force overrides" : "");
+		return EX_FAIL;
+	}
+	if (bench_own_header(fd)) {
+		close(fd);
+		return 0;
+	}
+	if (fc_probe_pool(fd, &bs)) {
+		snprintf(what, sizeof(what), "an fcache pool");
+		sig = 1;
+	} else {
+		sig = fc_probe_signatures(fd, what, sizeof(what), 0);
+	}
+	close(fd);
+	if (sig < 0)
+		fprintf(stderr, "fcachectl bench: cannot probe %s for signatures; --force "
+			"overrides\n", dev);
+	else if (sig)
+		fprintf(stderr, "fcachectl bench: %s holds %s; the benchmark would overwrite "
+			"it (--force overrides)\n", dev, what);
+	return sig ? EX_FAIL : 0;
+}
+
 static int cmd_prepare(struct cli *c, char **pos, int npos)
 {
 	if (npos != 1)
 		return usage("prepare needs one device or file%s", "");
+	if (guard(pos[0], c->force))
+		return EX_FAIL;
 	return bench_prepare(pos[0], c->size_mb, c->page_kib, c->log_mb,
 			     c->o.direct, 0) ? EX_FAIL : EX_OK;
 }
@@ -463,6 +515,8 @@ static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
 	if (x->counters[0])
 		printf("%s counters: %s\n", cfg, x->counters);
 	bench_stack_cleanup();
+	if (strcmp(cfg, "baseline"))
+		bench_mark_flash(c->flash);
 	if (x->nsteps)
 		bench_print_table(stdout, x, c->o.rt_limit_s);
 	if (rc) {
@@ -536,7 +590,10 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 		printf(", %d rounds (the order alternates)", rounds);
 	printf("\ncache blocks: fcache %u KiB, dm-cache 32 KiB, dm-writecache 4 KiB\n",
 	       c->cblock_kib);
+	/* after the cleanup: a leftover fcbench-* stack holds both devices */
 	bench_stack_cleanup();
+	if (guard(c->origin, c->force) || guard(c->flash, c->force))
+		return EX_FAIL;
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EX_FAIL;
 	/* run[i * rounds + n]: the n-th run of configuration i */
@@ -642,6 +699,8 @@ int fc_cmd_bench(int argc, char **argv)
 	}
 	if (c->rounds_set && strcmp(verb, "compare"))
 		ret = usage("--rounds is an option of compare%s", "");
+	else if (c->force && strcmp(verb, "prepare") && strcmp(verb, "compare"))
+		ret = usage("--force is an option of prepare and compare%s", "");
 	else if (!strcmp(verb, "prepare"))
 		ret = cmd_prepare(c, pos, npos);
 	else if (!strcmp(verb, "run"))

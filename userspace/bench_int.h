@@ -33,6 +33,7 @@
 #define BENCH_HDR_MAGIC		0x314843424346ull	/* "FCBCH1" */
 #define BENCH_PAGE_MAGIC	0x3150424346ull		/* "FCBP1" */
 #define BENCH_LOG_MAGIC		0x31474c424346ull	/* "FCBLG1" */
+#define BENCH_FLASH_MAGIC	0x314c46424346ull	/* "FCBFL1": compare's scratch flash */
 #define BENCH_LOG_REC		4096u
 #define BENCH_MAX_STEPS		32
 #define BENCH_MAX_TYPES		8
@@ -189,6 +190,14 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 int bench_restore(const char *dev, const uint32_t *ver, int direct);
 uint64_t bench_now_ns(void);
 int bench_dev_size(const char *dev, uint64_t *bytes);
+/* Does @fd start with a header of ours (a datafile, or a flash bench_mark_flash left)? */
+int bench_own_header(int fd);
+/*
+ * After compare tore a cache stack down: zero the first MiB of @flash (the
+ * stale cache's superblock) and leave a header saying the flash is the
+ * benchmark's scratch, so the next compare takes it without --force.
+ */
+int bench_mark_flash(const char *flash);
 
 /* bench_rounds.c */
 int bench_spread_of(const double *v, int n, struct bench_spread *sp);

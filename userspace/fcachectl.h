@@ -185,6 +185,8 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
 int fc_valid_mode(const char *mode);
 
 /* pool.c, shared with config.c */
+/* libblkid's finding on @fd ("a ext4 filesystem signature"): 1, 0 none, -1 error; @wipe: erase */
+int fc_probe_signatures(int fd, char *what, size_t len, int wipe);
 int fc_pool_key(const char *k);
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words);
 int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
