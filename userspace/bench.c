@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -238,7 +239,7 @@ static int parse_dist(struct bench_opts *o, const char *s)
 	double a = 0, b = 0;
 	const char *form;
 
-	snprintf(o->dist_str, sizeof(o->dist_str), "%s", s);
+	strncpy(o->dist_str, s, sizeof(o->dist_str) - 1);
 	if (!strcmp(s, "uniform")) {
 		o->dist = DIST_UNIFORM;
 		return 0;
@@ -369,8 +370,40 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 	return 0;
 }
 
-static void sig_ignore_pipe(void)
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
 {
+	stop_sig = sig;
+}
+
+/*
+ * SIGINT and SIGTERM stop run and compare cleanly: the step in progress is
+ * left out, the users finish their transactions, the page cleaner writes
+ * the dirty pages and the datafile is closed clean (the next run needs no
+ * prepare), then the report of what was measured is written.  SA_RESETHAND:
+ * a second signal kills at once, for a device that no longer answers.
+ */
+static void catch_stop(struct bench_opts *o)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	o->stop = &stop_sig;
+}
+
+/* After the report: die of the signal, so that a calling shell or loop sees it. */
+static void reraise_stop(void)
+{
+	if (!stop_sig)
+		return;
+	fflush(NULL);
+	signal(stop_sig, SIG_DFL);
+	raise(stop_sig);
 }
 
 /*
@@ -470,6 +503,7 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	snprintf(r->config, sizeof(r->config), "%s", c->label ? c->label : "run");
 	c->o.label = c->label ? c->label : "";
+	catch_stop(&c->o);
 	header(stdout, &c->o, "run");
 	ret = bench_run(pos[0], &c->o, r);
 	if (r->nsteps)
@@ -481,7 +515,10 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 			ret = 1;
 		free(cmd);
 	}
-	if (ret)
+	if (ret == BENCH_RUN_STOPPED)
+		fprintf(stderr, "fcachectl bench: run %s; the datafile is closed cleanly\n",
+			r->stopped);
+	else if (ret)
 		fprintf(stderr, "fcachectl bench: run FAILED%s%s\n",
 			r->error[0] ? ": " : "", r->error);
 	free(r->final_ver);
@@ -489,7 +526,10 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 	return ret ? EX_FAIL : EX_OK;
 }
 
-/* Runs one configuration (of @rounds); 0 ok, 1 skipped (no stack), -1 failed. */
+/*
+ * Runs one configuration (of @rounds); 0 ok, 1 skipped (no stack),
+ * BENCH_RUN_STOPPED stopped by a signal (the datafile closed cleanly), -1 failed.
+ */
 static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
 		       struct bench_result *x)
 {
@@ -519,6 +559,10 @@ static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
 		bench_mark_flash(c->flash);
 	if (x->nsteps)
 		bench_print_table(stdout, x, c->o.rt_limit_s);
+	if (rc == BENCH_RUN_STOPPED) {
+		fprintf(stderr, "fcachectl bench: %s: %s\n", cfg, x->stopped);
+		return rc;
+	}
 	if (rc) {
 		fprintf(stderr, "fcachectl bench: %s FAILED: %s\n", cfg,
 			x->error[0] ? x->error : "see above");
@@ -596,6 +640,8 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 		return EX_FAIL;
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EX_FAIL;
+	/* from here on a signal stops the runs; before, the datafile was not ready */
+	catch_stop(&c->o);
 	/* run[i * rounds + n]: the n-th run of configuration i */
 	run = calloc((size_t)ncfg * rounds, sizeof(*run));
 	r = calloc(ncfg, sizeof(*r));
@@ -618,9 +664,19 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 			int ci = order[i];
 			struct bench_result *x = &run[ci * rounds + nrun[ci]];
 			uint64_t ts = bench_now_ns();
-			int rc = compare_one(c, cfg[ci], k, rounds, x);
+			int rc;
 
+			if (stop_sig)
+				break;
+			rc = compare_one(c, cfg[ci], k, rounds, x);
 			left--;
+			if (rc == BENCH_RUN_STOPPED) {
+				/* the steps it completed count; the datafile is clean */
+				if (x->nsteps)
+					nrun[ci]++;
+				stop = 1;
+				break;
+			}
 			if (rc > 0) {
 				/* nothing to compare against without the first baseline */
 				if (!nrun[0]) {
@@ -673,9 +729,14 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	free(run);
 	bench_print_summary(stdout, r, nr);
 	free(r);
+	if (stop_sig)
+		fprintf(stderr, "fcachectl bench: compare stopped by %s (%d of %d runs "
+			"started); the datafile on %s is closed cleanly\n",
+			stop_sig == SIGINT ? "SIGINT" : "SIGTERM", ncfg * rounds - left,
+			ncfg * rounds, c->origin);
 	if (failed)
 		fprintf(stderr, "fcachectl bench: compare FAILED\n");
-	return failed ? EX_FAIL : EX_OK;
+	return failed || stop_sig ? EX_FAIL : EX_OK;
 }
 
 int fc_cmd_bench(int argc, char **argv)
@@ -685,7 +746,6 @@ int fc_cmd_bench(int argc, char **argv)
 	const char *verb;
 	int npos, ret;
 
-	sig_ignore_pipe();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		free(c);
@@ -711,5 +771,6 @@ int fc_cmd_bench(int argc, char **argv)
 	else
 		ret = usage("unknown verb '%s' (prepare, run, compare)", verb);
 	free(c);
+	reraise_stop();
 	return ret;
 }

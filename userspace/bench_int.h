@@ -27,6 +27,7 @@
 #ifndef FC_BENCH_INT_H
 #define FC_BENCH_INT_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -159,6 +160,8 @@ struct bench_opts {
 	FILE *out;		/* where reports go (stdout) */
 	const char *label;	/* configuration name in interval lines */
 	int rounds;		/* compare: runs of each configuration (1) */
+	/* the signal that asked the run to stop (see bench_run), or NULL / 0 */
+	volatile sig_atomic_t *stop;
 };
 
 struct bench_result {
@@ -181,7 +184,11 @@ struct bench_result {
 	uint32_t *final_ver;		/* versions on disk at the end (malloc) */
 	int rounds;			/* runs aggregated (bench_aggregate) */
 	char counters[2048];		/* the stack's "name=value ..." after the (last) run */
+	char stopped[160];		/* "": ran to the end; else how a signal stopped it */
 };
+
+/* bench_run: stopped by *o->stop, the datafile closed cleanly, r->stopped says where */
+#define BENCH_RUN_STOPPED 2
 
 /* bench_gen.c */
 int bench_prepare(const char *dev, double size_mb, unsigned page_kib,

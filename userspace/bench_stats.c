@@ -471,6 +471,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		fj_obj(&j, NULL);
 		fj_str(&j, "name", x->config);
 		fj_str(&j, "device", x->device);
+		fj_str(&j, "interrupted", x->stopped[0] ? x->stopped : NULL);
 		fj_u64(&j, "buffer_pool_frames", x->bp_frames);
 		fj_obj(&j, "integrity");
 		fj_u64(&j, "pages_verified", x->pages_verified);
