@@ -201,7 +201,7 @@ static int parse_users(struct bench_opts *o, const char *s)
 
 		if (n >= BENCH_MAX_STEPS) {
 			fprintf(stderr, "fcachectl bench: bad --users '%s' (at most %d user "
-				"counts)\n", s, BENCH_MAX_STEPS);
+				"counts, each 1..4096)\n", s, BENCH_MAX_STEPS);
 			return EX_USAGE;
 		}
 		snprintf(item, sizeof(item), "%.*s", (int)(len < 31 ? len : 31), p);
@@ -710,8 +710,14 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 
 		for (k = 0; k < nrun[i]; k++)
 			p[k] = &run[i * rounds + k];
-		if (nrun[i] && bench_aggregate(p, nrun[i], c->o.rt_limit_s, &r[nr]) == 0)
-			nr++;
+		if (!nrun[i] || bench_aggregate(p, nrun[i], c->o.rt_limit_s, &r[nr]))
+			continue;
+		/* stopped between two runs: no run says so, the configuration must */
+		if (stop_sig && nrun[i] < rounds && !r[nr].stopped[0])
+			snprintf(r[nr].stopped, sizeof(r[nr].stopped), "compare stopped by %s "
+				 "after %d of %d rounds", stop_sig == SIGINT ? "SIGINT" : "SIGTERM",
+				 nrun[i], rounds);
+		nr++;
 	}
 	if (nr > 1 || (nr == 1 && !failed))
 		bench_print_compare(stdout, r, nr);
