@@ -6,7 +6,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,26 +17,28 @@
 #include "bench.h"
 #include "bench_int.h"
 #include "bench_stack.h"
+#include "fc_check.h"
+#include "fcachectl.h"
 
 #define EX_OK	 0
 #define EX_FAIL	 1
 #define EX_USAGE 2
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define BENCH_MAX_ROUNDS_STR STR(BENCH_MAX_ROUNDS)
-
 static const char usage_text[] =
 "usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
+"                               [--force]\n"
 "       fcachectl bench run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
 "       fcachectl bench compare --origin DEV --flash DEV [--anchors] [--quick]\n"
 "                               [--output DIR] [--size MB] [--configs LIST]\n"
-"                               [--cache-block KiB] [--rounds N]\n"
+"                               [--cache-block KiB] [--rounds N] [--force]\n"
 "                               [RUN OPTIONS]\n"
 "\n"
 "prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
 "         creates it): every page carries a checksum, its page number and a\n"
 "         version; a version map and a redo log region follow.\n"
+"         --size MB (whole number, 0..16777216; 0: all of DEV) creates or\n"
+"         resizes a file; --page-size KiB 4, 8, 16 (default), 32 or 64;\n"
+"         --log-size MB (0..64; 0: 1/16 of DEV, at most 64).\n"
 "run      warm-up, then a ladder of user counts; an interval line every\n"
 "         --report-interval seconds, then a table per user count (TPS,\n"
 "         average, p95, p99 response time) and the largest user count whose\n"
@@ -52,42 +56,62 @@ static const char usage_text[] =
 "         15 s steps, 10 s warm-up; --size MB limits the datafile;\n"
 "         --cache-block KiB: fcache's block size (default 32, fcachectl's\n"
 "         default; 16 matches a 16 KiB database page); dm-cache uses 32 KiB\n"
-"         (its smallest), dm-writecache 4 KiB.\n"
+"         (its smallest), dm-writecache 4 KiB (--cache-block: a power of\n"
+"         two, 4..1024).\n"
 "         --rounds N (1..20, default 1) runs every configuration N times,\n"
 "         in alternating order (baseline first in odd rounds, last in even\n"
 "         ones) so that a drift in the machine's speed does not favour one\n"
 "         configuration; the report and results.json then give per user\n"
 "         count the median TPS and average response time over the rounds\n"
-"         with their spread (min..max, (max-min) in %% of the median), and\n"
+"         with their spread (min..max, (max-min) in % of the median), and\n"
 "         the ratios to the baseline are ratios of the medians.\n"
 "\n"
-"run options:\n"
+"prepare and compare overwrite their devices: they refuse a device in use\n"
+"(mounted, held by RAID, LVM or a pool) or holding a filesystem, RAID, LVM,\n"
+"swap, partition table or fcache pool signature, saying what they found;\n"
+"--force overrides.  A device holding a datafile of an earlier prepare, or\n"
+"the flash of an earlier compare, needs no --force.\n"
+"SIGINT or SIGTERM during run or compare: the step in progress is left out,\n"
+"the transactions in flight finish, the dirty pages are written and the\n"
+"datafile is closed cleanly (no new prepare needed); the report and the JSON\n"
+"of the steps done are written (\"interrupted\" says where it stopped), then\n"
+"the process ends by the signal (status 130 / 143).  A second signal kills\n"
+"at once.\n"
+"\n"
+"run options (numbers: finite decimals in the range given, whole where a\n"
+"count is meant; any other value is refused with exit status 2):\n"
 "  --profile P          tpcc (default), read-write, read-only\n"
-"  --users LIST         user counts of the ladder (default 8,16,32,64,128)\n"
-"  --time S             seconds per user count (default 60; --quick 15)\n"
-"  --warmup S           warm-up seconds at the largest user count (default 30)\n"
-"  --report-interval S  interval line period (default 10; 0: none)\n"
-"  --rt-limit S         average response time limit (default 2)\n"
-"  --buffer-pool MB     in-process buffer pool (default 16; 0: only what\n"
-"                       in-flight and dirty pages need)\n"
-"  --dist D             access skew: zipf:THETA (default zipf:0.99),\n"
-"                       pareto:H (1-H of accesses to H of pages), \n"
-"                       hotset:ACCESS%%:DATA%%, uniform\n"
-"  --seed N             random seed (default 42)\n"
-"  --cleaner-batch N    pages per page-cleaner batch (default 64)\n"
-"  --cleaner-interval S page cleaner period when few pages are dirty (1)\n"
+"  --users LIST         user counts of the ladder, up to 32 of 1..4096\n"
+"                       (default 8,16,32,64,128)\n"
+"  --time S             seconds per user count, 0.1..86400 (default 60;\n"
+"                       --quick 15)\n"
+"  --warmup S           warm-up seconds at the largest user count, 0..86400\n"
+"                       (default 30)\n"
+"  --report-interval S  interval line period, 0..86400 (default 10; 0: none)\n"
+"  --rt-limit S         average response time limit, 0.001..3600 (default 2)\n"
+"  --buffer-pool MB     in-process buffer pool, 0..1048576 (default 16; 0:\n"
+"                       only what in-flight and dirty pages need)\n"
+"  --dist D             access skew: zipf:THETA, 0 < THETA < 1.5, THETA != 1\n"
+"                       (default zipf:0.99); pareto:H, 0 < H < 0.5 (1-H of\n"
+"                       accesses to H of pages); hotset:ACCESS%:DATA%,\n"
+"                       0 <= ACCESS <= 100, 0 < DATA < 100; uniform\n"
+"  --seed N             random seed, 0..4294967295 (default 42)\n"
+"  --cleaner-batch N    pages per page-cleaner batch, 1..1024 (default 64)\n"
+"  --cleaner-interval S page cleaner period when few pages are dirty,\n"
+"                       0..3600 (default 1)\n"
 "  --no-direct          buffered I/O (for files on filesystems without O_DIRECT)\n"
 "  --quiet              no interval lines\n"
 "  --inject-stale S     test hook: S seconds into the run, write an older\n"
 "                       version of a page behind the generator's back (the\n"
 "                       run must then fail its integrity check)\n"
-"exit status: 0 ok, 1 failed (I/O or integrity error), 2 usage\n";
+"exit status: 0 ok, 1 failed (I/O or integrity error, or a device refused),\n"
+"2 usage (a bad option or value); stopped by a signal: see above\n";
 
 enum {
 	O_PROFILE = 256, O_USERS, O_TIME, O_WARMUP, O_INTERVAL, O_RTLIMIT, O_BP,
 	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
-	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS,
+	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
 };
 
 static const struct option lopts[] = {
@@ -105,6 +129,7 @@ static const struct option lopts[] = {
 	{ "quick", 0, 0, O_QUICK }, { "output", 1, 0, O_OUTPUT },
 	{ "configs", 1, 0, O_CONFIGS }, { "help", 0, 0, O_HELP },
 	{ "cache-block", 1, 0, O_CBLOCK }, { "rounds", 1, 0, O_ROUNDS },
+	{ "force", 0, 0, O_FORCE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -113,7 +138,7 @@ struct cli {
 	const char *json, *label, *origin, *flash, *output, *configs;
 	double size_mb, log_mb;
 	unsigned page_kib, cblock_kib;
-	int anchors, quick, time_set, warm_set, users_set, rounds_set;
+	int anchors, quick, time_set, warm_set, users_set, rounds_set, force;
 };
 
 static int usage(const char *fmt, const char *arg)
@@ -127,61 +152,154 @@ static int usage(const char *fmt, const char *arg)
 	return fmt ? EX_USAGE : EX_OK;
 }
 
-static int num(const char *s, double *v)
-{
-	char *end;
+/*
+ * The numeric options: every value goes through fc_parse_num (finite, the
+ * whole word, in range, whole where a count is meant), so that no "nan",
+ * "1e300" or "16.9" reaches the engine, where a NaN time never ends a step
+ * and a NaN batch size asks for a huge allocation.
+ */
+struct num_opt {
+	int opt;
+	const char *name;
+	double min, max;
+	int integer, pow2;
+	const char *what;	/* the accepted values, for the message */
+};
 
-	errno = 0;
-	*v = strtod(s, &end);
-	return errno || end == s || *end || *v < 0 ? -1 : 0;
+static const struct num_opt num_opts[] = {
+	{ O_TIME, "time", 0.1, 86400, 0, 0, "seconds per user count" },
+	{ O_WARMUP, "warmup", 0, 86400, 0, 0, "seconds" },
+	{ O_INTERVAL, "report-interval", 0, 86400, 0, 0, "seconds" },
+	{ O_RTLIMIT, "rt-limit", 0.001, 3600, 0, 0, "seconds" },
+	{ O_BP, "buffer-pool", 0, 1048576, 0, 0, "MB" },
+	{ O_SEED, "seed", 0, 4294967295.0, 1, 0, "a whole number" },
+	{ O_CBATCH, "cleaner-batch", 1, 1024, 1, 0, "a whole number of pages" },
+	{ O_CINTERVAL, "cleaner-interval", 0, 3600, 0, 0, "seconds" },
+	{ O_INJECT, "inject-stale", 0, 86400, 0, 0, "seconds" },
+	{ O_SIZE, "size", 0, 16777216, 1, 0, "a whole number of MB" },
+	{ O_PAGESIZE, "page-size", 4, 64, 1, 1, "KiB, a power of two" },
+	{ O_LOGSIZE, "log-size", 0, 64, 1, 0, "a whole number of MB" },
+	{ O_CBLOCK, "cache-block", 4, 1024, 1, 1, "KiB, a power of two" },
+	{ O_ROUNDS, "rounds", 1, BENCH_MAX_ROUNDS, 1, 0,
+	  "a whole number of runs per configuration" },
+};
+
+/* One line, no usage text: the value, what is accepted, and nothing to scroll past. */
+static int bad_value(const char *opt, const char *val, const char *what, double min,
+		     double max)
+{
+	fprintf(stderr, "fcachectl bench: bad --%s '%s' (%s, %.15g..%.15g)\n", opt, val,
+		what, min, max);
+	return EX_USAGE;
 }
 
+static const struct num_opt *num_opt_of(int opt)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].opt == opt)
+			return &num_opts[i];
+	return NULL;
+}
+
+/* 0 and the value in *@v, or EX_USAGE (said). */
+static int num_arg(const struct num_opt *n, const char *a, double *v)
+{
+	if (fc_parse_num(a, n->min, n->max, n->integer, v) ||
+	    (n->pow2 && ((unsigned)*v & ((unsigned)*v - 1))))
+		return bad_value(n->name, a, n->what, n->min, n->max);
+	return 0;
+}
+
+/* --users: comma-separated whole numbers; 0, or EX_USAGE (said). */
 static int parse_users(struct bench_opts *o, const char *s)
 {
-	char *dup = strdup(s), *tok, *save = NULL;
+	const char *p = s;
+	int n = 0;
 
-	o->nsteps = 0;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char item[32];
+		double v;
 
-		if (*end || v < 1 || v > 4096 || o->nsteps >= BENCH_MAX_STEPS) {
-			free(dup);
-			return -1;
+		if (n >= BENCH_MAX_STEPS) {
+			fprintf(stderr, "fcachectl bench: bad --users '%s' (at most %d user "
+				"counts, each 1..4096)\n", s, BENCH_MAX_STEPS);
+			return EX_USAGE;
 		}
-		o->users[o->nsteps++] = v;
+		snprintf(item, sizeof(item), "%.*s", (int)(len < 31 ? len : 31), p);
+		if (len > 31 || fc_parse_num(item, 1, 4096, 1, &v)) {
+			fprintf(stderr, "fcachectl bench: bad --users '%s': item '%.*s' is not "
+				"a whole number of users, 1..4096\n", s, (int)len, p);
+			return EX_USAGE;
+		}
+		o->users[n++] = (int)v;
+		if (!p[len])
+			break;
+		p += len + 1;
 	}
-	free(dup);
-	return o->nsteps ? 0 : -1;
+	o->nsteps = n;
+	return 0;
 }
 
+/* A number of --dist after its "kind:", up to the next ':' or the end. */
+static int dist_num(const char **p, double min, double max, double *v)
+{
+	size_t len = strcspn(*p, ":");
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, *p);
+	*p += len;
+	return fc_parse_num(buf, min, max, 0, v);
+}
+
+/* --dist; 0, or EX_USAGE (said, with the form of the kind given). */
 static int parse_dist(struct bench_opts *o, const char *s)
 {
+	const char *p = strchr(s, ':');
 	double a = 0, b = 0;
+	const char *form;
 
-	snprintf(o->dist_str, sizeof(o->dist_str), "%s", s);
+	strncpy(o->dist_str, s, sizeof(o->dist_str) - 1);
 	if (!strcmp(s, "uniform")) {
 		o->dist = DIST_UNIFORM;
 		return 0;
 	}
-	if (sscanf(s, "zipf:%lf", &a) == 1 && a > 0 && a < 1.5 && a != 1.0) {
-		o->dist = DIST_ZIPF;
-		o->dist_a = a;
-		return 0;
+	if (p && !strncmp(s, "zipf:", 5)) {
+		p++;
+		/* 1 is the pole of the generator's 1 / (1 - theta) */
+		if (!dist_num(&p, 0, 1.5, &a) && !*p && a > 0 && a < 1.5 && a != 1.0) {
+			o->dist = DIST_ZIPF;
+			o->dist_a = a;
+			return 0;
+		}
+		form = "zipf:THETA, 0 < THETA < 1.5, THETA != 1";
+	} else if (p && !strncmp(s, "pareto:", 7)) {
+		p++;
+		if (!dist_num(&p, 0, 0.5, &a) && !*p && a > 0 && a < 0.5) {
+			o->dist = DIST_PARETO;
+			o->dist_a = a;
+			return 0;
+		}
+		form = "pareto:H, 0 < H < 0.5";
+	} else if (p && !strncmp(s, "hotset:", 7)) {
+		p++;
+		if (!dist_num(&p, 0, 100, &a) && *p++ == ':' &&
+		    !dist_num(&p, 0, 100, &b) && !*p && b > 0 && b < 100) {
+			o->dist = DIST_HOTSET;
+			o->dist_a = a;
+			o->dist_b = b;
+			return 0;
+		}
+		form = "hotset:ACCESS%:DATA%, 0 <= ACCESS <= 100, 0 < DATA < 100";
+	} else {
+		form = "uniform, zipf:THETA, pareto:H or hotset:ACCESS%:DATA%";
 	}
-	if (sscanf(s, "pareto:%lf", &a) == 1 && a > 0 && a < 0.5) {
-		o->dist = DIST_PARETO;
-		o->dist_a = a;
-		return 0;
-	}
-	if (sscanf(s, "hotset:%lf:%lf", &a, &b) == 2 && a >= 0 && a <= 100 &&
-	    b > 0 && b < 100) {
-		o->dist = DIST_HOTSET;
-		o->dist_a = a;
-		o->dist_b = b;
-		return 0;
-	}
-	return -1;
+	fprintf(stderr, "fcachectl bench: bad --dist '%s' (%s)\n", s, form);
+	return EX_USAGE;
 }
 
 static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
@@ -222,12 +340,12 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 			break;
 		case O_USERS:
 			if (parse_users(o, a))
-				return usage("bad --users list '%s'", a);
+				return EX_USAGE;
 			c->users_set = 1;
 			break;
 		case O_DIST:
 			if (parse_dist(o, a))
-				return usage("bad --dist '%s'", a);
+				return EX_USAGE;
 			break;
 		case O_NODIRECT: o->direct = 0; break;
 		case O_QUIET: o->quiet = 1; break;
@@ -237,27 +355,9 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 		case O_FLASH: c->flash = a; break;
 		case O_ANCHORS: c->anchors = 1; break;
 		case O_QUICK: c->quick = 1; break;
+		case O_FORCE: c->force = 1; break;
 		case O_OUTPUT: c->output = a; break;
 		case O_CONFIGS: c->configs = a; break;
-		case O_CBLOCK:
-			if (num(a, &v) || v < 4 || v > 1024 || (unsigned)v != v ||
-			    ((unsigned)v & ((unsigned)v - 1)))
-				return usage("bad --cache-block '%s' (KiB, a power of two 4..1024)", a);
-			c->cblock_kib = (unsigned)v;
-			break;
-		case O_ROUNDS: {
-			char *end;
-			long n;
-
-			errno = 0;
-			n = strtol(a, &end, 10);
-			if (errno || end == a || *end || n < 1 || n > BENCH_MAX_ROUNDS)
-				return usage("bad --rounds '%s' (a whole number of runs per "
-					     "configuration, 1.." BENCH_MAX_ROUNDS_STR ")", a);
-			o->rounds = (int)n;
-			c->rounds_set = 1;
-			break;
-		}
 		case 'h':
 		case O_HELP:
 			usage(NULL, NULL);
@@ -265,8 +365,8 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 		case '?':
 			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
 		default:
-			if (num(a, &v))
-				return usage("bad number '%s'", a);
+			if (!num_opt_of(opt) || num_arg(num_opt_of(opt), a, &v))
+				return EX_USAGE;
 			switch (opt) {
 			case O_TIME: o->time_s = v; c->time_set = 1; break;
 			case O_WARMUP: o->warmup_s = v; c->warm_set = 1; break;
@@ -274,12 +374,14 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 			case O_RTLIMIT: o->rt_limit_s = v; break;
 			case O_BP: o->bp_mb = v; break;
 			case O_SEED: o->seed = (uint64_t)v; break;
-			case O_CBATCH: o->cleaner_batch = v < 1 ? 1 : v > 1024 ? 1024 : (int)v; break;
+			case O_CBATCH: o->cleaner_batch = (int)v; break;
 			case O_CINTERVAL: o->cleaner_interval_s = v; break;
 			case O_INJECT: o->inject_stale_s = v; break;
 			case O_SIZE: c->size_mb = v; break;
 			case O_PAGESIZE: c->page_kib = (unsigned)v; break;
 			case O_LOGSIZE: c->log_mb = v; break;
+			case O_CBLOCK: c->cblock_kib = (unsigned)v; break;
+			case O_ROUNDS: o->rounds = (int)v; c->rounds_set = 1; break;
 			}
 		}
 	}
@@ -287,21 +389,99 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 		pos[(*npos)++] = argv[optind++];
 	if (optind < argc)
 		return usage("too many arguments ('%s')", argv[optind]);
-	if (o->time_s <= 0)
-		return usage("--time must be positive%s", "");
 	if (o->interval_s <= 0)
 		o->interval_s = 1e9;
 	return 0;
 }
 
-static void sig_ignore_pipe(void)
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
 {
+	stop_sig = sig;
+}
+
+/*
+ * SIGINT and SIGTERM stop run and compare cleanly: the step in progress is
+ * left out, the users finish their transactions, the page cleaner writes
+ * the dirty pages and the datafile is closed clean (the next run needs no
+ * prepare), then the report of what was measured is written.  SA_RESETHAND:
+ * a second signal kills at once, for a device that no longer answers.
+ */
+static void catch_stop(struct bench_opts *o)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	o->stop = &stop_sig;
+}
+
+/* After the report: die of the signal, so that a calling shell or loop sees it. */
+static void reraise_stop(void)
+{
+	if (!stop_sig)
+		return;
+	fflush(NULL);
+	signal(stop_sig, SIG_DFL);
+	raise(stop_sig);
+}
+
+/*
+ * May prepare or compare overwrite @dev?  Not a block device someone holds
+ * (O_EXCL: mounted, an active RAID or LVM member, a pool), nor one that
+ * carries a signature libblkid knows or an fcache pool, unless --force:
+ * the benchmark writes all of it.  Our own header (a datafile, the flash of
+ * an earlier compare) is no reason to refuse, or runs could not be
+ * repeated; a path that does not exist is a file prepare --size creates.
+ * 0, or EX_FAIL (said).
+ */
+static int guard(const char *dev, int force)
+{
+	char what[160];
+	uint32_t bs;
+	int fd, sig;
+
+	if (force)
+		return 0;
+	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		fprintf(stderr, "fcachectl bench: %s: %s%s\n", dev, strerror(errno),
+			errno == EBUSY ? " (in use: mounted, or held by another device or "
+			"pool); --force overrides" : "");
+		return EX_FAIL;
+	}
+	if (bench_own_header(fd)) {
+		close(fd);
+		return 0;
+	}
+	if (fc_probe_pool(fd, &bs)) {
+		snprintf(what, sizeof(what), "an fcache pool");
+		sig = 1;
+	} else {
+		sig = fc_probe_signatures(fd, what, sizeof(what), 0);
+	}
+	close(fd);
+	if (sig < 0)
+		fprintf(stderr, "fcachectl bench: cannot probe %s for signatures; --force "
+			"overrides\n", dev);
+	else if (sig)
+		fprintf(stderr, "fcachectl bench: %s holds %s; the benchmark would overwrite "
+			"it (--force overrides)\n", dev, what);
+	return sig ? EX_FAIL : 0;
 }
 
 static int cmd_prepare(struct cli *c, char **pos, int npos)
 {
 	if (npos != 1)
 		return usage("prepare needs one device or file%s", "");
+	if (guard(pos[0], c->force))
+		return EX_FAIL;
 	return bench_prepare(pos[0], c->size_mb, c->page_kib, c->log_mb,
 			     c->o.direct, 0) ? EX_FAIL : EX_OK;
 }
@@ -347,6 +527,7 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	snprintf(r->config, sizeof(r->config), "%s", c->label ? c->label : "run");
 	c->o.label = c->label ? c->label : "";
+	catch_stop(&c->o);
 	header(stdout, &c->o, "run");
 	ret = bench_run(pos[0], &c->o, r);
 	if (r->nsteps)
@@ -358,7 +539,10 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 			ret = 1;
 		free(cmd);
 	}
-	if (ret)
+	if (ret == BENCH_RUN_STOPPED)
+		fprintf(stderr, "fcachectl bench: run %s; the datafile is closed cleanly\n",
+			r->stopped);
+	else if (ret)
 		fprintf(stderr, "fcachectl bench: run FAILED%s%s\n",
 			r->error[0] ? ": " : "", r->error);
 	free(r->final_ver);
@@ -366,7 +550,10 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 	return ret ? EX_FAIL : EX_OK;
 }
 
-/* Runs one configuration (of @rounds); 0 ok, 1 skipped (no stack), -1 failed. */
+/*
+ * Runs one configuration (of @rounds); 0 ok, 1 skipped (no stack),
+ * BENCH_RUN_STOPPED stopped by a signal (the datafile closed cleanly), -1 failed.
+ */
 static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
 		       struct bench_result *x)
 {
@@ -392,8 +579,14 @@ static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
 	if (x->counters[0])
 		printf("%s counters: %s\n", cfg, x->counters);
 	bench_stack_cleanup();
+	if (strcmp(cfg, "baseline"))
+		bench_mark_flash(c->flash);
 	if (x->nsteps)
 		bench_print_table(stdout, x, c->o.rt_limit_s);
+	if (rc == BENCH_RUN_STOPPED) {
+		fprintf(stderr, "fcachectl bench: %s: %s\n", cfg, x->stopped);
+		return rc;
+	}
 	if (rc) {
 		fprintf(stderr, "fcachectl bench: %s FAILED: %s\n", cfg,
 			x->error[0] ? x->error : "see above");
@@ -465,9 +658,14 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 		printf(", %d rounds (the order alternates)", rounds);
 	printf("\ncache blocks: fcache %u KiB, dm-cache 32 KiB, dm-writecache 4 KiB\n",
 	       c->cblock_kib);
+	/* after the cleanup: a leftover fcbench-* stack holds both devices */
 	bench_stack_cleanup();
+	if (guard(c->origin, c->force) || guard(c->flash, c->force))
+		return EX_FAIL;
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EX_FAIL;
+	/* from here on a signal stops the runs; before, the datafile was not ready */
+	catch_stop(&c->o);
 	/* run[i * rounds + n]: the n-th run of configuration i */
 	run = calloc((size_t)ncfg * rounds, sizeof(*run));
 	r = calloc(ncfg, sizeof(*r));
@@ -490,9 +688,19 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 			int ci = order[i];
 			struct bench_result *x = &run[ci * rounds + nrun[ci]];
 			uint64_t ts = bench_now_ns();
-			int rc = compare_one(c, cfg[ci], k, rounds, x);
+			int rc;
 
+			if (stop_sig)
+				break;
+			rc = compare_one(c, cfg[ci], k, rounds, x);
 			left--;
+			if (rc == BENCH_RUN_STOPPED) {
+				/* the steps it completed count; the datafile is clean */
+				if (x->nsteps)
+					nrun[ci]++;
+				stop = 1;
+				break;
+			}
 			if (rc > 0) {
 				/* nothing to compare against without the first baseline */
 				if (!nrun[0]) {
@@ -526,8 +734,14 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 
 		for (k = 0; k < nrun[i]; k++)
 			p[k] = &run[i * rounds + k];
-		if (nrun[i] && bench_aggregate(p, nrun[i], c->o.rt_limit_s, &r[nr]) == 0)
-			nr++;
+		if (!nrun[i] || bench_aggregate(p, nrun[i], c->o.rt_limit_s, &r[nr]))
+			continue;
+		/* stopped between two runs: no run says so, the configuration must */
+		if (stop_sig && nrun[i] < rounds && !r[nr].stopped[0])
+			snprintf(r[nr].stopped, sizeof(r[nr].stopped), "compare stopped by %s "
+				 "after %d of %d rounds", stop_sig == SIGINT ? "SIGINT" : "SIGTERM",
+				 nrun[i], rounds);
+		nr++;
 	}
 	if (nr > 1 || (nr == 1 && !failed))
 		bench_print_compare(stdout, r, nr);
@@ -545,9 +759,14 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	free(run);
 	bench_print_summary(stdout, r, nr);
 	free(r);
+	if (stop_sig)
+		fprintf(stderr, "fcachectl bench: compare stopped by %s (%d of %d runs "
+			"started); the datafile on %s is closed cleanly\n",
+			stop_sig == SIGINT ? "SIGINT" : "SIGTERM", ncfg * rounds - left,
+			ncfg * rounds, c->origin);
 	if (failed)
 		fprintf(stderr, "fcachectl bench: compare FAILED\n");
-	return failed ? EX_FAIL : EX_OK;
+	return failed || stop_sig ? EX_FAIL : EX_OK;
 }
 
 int fc_cmd_bench(int argc, char **argv)
@@ -557,7 +776,6 @@ int fc_cmd_bench(int argc, char **argv)
 	const char *verb;
 	int npos, ret;
 
-	sig_ignore_pipe();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		free(c);
@@ -571,6 +789,8 @@ int fc_cmd_bench(int argc, char **argv)
 	}
 	if (c->rounds_set && strcmp(verb, "compare"))
 		ret = usage("--rounds is an option of compare%s", "");
+	else if (c->force && strcmp(verb, "prepare") && strcmp(verb, "compare"))
+		ret = usage("--force is an option of prepare and compare%s", "");
 	else if (!strcmp(verb, "prepare"))
 		ret = cmd_prepare(c, pos, npos);
 	else if (!strcmp(verb, "run"))
@@ -581,5 +801,6 @@ int fc_cmd_bench(int argc, char **argv)
 	else
 		ret = usage("unknown verb '%s' (prepare, run, compare)", verb);
 	free(c);
+	reraise_stop();
 	return ret;
 }

@@ -200,6 +200,40 @@ out:
 	return ret;
 }
 
+int bench_own_header(int fd)
+{
+	struct bench_hdr *h = xalloc_aligned(4096);
+	int ours;
+
+	if (!h)
+		return 0;
+	ours = pread(fd, h, 4096, 0) == 4096 &&
+	       (h->magic == BENCH_HDR_MAGIC || h->magic == BENCH_FLASH_MAGIC) &&
+	       hdr_sum(h) == h->checksum;
+	free(h);
+	return ours;
+}
+
+int bench_mark_flash(const char *flash)
+{
+	struct bench_hdr *h = xalloc_aligned(1 << 20);
+	int fd = open(flash, O_WRONLY | O_DIRECT), ret = -1;
+
+	if (h && fd >= 0) {
+		h->magic = BENCH_FLASH_MAGIC;
+		h->checksum = hdr_sum(h);
+		if (pwrite(fd, h, 1 << 20, 0) == 1 << 20 && fdatasync(fd) == 0)
+			ret = 0;
+	}
+	if (ret)
+		fprintf(stderr, "bench: warning: cannot mark %s as the benchmark's flash (%s); "
+			"the next compare may need --force\n", flash, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(h);
+	return ret;
+}
+
 static int hdr_write(int fd, struct bench_hdr *h)
 {
 	void *b = xalloc_aligned(4096);
@@ -253,6 +287,21 @@ static int open_dev(const char *dev, int direct, int flags)
 	return fd;
 }
 
+/*
+ * Wait for a completion; a signal (SIGINT/SIGTERM asking the run to stop)
+ * is no error here: giving up would leave writes in flight behind a version
+ * map that does not know them.
+ */
+static int wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe)
+{
+	int r;
+
+	do
+		r = io_uring_wait_cqe(ring, cqe);
+	while (r == -EINTR);
+	return r;
+}
+
 /* Write page images (@pages NULL: all pages, in 1 MiB chunks) of @ver. */
 static int write_pages(int fd, const struct bench_hdr *h, const uint64_t *pages,
 		       uint64_t n, uint64_t ver)
@@ -295,8 +344,7 @@ static int write_pages(int fd, const struct bench_hdr *h, const uint64_t *pages,
 		}
 		struct io_uring_cqe *cqe;
 
-		if (io_uring_submit_and_wait(&ring, 1) < 0 ||
-		    io_uring_wait_cqe(&ring, &cqe) < 0)
+		if (io_uring_submit(&ring) < 0 || wait_cqe(&ring, &cqe) < 0)
 			goto out;
 		uint64_t d = io_uring_cqe_get_data64(cqe);
 
@@ -316,7 +364,7 @@ out:
 	while (inflight > 0) {
 		struct io_uring_cqe *cqe;
 
-		if (io_uring_wait_cqe(&ring, &cqe) < 0)
+		if (wait_cqe(&ring, &cqe) < 0)
 			break;
 		io_uring_cqe_seen(&ring, cqe);
 		inflight--;
@@ -1114,7 +1162,23 @@ static void inject_stale(struct engine *e)
 	free(b);
 }
 
-/* Run the event loop until @until (ns) or, with @drain, until all users idle. */
+/* Has a signal asked the run to stop?  (Draining users does not look.) */
+static int stop_requested(const struct engine *e)
+{
+	return e->o->stop && *e->o->stop;
+}
+
+static const char *stop_name(const struct engine *e)
+{
+	int sig = e->o->stop ? *e->o->stop : 0;
+
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/*
+ * Run the event loop until @until (ns) or a stop request or, with @drain,
+ * until all users idle.
+ */
 static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 		 double *iv_t0, const char *label)
 {
@@ -1137,7 +1201,7 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 					busy = 1;
 			if (!busy)
 				return;
-		} else if (now >= until) {
+		} else if (now >= until || stop_requested(e)) {
 			return;
 		}
 		if (next_iv && now >= *next_iv) {
@@ -1197,7 +1261,7 @@ static void checkpoint(struct engine *e)
 
 		cleaner_maybe_start(e, bench_now_ns(), 1);
 		io_uring_submit(&e->ring);
-		if (io_uring_wait_cqe(&e->ring, &cqe) < 0)
+		if (wait_cqe(&e->ring, &cqe) < 0)
 			break;
 		io_uring_for_each_cqe(&e->ring, head, cqe) {
 			handle_cqe(e, cqe);
@@ -1316,11 +1380,14 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		e->phase_end = e->t_start + (uint64_t)(o->warmup_s * 1e9);
 		phase_start(e, maxu);
 		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
+		if (bench_now_ns() < e->phase_end && !e->failed)
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s in the "
+				 "warm-up; no step measured", stop_name(e));
 		e->stopping = 1;
 		loop(e, 0, 1, NULL, NULL, label);
 		r->warm_s = o->warmup_s;
 	}
-	for (s = 0; s < o->nsteps && !e->failed; s++) {
+	for (s = 0; s < o->nsteps && !e->failed && !stop_requested(e); s++) {
 		struct bench_step *st = &r->step[s];
 		uint64_t t0 = bench_now_ns();
 
@@ -1336,9 +1403,26 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
 		st->seconds = (e->phase_end - t0) / 1e9;
 		e->stopping = 1;
+		if (bench_now_ns() < e->phase_end && !e->failed) {
+			/* a shorter step is not comparable to the others: left out */
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s %.1f s into "
+				 "the %d-user step, which is left out", stop_name(e),
+				 (bench_now_ns() - t0) / 1e9, st->users);
+			loop(e, 0, 1, NULL, NULL, label);
+			memset(st, 0, sizeof(*st));
+			break;
+		}
 		loop(e, 0, 1, NULL, NULL, label);
 		step_finish(st);
 		r->nsteps = s + 1;
+	}
+	if (stop_requested(e) && !r->stopped[0] && !e->failed && s < o->nsteps) {
+		if (s)
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
+				 "%d-user step", stop_name(e), o->users[s - 1]);
+		else
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
+				 "warm-up; no step measured", stop_name(e));
 	}
 	if (!e->failed) {
 		e->cur = &e->unmeasured;	/* final checkpoint I/O */
@@ -1353,7 +1437,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 			struct __kernel_timespec ts = { 10, 0 };
 			struct io_uring_cqe *cqe;
 
-			if (io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts) < 0)
+			int rc = io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts);
+
+			if (rc == -EINTR)
+				continue;
+			if (rc < 0)
 				break;
 			io_uring_cqe_seen(&e->ring, cqe);
 			e->inflight--;
@@ -1376,7 +1464,7 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		if (r->step[s].avg_ms < o->rt_limit_s * 1000 &&
 		    r->step[s].users > r->max_users_under_limit)
 			r->max_users_under_limit = r->step[s].users;
-	ret = 0;
+	ret = r->stopped[0] ? BENCH_RUN_STOPPED : 0;
 out_close:
 	close(e->fd);
 out_free:

@@ -27,12 +27,14 @@
 #ifndef FC_BENCH_INT_H
 #define FC_BENCH_INT_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define BENCH_HDR_MAGIC		0x314843424346ull	/* "FCBCH1" */
 #define BENCH_PAGE_MAGIC	0x3150424346ull		/* "FCBP1" */
 #define BENCH_LOG_MAGIC		0x31474c424346ull	/* "FCBLG1" */
+#define BENCH_FLASH_MAGIC	0x314c46424346ull	/* "FCBFL1": compare's scratch flash */
 #define BENCH_LOG_REC		4096u
 #define BENCH_MAX_STEPS		32
 #define BENCH_MAX_TYPES		8
@@ -158,6 +160,8 @@ struct bench_opts {
 	FILE *out;		/* where reports go (stdout) */
 	const char *label;	/* configuration name in interval lines */
 	int rounds;		/* compare: runs of each configuration (1) */
+	/* the signal that asked the run to stop (see bench_run), or NULL / 0 */
+	volatile sig_atomic_t *stop;
 };
 
 struct bench_result {
@@ -180,7 +184,11 @@ struct bench_result {
 	uint32_t *final_ver;		/* versions on disk at the end (malloc) */
 	int rounds;			/* runs aggregated (bench_aggregate) */
 	char counters[2048];		/* the stack's "name=value ..." after the (last) run */
+	char stopped[160];		/* "": ran to the end; else how a signal stopped it */
 };
+
+/* bench_run: stopped by *o->stop, the datafile closed cleanly, r->stopped says where */
+#define BENCH_RUN_STOPPED 2
 
 /* bench_gen.c */
 int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
@@ -189,6 +197,14 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 int bench_restore(const char *dev, const uint32_t *ver, int direct);
 uint64_t bench_now_ns(void);
 int bench_dev_size(const char *dev, uint64_t *bytes);
+/* Does @fd start with a header of ours (a datafile, or a flash bench_mark_flash left)? */
+int bench_own_header(int fd);
+/*
+ * After compare tore a cache stack down: zero the first MiB of @flash (the
+ * stale cache's superblock) and leave a header saying the flash is the
+ * benchmark's scratch, so the next compare takes it without --force.
+ */
+int bench_mark_flash(const char *flash);
 
 /* bench_rounds.c */
 int bench_spread_of(const double *v, int n, struct bench_spread *sp);

@@ -128,6 +128,8 @@ int bench_aggregate(const struct bench_result *const *run, int n, double rt_limi
 		out->elapsed_s += run[k]->elapsed_s;
 		if (!out->error[0] && run[k]->error[0])
 			memcpy(out->error, run[k]->error, sizeof(out->error));
+		if (!out->stopped[0] && run[k]->stopped[0])
+			memcpy(out->stopped, run[k]->stopped, sizeof(out->stopped));
 	}
 	out->nsteps = ref->nsteps;
 	for (i = 0; i < ref->nsteps; i++) {

@@ -148,9 +148,14 @@ static const struct bench_step *find_step(const struct bench_result *r, int user
 	return NULL;
 }
 
-static double ratio(double a, double b)
+/*
+ * A ratio needs transactions on both sides: a step without any has no TPS
+ * or response time to compare, and 0x or infinity would read as a result.
+ */
+static bool has_ratio(const struct bench_step *s, const struct bench_step *b)
 {
-	return b > 0 ? a / b : 0;
+	return s && b && s->c.txns && b->c.txns && s->tps > 0 && b->tps > 0 &&
+	       s->avg_ms > 0 && b->avg_ms > 0;
 }
 
 enum cmp_field { CMP_TPS, CMP_AVG, CMP_P95 };
@@ -188,9 +193,11 @@ static void print_table(FILE *f, const struct bench_result *r, int nr, const cha
 
 			if (!s)
 				snprintf(cell, sizeof(cell), "-");
-			else if (ratios)
+			else if (ratios && has_ratio(s, b))
 				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", step_field(s, fld),
-					 ratio(step_field(s, fld), step_field(b, fld)));
+					 step_field(s, fld) / step_field(b, fld));
+			else if (ratios)
+				snprintf(cell, sizeof(cell), "%.2f (-)", step_field(s, fld));
 			else
 				snprintf(cell, sizeof(cell), "%.2f", step_field(s, fld));
 			fprintf(f, " %24s", cell);
@@ -266,18 +273,25 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 	fprintf(f, "\n");
 }
 
-/* Ratios at the heaviest user count both runs have. */
+/*
+ * Ratios at the heaviest user count both runs have: the user count, and
+ * whether there are ratios (not if either step completed no transaction).
+ */
 static int heaviest(const struct bench_result *base, const struct bench_result *r,
-		    double *tps, double *rt)
+		    double *tps, double *rt, bool *ok)
 {
 	int i;
 
+	*ok = false;
 	for (i = base->nsteps - 1; i >= 0; i--) {
 		const struct bench_step *s = find_step(r, base->step[i].users);
 
 		if (s) {
-			*tps = ratio(s->tps, base->step[i].tps);
-			*rt = ratio(s->avg_ms, base->step[i].avg_ms);
+			*ok = has_ratio(s, &base->step[i]);
+			if (*ok) {
+				*tps = s->tps / base->step[i].tps;
+				*rt = s->avg_ms / base->step[i].avg_ms;
+			}
 			return base->step[i].users;
 		}
 	}
@@ -290,10 +304,15 @@ void bench_print_summary(FILE *f, const struct bench_result *r, int nr)
 
 	for (c = 0; c < nr; c++) {
 		double t = 0, a = 0;
-		int u = heaviest(&r[0], &r[c], &t, &a);
+		bool ok;
+		int u = heaviest(&r[0], &r[c], &t, &a, &ok);
 
-		fprintf(f, "summary %s: TPS %.2fx baseline, avg response time "
-			"%.2fx baseline at %d users\n", r[c].config, t, a, u);
+		if (ok)
+			fprintf(f, "summary %s: TPS %.2fx baseline, avg response time "
+				"%.2fx baseline at %d users\n", r[c].config, t, a, u);
+		else
+			fprintf(f, "summary %s: TPS - baseline, avg response time - baseline "
+				"at %d users (no transactions to compare)\n", r[c].config, u);
 	}
 }
 
@@ -453,6 +472,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		fj_obj(&j, NULL);
 		fj_str(&j, "name", x->config);
 		fj_str(&j, "device", x->device);
+		fj_str(&j, "interrupted", x->stopped[0] ? x->stopped : NULL);
 		fj_u64(&j, "buffer_pool_frames", x->bp_frames);
 		fj_obj(&j, "integrity");
 		fj_u64(&j, "pages_verified", x->pages_verified);
@@ -477,7 +497,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 			fj_dbl(&j, "p95_ms", s->p95_ms);
 			fj_dbl(&j, "p99_ms", s->p99_ms);
 			fj_dbl(&j, "max_ms", s->max_ms);
-			if (b && b->tps > 0 && b->avg_ms > 0) {
+			if (has_ratio(s, b)) {
 				fj_dbl(&j, "tps_ratio", s->tps / b->tps);
 				fj_dbl(&j, "avg_rt_ratio", s->avg_ms / b->avg_ms);
 			} else {
@@ -495,13 +515,19 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	fj_arr(&j, "summary");
 	for (c = 0; c < nr; c++) {
 		double t = 0, a = 0;
-		int u = heaviest(&r[0], &r[c], &t, &a);
+		bool ok;
+		int u = heaviest(&r[0], &r[c], &t, &a, &ok);
 
 		fj_obj(&j, NULL);
 		fj_str(&j, "config", r[c].config);
 		fj_u64(&j, "users", u);
-		fj_dbl(&j, "tps_ratio", t);
-		fj_dbl(&j, "avg_rt_ratio", a);
+		if (ok) {
+			fj_dbl(&j, "tps_ratio", t);
+			fj_dbl(&j, "avg_rt_ratio", a);
+		} else {
+			fj_null(&j, "tps_ratio");
+			fj_null(&j, "avg_rt_ratio");
+		}
 		fj_u64(&j, "rounds", r[c].rounds > 1 ? r[c].rounds : 1);
 		fj_end(&j);
 	}

@@ -95,6 +95,8 @@ int cmd_complete(int argc, char **argv);
 /* util.c */
 int fc_parse_size(const char *s, uint64_t *bytes);	/* "32K", "1M", "4096" */
 int fc_parse_u64(const char *s, uint64_t *v);
+/* Finite decimal number, the whole string, in [@min, @max], whole if @integer. */
+int fc_parse_num(const char *s, double min, double max, int integer, double *v);
 void fc_fmt_bytes(char *buf, size_t len, double bytes);	/* "1.5 GiB" */
 int fc_valid_name(const char *name);			/* usable dm name */
 /* Block device (or, when @allow_file, regular file) size in sectors. */
@@ -190,6 +192,8 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
 int fc_valid_mode(const char *mode);
 
 /* pool.c, shared with config.c */
+/* libblkid's finding on @fd ("a ext4 filesystem signature"): 1, 0 none, -1 error; @wipe: erase */
+int fc_probe_signatures(int fd, char *what, size_t len, int wipe);
 int fc_pool_key(const char *k);
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words);
 int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,

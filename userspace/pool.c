@@ -66,8 +66,11 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 	return 0;
 }
 
-/* Describe what blkid finds on @fd: 1 and @what filled if something, 0 none, -1 error. */
-static int probe_signatures(int fd, char *what, size_t len, int wipe)
+/*
+ * Describe what blkid finds on @fd: 1 and @what filled if something, 0 none, -1 error.
+ * Also the check of `bench prepare` and `bench compare` before they overwrite a device.
+ */
+int fc_probe_signatures(int fd, char *what, size_t len, int wipe)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *type = NULL, *usage = NULL;
@@ -175,7 +178,7 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 			return fc_fail("pool create: %s (%" PRIu64 " sectors) is too small for a pool of %u KiB blocks",
 				       flash, sectors, bs / 2);
 		}
-		sig = probe_signatures(fd, what, sizeof(what), 0);
+		sig = fc_probe_signatures(fd, what, sizeof(what), 0);
 		if (sig < 0) {
 			close(dfd);
 			close(fd);
@@ -186,7 +189,7 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 			close(fd);
 			return fc_fail("pool create: %s holds %s; use --force to overwrite it", flash, what);
 		}
-		if (sig && probe_signatures(fd, what, sizeof(what), 1) < 0)
+		if (sig && fc_probe_signatures(fd, what, sizeof(what), 1) < 0)
 			fc_warn("could not wipe every signature on %s", flash);
 		if (zero_sb(dfd)) {
 			close(dfd);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,29 @@ int fc_parse_size(const char *s, uint64_t *bytes)
 	if (x > UINT64_MAX / mul)
 		return -1;
 	*bytes = x * mul;
+	return 0;
+}
+
+/*
+ * A number given to an option: decimal (strtod without hex, nan or inf),
+ * all of @s (no trailing garbage), within [@min, @max], and a whole number
+ * if @integer.  strtod alone takes "nan", "1e300" and "16.9" happily, and a
+ * NaN then passes every "< min" and "> max" check: each value is checked
+ * here once for every caller.  0, or -1 with *@v untouched.
+ */
+int fc_parse_num(const char *s, double min, double max, int integer, double *v)
+{
+	char *end;
+	double x;
+
+	if (!s || !*s || isspace((unsigned char)*s) || strpbrk(s, "xX"))
+		return -1;
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(x) || x < min || x > max ||
+	    (integer && x != floor(x)))
+		return -1;
+	*v = x;
 	return 0;
 }
 

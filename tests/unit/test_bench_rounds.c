@@ -286,6 +286,53 @@ static char *slurp(const char *path)
 	return s;
 }
 
+/*
+ * A step that completed no transaction (a stalled device) has no ratio: "-"
+ * in the tables and the summary, null in results.json; never 0x or inf.
+ */
+static void test_zero_txn(const char *dir)
+{
+	static const double btps[NSTEPS] = { 50, 100 }, bavg[NSTEPS] = { 1500, 2100 };
+	static const double ztps[NSTEPS] = { 200, 0 }, zavg[NSTEPS] = { 30, 0 };
+	struct bench_opts o = { .profile = "tpcc", .nsteps = NSTEPS, .time_s = 10,
+				.rt_limit_s = 2, .rounds = 1 };
+	struct bench_result *r = calloc(2, sizeof(*r));
+	char path[4096], *txt, *sum, *j;
+
+	mk_run(&r[0], "baseline", btps, bavg, NSTEPS);
+	mk_run(&r[1], "fcache-writeback", ztps, zavg, NSTEPS);
+	memcpy(o.users, users, sizeof(users));
+	CAPTURE(txt, bench_print_compare(f, r, 2));
+	CHECK("zero transactions: '-' for the ratios of that step only",
+	      strstr(txt, "\n    16           100.00 (1.00x)                 0.00 (-)\n") &&
+	      strstr(txt, "\n     8            50.00 (1.00x)           200.00 (4.00x)\n") &&
+	      !strstr(txt, "0.00x") && !strstr(txt, "inf"));
+	free(txt);
+	CAPTURE(sum, bench_print_summary(f, r, 2));
+	CHECK("zero transactions: summary without ratios",
+	      strstr(sum, "\nsummary fcache-writeback: TPS - baseline, avg response time - "
+		     "baseline at 16 users (no transactions to compare)\n"));
+	free(sum);
+	snprintf(path, sizeof(path), "%s/zero.json", dir);
+	CHECK("zero transactions: json written",
+	      bench_write_json(path, &o, r, 2, NULL, "synthetic") == 0);
+	j = slurp(path);
+	CHECK("zero transactions: json ratios null",
+	      strstr(j, "\"max_ms\":0,\"tps_ratio\":null,\"avg_rt_ratio\":null,") &&
+	      strstr(j, "{\"config\":\"fcache-writeback\",\"users\":16,\"tps_ratio\":null,"
+		     "\"avg_rt_ratio\":null,"));
+	free(j);
+	unlink(path);
+	/* the baseline without transactions: no ratio for anyone at 16 users */
+	mk_run(&r[0], "baseline", ztps, zavg, NSTEPS);
+	mk_run(&r[1], "fcache-writeback", btps, bavg, NSTEPS);
+	CAPTURE(sum, bench_print_summary(f, r, 2));
+	CHECK("zero transactions in the baseline: no ratio",
+	      !strstr(sum, "x baseline") && !strstr(sum, "inf"));
+	free(sum);
+	free(r);
+}
+
 static void test_json(const char *dir)
 {
 	struct bench_opts o = { .profile = "tpcc", .nsteps = NSTEPS, .time_s = 10,
@@ -336,8 +383,10 @@ int main(int argc, char **argv)
 	test_aggregate();
 	test_reports();
 	CHECK("json: a directory for it", dir != NULL);
-	if (dir)
+	if (dir) {
 		test_json(dir);
+		test_zero_txn(dir);
+	}
 	if (argc < 2 && dir) {
 		snprintf(path, sizeof(path), "%s/results.json", dir);
 		unlink(path);
