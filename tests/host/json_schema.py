@@ -107,7 +107,7 @@ BENCH = {
         "name": "str", "device": "str|null", "buffer_pool_frames": "int",
         "integrity": {"pages_verified": "int", "errors": "int", "error": "str|null"},
         "max_users_under_rt_limit": "int", "rounds": "int", "warmup_s": "num",
-        "counters": ("map", "int"),
+        "counters": ("map", "int"), "interrupted": "str|null",
         "warmup": COUNTS,
         "steps": [{
             "users": "int", "seconds": "num", "tps": "num", "avg_ms": "num", "p95_ms": "num",
@@ -118,7 +118,8 @@ BENCH = {
             "counts": COUNTS,
         }],
     }],
-    "summary": [{"config": "str", "users": "int", "tps_ratio": "num", "avg_rt_ratio": "num",
+    "summary": [{"config": "str", "users": "int", "tps_ratio": "num|null",
+                 "avg_rt_ratio": "num|null",
                  "rounds": "int"}],
 }
 SCHEMAS = {
