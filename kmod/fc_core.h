@@ -212,7 +212,7 @@ struct fc_pool {
 	u64 st_commits, st_commit_pages, st_commit_ns, st_commit_max_ns;
 	u64 st_groups, st_group_bios, st_group_max;
 	/* writeback statistics: written under wb_lock */
-	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged;
+	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns;
 };
 
 /* Per pool table instance. */

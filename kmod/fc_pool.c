@@ -658,9 +658,10 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	DMEMIT(" group_commits=%llu group_bios=%llu group_max=%llu",
 	       READ_ONCE(pool->st_groups), READ_ONCE(pool->st_group_bios),
 	       READ_ONCE(pool->st_group_max));
-	DMEMIT(" writeback_batches=%llu writeback_blocks=%llu writeback_ios=%llu writeback_merged=%llu",
+	DMEMIT(" writeback_batches=%llu writeback_blocks=%llu writeback_ios=%llu writeback_merged=%llu writeback_us=%llu",
 	       READ_ONCE(pool->st_wb_batches), READ_ONCE(pool->st_wb_blocks),
-	       READ_ONCE(pool->st_wb_ios), READ_ONCE(pool->st_wb_merged));
+	       READ_ONCE(pool->st_wb_ios), READ_ONCE(pool->st_wb_merged),
+	       div_u64(READ_ONCE(pool->st_wb_ns), NSEC_PER_USEC));
 	return 1;
 }
 

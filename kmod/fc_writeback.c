@@ -258,6 +258,7 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 	struct wb_batch batch;
 	struct wb_run *run, *tmp;
 	unsigned int k, i, j, m, failed = 0;
+	u64 t0 = ktime_get_ns();
 
 	sort(items, n, sizeof(*items), item_cmp, NULL);
 	WRITE_ONCE(pool->st_wb_batches, pool->st_wb_batches + 1);
@@ -331,6 +332,8 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 		flushed[vol] = true;
 		flush_err[vol] = blkdev_issue_flush(pool->vol[vol].active->origin);
 	}
+
+	WRITE_ONCE(pool->st_wb_ns, pool->st_wb_ns + ktime_get_ns() - t0);
 
 	spin_lock_irq(&pool->lock);
 	for (k = 0; k < n; k++) {
