@@ -33,4 +33,9 @@ if ! gcc -O2 -Wall -o "$fmio" "$SUITE_TOP/tests/guest/fc_fmio.c"; then
 	echo "FAIL: fcache-faultmatrix (cannot build fc_fmio)"
 	exit 0
 fi
-guest_run fcache-faultmatrix --timeout 1500 tests/guest/fc_faultmatrix.sh
+# make check: every operation at its first 4 I/O indices plus 1 sampled
+# (a commit: its two pages, flush, superblock); make check-long: up to 12
+# plus 4 sampled (the script's defaults)
+if [ "${FC_LONG:-0}" = 1 ]; then fm_args=; else fm_args="full=4 sample=1"; fi
+# shellcheck disable=SC2086
+guest_run fcache-faultmatrix --timeout 1500 tests/guest/fc_faultmatrix.sh $fm_args
