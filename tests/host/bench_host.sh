@@ -10,19 +10,8 @@
 # The binary is the ASan/UBSan build (make -C userspace asan).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 H=$top/tests/host
-T=$(mktemp -d /tmp/fcbench-host.XXXXXX)
-trap 'rm -rf "$T"' EXIT INT TERM
-
-pass() { echo "PASS: bench-host/$1"; }
-fail() { echo "FAIL: bench-host/$1${2:+ ($2)}"; }
-
-if make -s -C "$top/userspace" asan >"$T/build.log" 2>&1; then
-	CTL=$top/userspace/fcachectl-asan
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1
-else
-	fail asan-build "$(tail -n 3 "$T/build.log" | tr '\n' ' ')"
-	CTL=$top/userspace/fcachectl
-fi
+BT_NAME=host
+. "$top/tests/host/bench_lib.sh"
 
 # rc NAME WANT CMD... : exit status check; output in $T/out, $T/err
 rc() {

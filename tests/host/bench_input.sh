@@ -11,19 +11,8 @@
 # next run takes without a prepare.
 # The binary is the ASan/UBSan build (make -C userspace asan).
 top=$(cd "$(dirname "$0")/../.." && pwd)
-T=$(mktemp -d /tmp/fcbench-input.XXXXXX)
-trap 'rm -rf "$T"' EXIT INT TERM
-
-pass() { echo "PASS: bench-input/$1"; }
-fail() { echo "FAIL: bench-input/$1${2:+ ($2)}"; }
-
-if make -s -C "$top/userspace" asan >"$T/build.log" 2>&1; then
-	CTL=$top/userspace/fcachectl-asan
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1
-else
-	fail asan-build "$(tail -n 3 "$T/build.log" | tr '\n' ' ')"
-	CTL=$top/userspace/fcachectl
-fi
+BT_NAME=input
+. "$top/tests/host/bench_lib.sh"
 
 # rc NAME WANT CMD... : exit status within 20 s (124: hung); output in $T/out, $T/err
 rc() {
