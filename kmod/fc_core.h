@@ -88,7 +88,7 @@ enum fc_md_mode { FC_MD_RW, FC_MD_RO, FC_MD_FAIL };
  * Per-volume I/O counters, per-cpu (fc_stat_inc()): cheap enough to stay
  * on.  The first eight are the fields of the volume's status line; all of
  * them are in the "stats" message's answer, named by fc_stat_names[]
- * (docs/DESIGN.md, "Counters").
+ * (docs/TABLES.md, "Counters").
  */
 enum fc_stat {
 	FC_ST_READS, FC_ST_READ_HITS, FC_ST_WRITES, FC_ST_WRITE_HITS,

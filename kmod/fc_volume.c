@@ -1228,7 +1228,7 @@ static void fc_status(struct dm_target *ti, status_type_t type,
 	}
 }
 
-/* The "stats" message: every counter as name=value (docs/DESIGN.md, "Counters"). */
+/* The "stats" message: every counter as name=value (docs/TABLES.md, "Counters"). */
 static int vol_stats(struct fc_volume *v, char *result, unsigned int maxlen)
 {
 	unsigned int sz = 0;
