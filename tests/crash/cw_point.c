@@ -48,6 +48,7 @@
 #undef main
 #undef rnd
 
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -342,16 +343,15 @@ static void teardown(void)
  */
 static void point(struct walk *w, uint64_t subset, int tear)
 {
-	char err[1024], tab[256], out[600], img[600], chk[600], rep[600];
+	char err[1024], tab[256], out[600], chk[600], rep[600];
 	dev_t snap, flash, origin, pool, vol;
 	int lost = 0, stale = 0, bad = 0, r, fd;
 	FILE *f;
 
 	snprintf(out, sizeof(out), "%s/verify.out", wdir);
-	snprintf(img, sizeof(img), "%s/img", wdir);
 	snprintf(chk, sizeof(chk), "%s/check.out", wdir);
 	snprintf(rep, sizeof(rep), "%s/subset.out", wdir);
-	unlink(img);
+	*verify_shm_saved = 0;
 	step("view", w->k);
 	snprintf(tab, sizeof(tab), "snapshot %s %s N 128", mm(w->rdev_dev), mm(w->cow_dev));
 	if (dm_create("cwp-snap", w->fs + w->os, tab, &snap, err, sizeof(err)))
@@ -394,7 +394,7 @@ static void point(struct walk *w, uint64_t subset, int tear)
 		goto out;
 	}
 	step("verify volume", w->k);
-	r = verify(node("vol", vol), w->oracle, w->dmark, w->bmark, "--save", img, out, &lost, &stale);
+	r = verify(node("vol", vol), w->oracle, w->dmark, w->bmark, "--save", "-", out, &lost, &stale);
 	if (r == 1)
 		point_fail(w, "through the volume: %s", tail1(out));
 	else if (r) {
@@ -413,11 +413,11 @@ static void point(struct walk *w, uint64_t subset, int tear)
 		point_fail(w, "teardown of volume and pool failed: %s", strerror(errno));
 		goto out;
 	}
-	if (!bad && !access(img, F_OK)) {
+	if (!bad && *verify_shm_saved) {
 		int l2, s2;
 
 		step("verify origin", w->k);
-		r = verify(node("origin", origin), w->oracle, w->dmark, w->bmark, "--same", img, out, &l2, &s2);
+		r = verify(node("origin", origin), w->oracle, w->dmark, w->bmark, "--same", "-", out, &l2, &s2);
 		if (r == 1) {
 			point_fail(w, "origin alone after the flush: %s", tail1(out));
 			lost |= l2;
@@ -512,6 +512,13 @@ int main(int argc, char **argv)
 	snprintf(fail, sizeof(fail), "%s/failures", wdir);
 	w.failures = fail;
 	snprintf(rep, sizeof(rep), "%s/replay.out", wdir);
+	/* the volume's image, shared with the verify children */
+	verify_shm_len = w.os * SEC;
+	verify_shm_saved = mmap(NULL, 4096 + verify_shm_len, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (verify_shm_saved == MAP_FAILED)
+		die(2, "mmap: %s", strerror(errno));
+	verify_shm = (unsigned char *)verify_shm_saved + 4096;
 	ctl = open("/dev/mapper/control", O_RDWR);
 	if (ctl < 0)
 		die(2, "/dev/mapper/control: %s", strerror(errno));

@@ -4,8 +4,8 @@
 #
 #   replay-guest.sh POINTS SEED BLOCK_SIZES TXNS [KEY=VALUE...]
 #   (the host's environment does not reach the guest: knobs are arguments,
-#   trace=1 (a timestamped line per step), progress=N, flash=MB (8),
-#   origin=MB (12), negative=N (a negative control over N prefixes))
+#   trace=1 (a timestamped line per step), progress=N, flash=MB (4),
+#   origin=MB (6), negative=N (a negative control over N prefixes))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
@@ -60,7 +60,7 @@ if [ -n "${MUTANT:-}" ]; then
 	info "module mutant $MUTANT on: the walk must find failures"
 fi
 modprobe dm-log-writes && modprobe dm-snapshot || die "dm-log-writes / dm-snapshot missing"
-FLASH_MB=${FC_REPLAY_FLASH_MB:-8} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-12} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
+FLASH_MB=${FC_REPLAY_FLASH_MB:-4} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-6} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
 FS=$((FLASH_MB * 2048)) OS=$((ORIGIN_MB * 2048)) TS=$(((FLASH_MB + ORIGIN_MB) * 2048))
 W=/tmp/replay
 mkdir -p "$W"

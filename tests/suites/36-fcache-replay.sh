@@ -1,8 +1,9 @@
 #!/bin/sh
 # dm-fcache replayed at every flush point (short form of `make check-crash`):
 # a workload on a writeback volume whose flash and origin are two slices of
-# one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (100;
-# 400 under `make check-long`) crash points over block sizes 64 and 32 sectors, each checked (fcachectl
+# one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (200;
+# 800 under `make check-long`) crash points over block sizes 64 and 32
+# sectors, each checked (fcachectl
 # check, load, every sector against the workload's durability oracle,
 # flush, origin alone), plus two controls that must fail: a negative control
 # (verified against a sync that had not returned) and a kernel mutant (the
@@ -16,7 +17,7 @@ if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
 	exit 0
 fi
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: fcache-replay (no userspace/fcachectl: make userspace)"; exit 0; }
-if [ "${FC_LONG:-0}" = 1 ]; then want=${FC_REPLAY_POINTS:-400}; else want=${FC_REPLAY_POINTS:-100}; fi
+if [ "${FC_LONG:-0}" = 1 ]; then want=${FC_REPLAY_POINTS:-800}; else want=${FC_REPLAY_POINTS:-200}; fi
 seed=${FC_REPLAY_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') + 1 ))}
 res=$SUITE_TOP/build/vm/results-replay
 rm -rf "$res"
