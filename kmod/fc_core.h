@@ -72,10 +72,10 @@ struct fc_entry {
 	 * to reach zero parks with park_locked().
 	 */
 	atomic_t inflight;
-	u16 gen;		/* write generation (may wrap: see wb_raced) */
+	u16 gen;		/* write generation (may wrap: see fc_entry_bump) */
 	u8 vol : 6;		/* volume slot (< FC_MAX_VOLUMES) */
 	u8 wb_raced : 1;	/* bumped while FC_E_WB: the copy is not clean */
-	u8 spare : 1;
+	u8 gen_wrapped : 1;	/* gen passed 0 with bios in flight */
 	u8 flags;		/* FC_E_* */
 	u8 valid;		/* sub-block bitmap */
 	u8 dirty;		/* sub-block bitmap, subset of valid */
@@ -322,11 +322,16 @@ static inline bool fc_entry_idle(struct fc_entry *e)
  * A write, discard or invalidation changed the entry: bump its generation.
  * Writeback vs a new write: a copy in flight (FC_E_WB) must not mark the
  * block clean when it ends.  The 16-bit generation alone could wrap back to
- * the copy's snapshot (32,768 rewrites during one copy); wb_raced cannot.
+ * the copy's snapshot (65,536 bumps during one copy); wb_raced cannot.
+ * A writethrough write compares its snapshot when its flash copy ends;
+ * it is in flight from the snapshot on, so a wrap back to the snapshot
+ * passes 0 with inflight raised and sets gen_wrapped, which only a new
+ * writethrough write clears, when nothing is in flight.
  */
 static inline void fc_entry_bump(struct fc_entry *e)
 {
-	e->gen++;
+	if (!++e->gen && atomic_read(&e->inflight))
+		e->gen_wrapped = 1;
 	if (e->flags & FC_E_WB)
 		e->wb_raced = 1;
 }

@@ -23,8 +23,33 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 
 #include "fc_core.h"
+
+#ifdef FC_FAULT_INJECT
+/*
+ * Test build only (make fi-module): the next writethrough flash copy (the
+ * second half, after the origin write) waits wt_hold_ms before it is
+ * issued, one-shot, so a test can put another write to the same block in
+ * between (tests/guest/fc_wt_race.sh).
+ */
+static unsigned int wt_hold_ms;
+module_param(wt_hold_ms, uint, 0644);
+MODULE_PARM_DESC(wt_hold_ms, "test build: hold the next writethrough flash copy this long (one-shot)");
+
+static void wt_hold(void)
+{
+	unsigned int ms = xchg(&wt_hold_ms, 0);
+
+	if (ms)
+		msleep(ms);
+}
+#else
+static inline void wt_hold(void)
+{
+}
+#endif
 
 enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL };
 
@@ -382,6 +407,18 @@ again:
 	if (v->mode == FC_MODE_WRITETHROUGH && pool->md_mode == FC_MD_RW &&
 	    !pool->no_new_dirty && !seq_bypass && !(fb->flags & FC_BF_NOFILL) &&
 	    block_cacheable(v, block) && !(e && (e->flags & FC_E_WB))) {
+		/*
+		 * Writethrough vs another bio on the block: one at a time.
+		 * The flash copy is a second step, so two overlapping writes
+		 * in flight could reach the origin in one order and the flash
+		 * in the other, leaving the older data valid on the flash over
+		 * the newer on the origin.  Waiting for the entry to go idle
+		 * also means no other write can bump the generation while
+		 * this one is in flight except through the dirty path (a
+		 * block left dirty by a mode change): see gen_wrapped.
+		 */
+		if (e && atomic_read(&e->inflight))
+			goto wait;
 		if (!e) {
 			e = fc_alloc_entry(pool, v->slot, block);
 			if (e)
@@ -395,6 +432,8 @@ again:
 			    ((e->flags & FC_E_PDIRTY) || pool->pending_head != FC_NONE))
 				fb->flags |= FC_BF_FUA;
 			fc_entry_bump(e);
+			/* Nothing in flight: no generation snapshot is live. */
+			e->gen_wrapped = 0;
 			fb->mask = (mask & ~partial) | (partial & e->valid);
 			fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
 			atomic_inc(&e->inflight);
@@ -598,7 +637,7 @@ static void wt_flash_done(struct bio *clone)
 	if (clone->bi_status) {
 		atomic64_inc(&pool->flash_write_errors);
 		DMERR_LIMIT("writethrough: flash write failed; the data is on the origin");
-	} else if (e->gen == fb->gen) {
+	} else if (e->gen == fb->gen && !e->gen_wrapped) {
 		fc_entry_set(pool, e, e->valid | fb->mask, e->dirty);
 	}
 	fc_kick_locked(pool);
@@ -656,6 +695,7 @@ static void fc_bio_work(struct work_struct *ws)
 	struct bio *bio = dm_bio_from_per_bio_data(fb, sizeof(struct fc_bio));
 
 	if (fb->flags & FC_BF_WT_FLASH) {
+		wt_hold();
 		wt_submit_flash(fb->v, bio);
 		return;
 	}

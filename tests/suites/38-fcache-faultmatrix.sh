@@ -2,6 +2,7 @@
 # dm-fcache metadata fault matrix in the guest: tests/guest/fc_faultmatrix.sh
 # with the fault-injection module build/fi/dm-fcache.ko (make fi-module) and
 # the data oracle tests/guest/fc_fmio.c.  docs/TESTING.md, "Fault matrix".
+# Then tests/guest/fc_wt_race.sh, which needs the same test build.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 fi_ko=$SUITE_TOP/build/fi/dm-fcache.ko
 if [ ! -f "$fi_ko" ]; then
@@ -21,7 +22,7 @@ else
 	echo "FAIL: fcache-faultmatrix/fi-module-has-hook (no fault_md_io in $fi_ko)"
 fi
 if [ -f "$SUITE_TOP/dm-fcache.ko" ]; then
-	if modinfo -F parm "$SUITE_TOP/dm-fcache.ko" | grep -q '^fault_md_io:\|^md_io_count:\|^mutant_'; then
+	if modinfo -F parm "$SUITE_TOP/dm-fcache.ko" | grep -q '^fault_md_io:\|^md_io_count:\|^mutant_\|^wt_hold_ms:'; then
 		echo "FAIL: fcache-faultmatrix/module-without-hook (dm-fcache.ko has the fault-injection parameters)"
 	else
 		echo "PASS: fcache-faultmatrix/module-without-hook"
@@ -39,3 +40,5 @@ fi
 if [ "${FC_LONG:-0}" = 1 ]; then fm_args=; else fm_args="full=4 sample=1"; fi
 # shellcheck disable=SC2086
 guest_run fcache-faultmatrix --timeout 1500 tests/guest/fc_faultmatrix.sh $fm_args
+# writethrough vs an overlapping write (the test build's wt_hold_ms hook)
+guest_run fcache-wt-race --timeout 600 tests/guest/fc_wt_race.sh
