@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host test of how enable / disable / set record in the config file
- * (userspace/config.c, fc_conf_record_*): built with config.c included and
+ * (userspace/ctl/config.c, fc_conf_record_*): built with config.c included and
  * the other fcachectl objects (tests/host/ctl_config.sh).
  *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
  *   ctl_confedit FILE disable POOL ID
@@ -9,7 +9,7 @@
  *   ctl_confedit FILE check
  * Exit status: that of the function.
  */
-#include "../../userspace/config.c"
+#include "../../userspace/ctl/config.c"
 #include <stdarg.h>
 
 int fc_verbose;

@@ -18,7 +18,7 @@
 #include "bench_int.h"
 #include "bench_stack.h"
 #include "fc_check.h"
-#include "fcachectl.h"
+#include "../ctl/fcachectl.h"
 
 #define EX_OK	 0
 #define EX_FAIL	 1

@@ -16,10 +16,10 @@
 #include "fcachectl.h"
 #include "fc_dm.h"
 
-/* FC_BENCH_SRC: the Makefile found bench*.c files to link */
+/* FC_BENCH_SRC: the Makefile found sources in bench/ to link */
 #if defined(__has_include) && defined(FC_BENCH_SRC)
-#if __has_include("bench.h")
-#include "bench.h"
+#if __has_include("../bench/bench.h")
+#include "../bench/bench.h"
 #define FC_HAVE_BENCH 1
 #endif
 #endif
@@ -39,7 +39,7 @@ static int no_bench(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return fc_fail("this build has no benchmark (userspace/bench*.c missing)");
+	return fc_fail("this build has no benchmark (userspace/bench/*.c missing)");
 }
 #endif
 
