@@ -24,7 +24,8 @@ FUZZ_PKGS := clang libclang-rt-dev
 # per target: extra sources and the largest input
 FUZZ_fuzz_parse_SRC := $(TOP)/kmod/fc_parse.c
 FUZZ_fuzz_parse_LEN := 256
-FUZZ_fuzz_check_SRC := $(TOP)/userspace/lib/fc_check.c $(TOP)/userspace/lib/fc_json.c $(TOP)/kmod/fc_format.c
+FUZZ_fuzz_check_SRC := $(wildcard $(TOP)/userspace/lib/fc_check*.c) \
+	$(addprefix $(TOP)/userspace/lib/,fc_dev.c fc_json.c) $(TOP)/kmod/fc_format.c
 FUZZ_fuzz_check_LEN := 40000
 FUZZ_fuzz_format_SRC := $(TOP)/kmod/fc_format.c
 FUZZ_fuzz_format_LEN := 200

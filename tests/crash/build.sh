@@ -20,4 +20,7 @@ build() {
 build lw_replay "$src/crash_util.h" "$src/lw_replay.c"
 build lw_mklog "" "$src/lw_mklog.c"
 build cw_work "$src/crash_util.h" "$src/cw_work.c"
-build cw_point "$src/crash_util.h $src/lw_replay.c $src/cw_work.c $top/userspace/lib/fc_check.h $top/include/fcache_format.h" "$src/cw_point.c" "$top/userspace/lib/fc_check.c" "$top/userspace/lib/fc_json.c" "$top/kmod/fc_format.c"
+# fcachectl check's code: the checker (lib/fc_check*.c) and the lib files it uses
+lib=$top/userspace/lib
+build cw_point "$src/crash_util.h $src/lw_replay.c $src/cw_work.c $lib/fc_check.h $lib/fc_dev.h $top/include/fcache_format.h" \
+	"$src/cw_point.c" "$lib"/fc_check*.c "$lib/fc_dev.c" "$lib/fc_json.c" "$top/kmod/fc_format.c"

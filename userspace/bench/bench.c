@@ -18,11 +18,7 @@
 #include "bench_int.h"
 #include "bench_stack.h"
 #include "fc_check.h"
-#include "../ctl/fcachectl.h"
-
-#define EX_OK	 0
-#define EX_FAIL	 1
-#define EX_USAGE 2
+#include "fc_probe.h"
 
 static const char usage_text[] =
 "usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
@@ -143,13 +139,10 @@ struct cli {
 
 static int usage(const char *fmt, const char *arg)
 {
-	if (fmt) {
-		fprintf(stderr, "fcachectl bench: ");
-		fprintf(stderr, fmt, arg);
-		fprintf(stderr, "\n");
-	}
+	if (fmt)
+		fc_err(BENCH_CLI, fmt, arg);
 	fputs(usage_text, fmt ? stderr : stdout);
-	return fmt ? EX_USAGE : EX_OK;
+	return fmt ? EXIT_USAGE : EXIT_OK;
 }
 
 /*
@@ -188,9 +181,9 @@ static const struct num_opt num_opts[] = {
 static int bad_value(const char *opt, const char *val, const char *what, double min,
 		     double max)
 {
-	fprintf(stderr, "fcachectl bench: bad --%s '%s' (%s, %.15g..%.15g)\n", opt, val,
+	fc_err(BENCH_CLI, "bad --%s '%s' (%s, %.15g..%.15g)", opt, val,
 		what, min, max);
-	return EX_USAGE;
+	return EXIT_USAGE;
 }
 
 static const struct num_opt *num_opt_of(int opt)
@@ -203,7 +196,7 @@ static const struct num_opt *num_opt_of(int opt)
 	return NULL;
 }
 
-/* 0 and the value in *@v, or EX_USAGE (said). */
+/* 0 and the value in *@v, or EXIT_USAGE (said). */
 static int num_arg(const struct num_opt *n, const char *a, double *v)
 {
 	if (fc_parse_num(a, n->min, n->max, n->integer, v) ||
@@ -212,7 +205,7 @@ static int num_arg(const struct num_opt *n, const char *a, double *v)
 	return 0;
 }
 
-/* --users: comma-separated whole numbers; 0, or EX_USAGE (said). */
+/* --users: comma-separated whole numbers; 0, or EXIT_USAGE (said). */
 static int parse_users(struct bench_opts *o, const char *s)
 {
 	const char *p = s;
@@ -224,15 +217,15 @@ static int parse_users(struct bench_opts *o, const char *s)
 		double v;
 
 		if (n >= BENCH_MAX_STEPS) {
-			fprintf(stderr, "fcachectl bench: bad --users '%s' (at most %d user "
-				"counts, each 1..4096)\n", s, BENCH_MAX_STEPS);
-			return EX_USAGE;
+			fc_err(BENCH_CLI, "bad --users '%s' (at most %d user "
+				"counts, each 1..4096)", s, BENCH_MAX_STEPS);
+			return EXIT_USAGE;
 		}
 		snprintf(item, sizeof(item), "%.*s", (int)(len < 31 ? len : 31), p);
 		if (len > 31 || fc_parse_num(item, 1, 4096, 1, &v)) {
-			fprintf(stderr, "fcachectl bench: bad --users '%s': item '%.*s' is not "
-				"a whole number of users, 1..4096\n", s, (int)len, p);
-			return EX_USAGE;
+			fc_err(BENCH_CLI, "bad --users '%s': item '%.*s' is not "
+				"a whole number of users, 1..4096", s, (int)len, p);
+			return EXIT_USAGE;
 		}
 		o->users[n++] = (int)v;
 		if (!p[len])
@@ -256,7 +249,7 @@ static int dist_num(const char **p, double min, double max, double *v)
 	return fc_parse_num(buf, min, max, 0, v);
 }
 
-/* --dist; 0, or EX_USAGE (said, with the form of the kind given). */
+/* --dist; 0, or EXIT_USAGE (said, with the form of the kind given). */
 static int parse_dist(struct bench_opts *o, const char *s)
 {
 	const char *p = strchr(s, ':');
@@ -298,8 +291,8 @@ static int parse_dist(struct bench_opts *o, const char *s)
 	} else {
 		form = "uniform, zipf:THETA, pareto:H or hotset:ACCESS%:DATA%";
 	}
-	fprintf(stderr, "fcachectl bench: bad --dist '%s' (%s)\n", s, form);
-	return EX_USAGE;
+	fc_err(BENCH_CLI, "bad --dist '%s' (%s)", s, form);
+	return EXIT_USAGE;
 }
 
 static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
@@ -340,12 +333,12 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 			break;
 		case O_USERS:
 			if (parse_users(o, a))
-				return EX_USAGE;
+				return EXIT_USAGE;
 			c->users_set = 1;
 			break;
 		case O_DIST:
 			if (parse_dist(o, a))
-				return EX_USAGE;
+				return EXIT_USAGE;
 			break;
 		case O_NODIRECT: o->direct = 0; break;
 		case O_QUIET: o->quiet = 1; break;
@@ -366,7 +359,7 @@ static int parse(struct cli *c, int argc, char **argv, char **pos, int *npos)
 			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
 		default:
 			if (!num_opt_of(opt) || num_arg(num_opt_of(opt), a, &v))
-				return EX_USAGE;
+				return EXIT_USAGE;
 			switch (opt) {
 			case O_TIME: o->time_s = v; c->time_set = 1; break;
 			case O_WARMUP: o->warmup_s = v; c->warm_set = 1; break;
@@ -437,7 +430,7 @@ static void reraise_stop(void)
  * the benchmark writes all of it.  Our own header (a datafile, the flash of
  * an earlier compare) is no reason to refuse, or runs could not be
  * repeated; a path that does not exist is a file prepare --size creates.
- * 0, or EX_FAIL (said).
+ * 0, or EXIT_FAIL (said).
  */
 static int guard(const char *dev, int force)
 {
@@ -451,10 +444,10 @@ static int guard(const char *dev, int force)
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0) {
-		fprintf(stderr, "fcachectl bench: %s: %s%s\n", dev, strerror(errno),
+		fc_err(BENCH_CLI, "%s: %s%s", dev, strerror(errno),
 			errno == EBUSY ? " (in use: mounted, or held by another device or "
 			"pool); --force overrides" : "");
-		return EX_FAIL;
+		return EXIT_FAIL;
 	}
 	if (bench_own_header(fd)) {
 		close(fd);
@@ -468,12 +461,12 @@ static int guard(const char *dev, int force)
 	}
 	close(fd);
 	if (sig < 0)
-		fprintf(stderr, "fcachectl bench: cannot probe %s for signatures; --force "
-			"overrides\n", dev);
+		fc_err(BENCH_CLI, "cannot probe %s for signatures; --force "
+			"overrides", dev);
 	else if (sig)
-		fprintf(stderr, "fcachectl bench: %s holds %s; the benchmark would overwrite "
-			"it (--force overrides)\n", dev, what);
-	return sig ? EX_FAIL : 0;
+		fc_err(BENCH_CLI, "%s holds %s; the benchmark would overwrite "
+			"it (--force overrides)", dev, what);
+	return sig ? EXIT_FAIL : 0;
 }
 
 static int cmd_prepare(struct cli *c, char **pos, int npos)
@@ -481,9 +474,9 @@ static int cmd_prepare(struct cli *c, char **pos, int npos)
 	if (npos != 1)
 		return usage("prepare needs one device or file%s", "");
 	if (guard(pos[0], c->force))
-		return EX_FAIL;
+		return EXIT_FAIL;
 	return bench_prepare(pos[0], c->size_mb, c->page_kib, c->log_mb,
-			     c->o.direct, 0) ? EX_FAIL : EX_OK;
+			     c->o.direct, 0) ? EXIT_FAIL : EXIT_OK;
 }
 
 static void header(FILE *f, const struct bench_opts *o, const char *what)
@@ -540,14 +533,14 @@ static int cmd_run(struct cli *c, char **pos, int npos, int argc, char **argv)
 		free(cmd);
 	}
 	if (ret == BENCH_RUN_STOPPED)
-		fprintf(stderr, "fcachectl bench: run %s; the datafile is closed cleanly\n",
+		fc_err(BENCH_CLI, "run %s; the datafile is closed cleanly",
 			r->stopped);
 	else if (ret)
-		fprintf(stderr, "fcachectl bench: run FAILED%s%s\n",
+		fc_err(BENCH_CLI, "run FAILED%s%s",
 			r->error[0] ? ": " : "", r->error);
 	free(r->final_ver);
 	free(r);
-	return ret ? EX_FAIL : EX_OK;
+	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
 /*
@@ -584,11 +577,11 @@ static int compare_one(struct cli *c, const char *cfg, int round, int rounds,
 	if (x->nsteps)
 		bench_print_table(stdout, x, c->o.rt_limit_s);
 	if (rc == BENCH_RUN_STOPPED) {
-		fprintf(stderr, "fcachectl bench: %s: %s\n", cfg, x->stopped);
+		fc_err(BENCH_CLI, "%s: %s", cfg, x->stopped);
 		return rc;
 	}
 	if (rc) {
-		fprintf(stderr, "fcachectl bench: %s FAILED: %s\n", cfg,
+		fc_err(BENCH_CLI, "%s FAILED: %s", cfg,
 			x->error[0] ? x->error : "see above");
 		return -1;
 	}
@@ -605,7 +598,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	int rounds = c->o.rounds, ncfg = 0, nr = 0, i, k, failed = 0, stop = 0;
 	int nrun[BENCH_MAX_CONFIGS] = { 0 }, order[BENCH_MAX_CONFIGS], left;
 	char *cmd;
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = fc_now_ns();
 
 	if (!c->origin || !c->flash)
 		return usage("compare needs --origin DEV and --flash DEV%s", "");
@@ -625,7 +618,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 			if (!m) {
 				usage("unknown configuration '%s'", t);
 				free(d);
-				return EX_USAGE;
+				return EXIT_USAGE;
 			}
 			cfg[ncfg++] = all[m];
 		}
@@ -647,8 +640,8 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 			c->o.warmup_s = 10;
 	}
 	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "bench: %s: %s\n", out, strerror(errno));
-		return EX_FAIL;
+		fc_err(BENCH_WHO, "%s: %s", out, strerror(errno));
+		return EXIT_FAIL;
 	}
 	header(stdout, &c->o, "compare");
 	printf("origin %s, flash %s, configurations:", c->origin, c->flash);
@@ -661,9 +654,9 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	/* after the cleanup: a leftover fcbench-* stack holds both devices */
 	bench_stack_cleanup();
 	if (guard(c->origin, c->force) || guard(c->flash, c->force))
-		return EX_FAIL;
+		return EXIT_FAIL;
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
-		return EX_FAIL;
+		return EXIT_FAIL;
 	/* from here on a signal stops the runs; before, the datafile was not ready */
 	catch_stop(&c->o);
 	/* run[i * rounds + n]: the n-th run of configuration i */
@@ -672,8 +665,8 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	if (!run || !r) {
 		free(run);
 		free(r);
-		fprintf(stderr, "fcachectl bench: out of memory\n");
-		return EX_FAIL;
+		fc_err(BENCH_CLI, "out of memory");
+		return EXIT_FAIL;
 	}
 	left = ncfg * rounds;
 	for (k = 0; k < rounds && !stop; k++) {
@@ -687,7 +680,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 		for (i = 0; i < ncfg && !stop; i++) {
 			int ci = order[i];
 			struct bench_result *x = &run[ci * rounds + nrun[ci]];
-			uint64_t ts = bench_now_ns();
+			uint64_t ts = fc_now_ns();
 			int rc;
 
 			if (stop_sig)
@@ -706,7 +699,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 				if (!nrun[0]) {
 					free(run);
 					free(r);
-					return EX_FAIL;
+					return EXIT_FAIL;
 				}
 				failed = 1;
 				continue;
@@ -718,7 +711,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 			}
 			/* the next run starts from the same data state */
 			if (left && bench_restore(c->origin, x->final_ver, 1) < 0) {
-				fprintf(stderr, "fcachectl bench: restoring %s failed\n",
+				fc_err(BENCH_CLI, "restoring %s failed",
 					c->origin);
 				failed = stop = 1;
 				break;
@@ -726,7 +719,7 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 			free(x->final_ver);
 			x->final_ver = NULL;
 			printf("%s: %.0f s (run and restore)\n", cfg[ci],
-			       (bench_now_ns() - ts) / 1e9);
+			       (fc_now_ns() - ts) / 1e9);
 		}
 	}
 	for (i = 0; i < ncfg; i++) {
@@ -753,20 +746,20 @@ static int cmd_compare(struct cli *c, int argc, char **argv)
 	free(cmd);
 	printf("results: %s\nchart (TPS and average response time versus users): %s\n",
 	       json, svg);
-	printf("total time %.0f s\n", (bench_now_ns() - t0) / 1e9);
+	printf("total time %.0f s\n", (fc_now_ns() - t0) / 1e9);
 	for (i = 0; i < ncfg * rounds; i++)
 		free(run[i].final_ver);
 	free(run);
 	bench_print_summary(stdout, r, nr);
 	free(r);
 	if (stop_sig)
-		fprintf(stderr, "fcachectl bench: compare stopped by %s (%d of %d runs "
-			"started); the datafile on %s is closed cleanly\n",
+		fc_err(BENCH_CLI, "compare stopped by %s (%d of %d runs "
+			"started); the datafile on %s is closed cleanly",
 			stop_sig == SIGINT ? "SIGINT" : "SIGTERM", ncfg * rounds - left,
 			ncfg * rounds, c->origin);
 	if (failed)
-		fprintf(stderr, "fcachectl bench: compare FAILED\n");
-	return failed || stop_sig ? EX_FAIL : EX_OK;
+		fc_err(BENCH_CLI, "compare FAILED");
+	return failed || stop_sig ? EXIT_FAIL : EXIT_OK;
 }
 
 int fc_cmd_bench(int argc, char **argv)
@@ -785,7 +778,7 @@ int fc_cmd_bench(int argc, char **argv)
 	ret = parse(c, argc - 1, argv + 1, pos, &npos);
 	if (ret) {
 		free(c);
-		return ret < 0 ? EX_OK : ret;
+		return ret < 0 ? EXIT_OK : ret;
 	}
 	if (c->rounds_set && strcmp(verb, "compare"))
 		ret = usage("--rounds is an option of compare%s", "");

@@ -34,20 +34,13 @@
 #include <unistd.h>
 
 #include "bench_int.h"
+#include "fc_dev.h"
 
 #ifndef RWF_DSYNC
 #define RWF_DSYNC 0x00000002
 #endif
 
 /* ---------------------------------------------------------------- utils */
-
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -74,28 +67,6 @@ static uint64_t hash_words(const uint64_t *w, size_t n)
 		h ^= h >> 29;
 	}
 	return h;
-}
-
-int bench_dev_size(const char *dev, uint64_t *bytes)
-{
-	struct stat st;
-	int fd;
-
-	if (stat(dev, &st) < 0)
-		return -1;
-	if (S_ISREG(st.st_mode)) {
-		*bytes = st.st_size;
-		return 0;
-	}
-	fd = open(dev, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, BLKGETSIZE64, bytes) < 0) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 static void *xalloc_aligned(size_t n)
@@ -183,15 +154,15 @@ static int hdr_read(int fd, struct bench_hdr *h, const char *dev)
 	if (!b)
 		return -1;
 	if (pread(fd, b, 4096, 0) != 4096) {
-		fprintf(stderr, "bench: %s: cannot read the header: %s\n", dev,
+		fc_err(BENCH_WHO, "%s: cannot read the header: %s", dev,
 			strerror(errno));
 		goto out;
 	}
 	memcpy(h, b, sizeof(*h));
 	if (h->magic != BENCH_HDR_MAGIC || hdr_sum(h) != h->checksum ||
 	    !h->page_size || !h->npages) {
-		fprintf(stderr, "bench: %s holds no benchmark datafile; run "
-			"`fcachectl bench prepare %s` first\n", dev, dev);
+		fc_err(BENCH_WHO, "%s holds no benchmark datafile; run "
+			"`fcachectl bench prepare %s` first", dev, dev);
 		goto out;
 	}
 	ret = 0;
@@ -226,8 +197,8 @@ int bench_mark_flash(const char *flash)
 			ret = 0;
 	}
 	if (ret)
-		fprintf(stderr, "bench: warning: cannot mark %s as the benchmark's flash (%s); "
-			"the next compare may need --force\n", flash, strerror(errno));
+		fc_err(BENCH_WHO, "warning: cannot mark %s as the benchmark's flash (%s); "
+			"the next compare may need --force", flash, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	free(h);
@@ -278,12 +249,12 @@ static int open_dev(const char *dev, int direct, int flags)
 	int fd = open(dev, flags | (direct ? O_DIRECT : 0));
 
 	if (fd < 0 && direct && errno == EINVAL) {
-		fprintf(stderr, "bench: %s does not support O_DIRECT; use "
-			"--no-direct for a file on such a filesystem\n", dev);
+		fc_err(BENCH_WHO, "%s does not support O_DIRECT; use "
+			"--no-direct for a file on such a filesystem", dev);
 		return -1;
 	}
 	if (fd < 0)
-		fprintf(stderr, "bench: cannot open %s: %s\n", dev, strerror(errno));
+		fc_err(BENCH_WHO, "cannot open %s: %s", dev, strerror(errno));
 	return fd;
 }
 
@@ -318,7 +289,7 @@ static int write_pages(int fd, const struct bench_hdr *h, const uint64_t *pages,
 		per = 1, chunk = ps;
 	total = pages ? n : (h->npages + per - 1) / per;
 	if (io_uring_queue_init(2 * QD, &ring, 0) < 0) {
-		fprintf(stderr, "bench: io_uring is not available\n");
+		fc_err(BENCH_WHO, "io_uring is not available");
 		return -1;
 	}
 	for (i = 0; i < QD; i++) {
@@ -349,7 +320,7 @@ static int write_pages(int fd, const struct bench_hdr *h, const uint64_t *pages,
 		uint64_t d = io_uring_cqe_get_data64(cqe);
 
 		if (cqe->res < 0 || (uint64_t)cqe->res != d >> 8) {
-			fprintf(stderr, "bench: write failed: %s\n",
+			fc_err(BENCH_WHO, "write failed: %s",
 				cqe->res < 0 ? strerror(-cqe->res) : "short write");
 			io_uring_cqe_seen(&ring, cqe);
 			goto out;
@@ -381,29 +352,29 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 	struct bench_hdr h;
 	uint64_t size, est, ps = page_kib * 1024ull, logsz;
 	uint32_t *ver;
-	uint64_t t0 = bench_now_ns(), i;
+	uint64_t t0 = fc_now_ns(), i;
 	struct stat st;
 	int fd;
 
 	if (page_kib < 4 || page_kib > 64 || (page_kib & (page_kib - 1))) {
-		fprintf(stderr, "bench: --page-size must be 4, 8, 16, 32 or 64 (KiB)\n");
+		fc_err(BENCH_WHO, "--page-size must be 4, 8, 16, 32 or 64 (KiB)");
 		return 2;
 	}
 	if (stat(dev, &st) == 0 && S_ISREG(st.st_mode) && size_mb > 0) {
 		if (truncate(dev, (off_t)(size_mb * 1048576)) < 0) {
-			fprintf(stderr, "bench: %s: %s\n", dev, strerror(errno));
+			fc_err(BENCH_WHO, "%s: %s", dev, strerror(errno));
 			return 1;
 		}
 	} else if (stat(dev, &st) < 0 && size_mb > 0) {
 		fd = open(dev, O_CREAT | O_RDWR, 0644);
 		if (fd < 0 || ftruncate(fd, (off_t)(size_mb * 1048576)) < 0) {
-			fprintf(stderr, "bench: %s: %s\n", dev, strerror(errno));
+			fc_err(BENCH_WHO, "%s: %s", dev, strerror(errno));
 			return 1;
 		}
 		close(fd);
 	}
-	if (bench_dev_size(dev, &size) < 0) {
-		fprintf(stderr, "bench: %s: %s\n", dev, strerror(errno));
+	if (fc_path_size(dev, &size) < 0) {
+		fc_err(BENCH_WHO, "%s: %s", dev, strerror(errno));
 		return 1;
 	}
 	if (size_mb > 0 && size_mb * 1048576 < size)
@@ -415,7 +386,7 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 	if (logsz < 16 * BENCH_LOG_REC)
 		logsz = 16 * BENCH_LOG_REC;
 	if (size < logsz + (2ull << 20) + 16 * ps) {
-		fprintf(stderr, "bench: %s is too small (%llu bytes)\n", dev,
+		fc_err(BENCH_WHO, "%s is too small (%llu bytes)", dev,
 			(unsigned long long)size);
 		return 1;
 	}
@@ -433,7 +404,7 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		return 1;
 	h.clean = 0;
 	if (hdr_write(fd, &h) < 0 || write_pages(fd, &h, NULL, 0, 1) < 0) {
-		fprintf(stderr, "bench: %s: writing the datafile failed\n", dev);
+		fc_err(BENCH_WHO, "%s: writing the datafile failed", dev);
 		close(fd);
 		return 1;
 	}
@@ -442,7 +413,7 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		ver[i] = 1;
 	h.clean = 1;
 	if (map_io(fd, &h, ver, 1) < 0 || fdatasync(fd) < 0 || hdr_write(fd, &h) < 0) {
-		fprintf(stderr, "bench: %s: writing the version map failed\n", dev);
+		fc_err(BENCH_WHO, "%s: writing the version map failed", dev);
 		free(ver);
 		close(fd);
 		return 1;
@@ -454,7 +425,7 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		       "redo log %.1f MiB, in %.1f s\n", dev,
 		       (unsigned long long)h.npages, page_kib,
 		       h.npages * (double)ps / 1048576, logsz / 1048576.0,
-		       (bench_now_ns() - t0) / 1e9);
+		       (fc_now_ns() - t0) / 1e9);
 	return 0;
 }
 
@@ -820,7 +791,7 @@ static void txn_new(struct engine *e, struct user *u)
 	}
 	u->idx = 0;
 	u->nupd = 0;
-	u->t0 = bench_now_ns();
+	u->t0 = fc_now_ns();
 	u->state = U_RUN;
 }
 
@@ -852,7 +823,7 @@ static void submit_log(struct engine *e, int ui)
 static void txn_commit(struct engine *e, int ui)
 {
 	struct user *u = &e->u[ui];
-	uint64_t now = bench_now_ns(), us = (now - u->t0) / 1000;
+	uint64_t now = fc_now_ns(), us = (now - u->t0) / 1000;
 
 	if (now <= e->phase_end) {
 		e->cur->txns++;
@@ -1153,10 +1124,10 @@ static void inject_stale(struct engine *e)
 	v = e->disk_ver[pg];
 	page_fill(b, e->h.page_size, pg, v - 1);
 	if (pwrite(e->fd, b, e->h.page_size, e->h.data_off + pg * e->h.page_size) < 0)
-		perror("bench: inject");
+		fc_err(BENCH_WHO, "inject: %s", strerror(errno));
 	fdatasync(e->fd);
-	fprintf(stderr, "bench: test hook: wrote version %u of page %llu "
-		"(expected %u) behind the generator's back\n", v - 1,
+	fc_err(BENCH_WHO, "test hook: wrote version %u of page %llu "
+		"(expected %u) behind the generator's back", v - 1,
 		(unsigned long long)pg, v);
 	e->force_page = pg;
 	free(b);
@@ -1186,7 +1157,7 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
-		uint64_t now = bench_now_ns();
+		uint64_t now = fc_now_ns();
 		int i, busy = 0;
 
 		if (e->failed)
@@ -1259,7 +1230,7 @@ static void checkpoint(struct engine *e)
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
 
-		cleaner_maybe_start(e, bench_now_ns(), 1);
+		cleaner_maybe_start(e, fc_now_ns(), 1);
 		io_uring_submit(&e->ring);
 		if (wait_cqe(&e->ring, &cqe) < 0)
 			break;
@@ -1308,21 +1279,21 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	if (hdr_read(e->fd, &e->h, dev) < 0)
 		goto out_close;
 	if (!e->h.clean) {
-		fprintf(stderr, "bench: %s: the datafile was not closed cleanly "
+		fc_err(BENCH_WHO, "%s: the datafile was not closed cleanly "
 			"(a run failed or was killed); run `fcachectl bench "
-			"prepare %s` again\n", dev, dev);
+			"prepare %s` again", dev, dev);
 		goto out_close;
 	}
 	r->npages = e->h.npages;
 	r->page_size = e->h.page_size;
 	e->disk_ver = malloc(e->h.npages * 4);
 	if (!e->disk_ver || map_io(e->fd, &e->h, e->disk_ver, 0) < 0) {
-		fprintf(stderr, "bench: %s: cannot read the version map\n", dev);
+		fc_err(BENCH_WHO, "%s: cannot read the version map", dev);
 		goto out_close;
 	}
 	e->h.clean = 0;
 	if (hdr_write(e->fd, &e->h) < 0) {
-		fprintf(stderr, "bench: %s: cannot write the header: %s\n", dev,
+		fc_err(BENCH_WHO, "%s: cannot write the header: %s", dev,
 			strerror(errno));
 		goto out_close;
 	}
@@ -1362,11 +1333,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	e->log_recs = e->h.log_size / BENCH_LOG_REC;
 	dist_init(e);
 	if (io_uring_queue_init(512, &e->ring, 0) < 0) {
-		fprintf(stderr, "bench: io_uring is not available on this kernel\n");
+		fc_err(BENCH_WHO, "io_uring is not available on this kernel");
 		goto out_close;
 	}
 	warm_h = calloc(1, sizeof(*warm_h));
-	e->t_start = bench_now_ns();
+	e->t_start = fc_now_ns();
 	if (o->inject_stale_s >= 0)
 		e->inject_at = e->t_start + (uint64_t)(o->inject_stale_s * 1e9);
 	t_run = e->t_start;
@@ -1380,7 +1351,7 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		e->phase_end = e->t_start + (uint64_t)(o->warmup_s * 1e9);
 		phase_start(e, maxu);
 		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
-		if (bench_now_ns() < e->phase_end && !e->failed)
+		if (fc_now_ns() < e->phase_end && !e->failed)
 			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s in the "
 				 "warm-up; no step measured", stop_name(e));
 		e->stopping = 1;
@@ -1389,7 +1360,7 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	}
 	for (s = 0; s < o->nsteps && !e->failed && !stop_requested(e); s++) {
 		struct bench_step *st = &r->step[s];
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = fc_now_ns();
 
 		st->users = o->users[s];
 		e->cur = &st->c;
@@ -1403,11 +1374,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
 		st->seconds = (e->phase_end - t0) / 1e9;
 		e->stopping = 1;
-		if (bench_now_ns() < e->phase_end && !e->failed) {
+		if (fc_now_ns() < e->phase_end && !e->failed) {
 			/* a shorter step is not comparable to the others: left out */
 			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s %.1f s into "
 				 "the %d-user step, which is left out", stop_name(e),
-				 (bench_now_ns() - t0) / 1e9, st->users);
+				 (fc_now_ns() - t0) / 1e9, st->users);
 			loop(e, 0, 1, NULL, NULL, label);
 			memset(st, 0, sizeof(*st));
 			break;
@@ -1428,9 +1399,9 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		e->cur = &e->unmeasured;	/* final checkpoint I/O */
 		checkpoint(e);
 	}
-	r->elapsed_s = (bench_now_ns() - t_run) / 1e9;
+	r->elapsed_s = (fc_now_ns() - t_run) / 1e9;
 	if (e->failed) {
-		fprintf(stderr, "bench: %s: %s\n", dev, r->error);
+		fc_err(BENCH_WHO, "%s: %s", dev, r->error);
 		/* let in-flight I/O finish before the buffers go away */
 		io_uring_submit(&e->ring);
 		while (e->inflight > 0) {
@@ -1451,7 +1422,7 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	}
 	io_uring_queue_exit(&e->ring);
 	if (map_io(e->fd, &e->h, e->disk_ver, 1) < 0 || fdatasync(e->fd) < 0) {
-		fprintf(stderr, "bench: %s: cannot write the version map\n", dev);
+		fc_err(BENCH_WHO, "%s: cannot write the version map", dev);
 		goto out_close;
 	}
 	e->h.clean = 1;

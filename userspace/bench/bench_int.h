@@ -30,6 +30,15 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "fc_err.h"
+#include "fc_util.h"
+
+/*
+ * Who speaks in the benchmark's messages (fc_err): the engine and the
+ * layout as "bench", the command line and the verbs as "fcachectl bench".
+ */
+#define BENCH_WHO	"bench"
+#define BENCH_CLI	"fcachectl bench"
 
 #define BENCH_HDR_MAGIC		0x314843424346ull	/* "FCBCH1" */
 #define BENCH_PAGE_MAGIC	0x3150424346ull		/* "FCBP1" */
@@ -195,8 +204,6 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		  double log_mb, int direct, int quiet);
 int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r);
 int bench_restore(const char *dev, const uint32_t *ver, int direct);
-uint64_t bench_now_ns(void);
-int bench_dev_size(const char *dev, uint64_t *bytes);
 /* Does @fd start with a header of ours (a datafile, or a flash bench_mark_flash left)? */
 int bench_own_header(int fd);
 /*

@@ -328,15 +328,13 @@ static void json_counters(struct fc_json *j, const char *line)
 
 	fj_obj(j, "counters");
 	for (tok = copy ? strtok_r(copy, " ", &sv) : NULL; tok; tok = strtok_r(NULL, " ", &sv)) {
-		char *eq = strchr(tok, '='), *end;
-		unsigned long long v;
+		char *eq = strchr(tok, '=');
+		uint64_t v;
 
 		if (!eq || eq == tok)
 			continue;
 		*eq = 0;
-		errno = 0;
-		v = strtoull(eq + 1, &end, 10);
-		if (!errno && end != eq + 1 && !*end)
+		if (!fc_parse_u64(eq + 1, &v))
 			fj_u64(j, tok, v);
 	}
 	fj_end(j);
@@ -413,7 +411,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		perror(path);
+		fc_err(path, "%s", strerror(errno));
 		return -1;
 	}
 	fj_init(&j, f);
@@ -534,7 +532,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	fj_end(&j);
 	fj_end(&j);
 	if (fclose(f)) {
-		perror(path);
+		fc_err(path, "%s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -646,7 +644,7 @@ int bench_write_svg(const char *path, const struct bench_result *r, int nr)
 	int c, W = 860, H = 340 + 20 * nr;
 
 	if (!f) {
-		perror(path);
+		fc_err(path, "%s", strerror(errno));
 		return -1;
 	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -670,7 +668,7 @@ int bench_write_svg(const char *path, const struct bench_result *r, int nr)
 	}
 	fprintf(f, "</svg>\n");
 	if (fclose(f)) {
-		perror(path);
+		fc_err(path, "%s", strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -382,7 +382,6 @@ int cmd_status(int argc, char **argv)
 	double watch = 0, ival;
 	struct fc_opt o;
 	int json = 0, prom = 0, counters = 0, c;
-	char *end;
 
 	fc_opt_init(&o, argc, argv, "", opts, "status", "status");
 	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
@@ -395,8 +394,7 @@ int cmd_status(int argc, char **argv)
 			counters = 1;
 			break;
 		case 'w':
-			watch = strtod(o.arg, &end);
-			if (!*o.arg || *end || watch < 0.1 || watch > 3600)
+			if (fc_parse_num(o.arg, 0.1, 3600, 0, &watch))
 				return fc_usage("status", "status: bad --watch '%s': seconds, 0.1..3600", o.arg);
 			break;
 		case 'P':

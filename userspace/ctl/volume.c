@@ -171,7 +171,7 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 	struct fc_dm_target *orig = NULL, t;
 	char dmname[128], hidden[160], label[48], params[512], pd[32], od[32], uuid[200], opts[128];
 	struct fc_ondisk_vol ov[64];
-	uint64_t sectors;
+	uint64_t bytes, sectors;
 	unsigned int id = 0;
 	dev_t dev;
 	int fd, i, n, norig = 0, is_dm, rc = EXIT_FAIL;
@@ -235,14 +235,11 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		}
 		fc_info("enable: volume %u was detached at run time without dirty data: its clean cached data is dropped", id);
 	}
-	fd = open(volume, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fc_dev_sectors(fd, &sectors)) {
+	if (fc_path_size(volume, &bytes)) {
 		fc_fail("enable: cannot read the size of %s: %s", volume, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		goto out;
 	}
-	close(fd);
+	sectors = bytes / 512;
 	if (!sectors) {
 		fc_fail("enable: %s is empty", volume);
 		goto out;
@@ -506,7 +503,7 @@ int fc_disable(const char *volume, int no_flush, int detach_only, const char *co
 		}
 		if (r) {
 			if (r == -2)
-				fprintf(stderr, "fcachectl: interrupted: putting %s back in %s mode once the writeback pass in progress ends\n",
+				fc_fail("interrupted: putting %s back in %s mode once the writeback pass in progress ends",
 					v->name, v->mode);
 			restore_mode(v, oldtable);
 			if (r == -2)

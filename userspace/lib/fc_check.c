@@ -36,15 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include "fcache_format.h"
 #include "fc_check.h"
+#include "fc_dev.h"
 #include "fc_json.h"
-
-#ifndef BLKGETSIZE64
-#define BLKGETSIZE64 _IOR(0x12, 114, size_t)	/* <linux/fs.h> clashes with fcache_env.h */
-#endif
 
 #define MAX_MSGS 200	/* problems kept for printing; all are counted */
 #define MAX_PER_KIND 10
@@ -729,7 +724,6 @@ static void dump_cb(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e, 
 static struct ctx *ctx_open(int fd, const char *name)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	struct stat st;
 	uint64_t b = 0;
 
 	if (!c)
@@ -741,9 +735,7 @@ static struct ctx *ctx_open(int fd, const char *name)
 		free(c);
 		return NULL;
 	}
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-		c->dev_sectors = (uint64_t)st.st_size / 512;
-	else if (!ioctl(fd, BLKGETSIZE64, &b))
+	if (!fc_dev_size(fd, &b))
 		c->dev_sectors = b / 512;
 	return c;
 }
