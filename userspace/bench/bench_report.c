@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The files of a benchmark report: results.json (schema fcache.bench in
+ * docs/PERFORMANCE.md and docs/JSON.md) and chart.svg (TPS and average
+ * response time versus users, one line per configuration).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_int.h"
+#include "fc_json.h"
+
+/* ------------------------------------------------------------- JSON */
+
+/*
+ * "counters": the stack's counters after the last run of the configuration
+ * (bench_stack_counters()), name=value pairs as an object of numbers.
+ */
+static void json_counters(struct fc_json *j, const char *line)
+{
+	char *copy = strdup(line), *tok, *sv = NULL;
+
+	fj_obj(j, "counters");
+	for (tok = copy ? strtok_r(copy, " ", &sv) : NULL; tok; tok = strtok_r(NULL, " ", &sv)) {
+		char *eq = strchr(tok, '=');
+		uint64_t v;
+
+		if (!eq || eq == tok)
+			continue;
+		*eq = 0;
+		if (!fc_parse_u64(eq + 1, &v))
+			fj_u64(j, tok, v);
+	}
+	fj_end(j);
+	free(copy);
+}
+
+static void json_counts(struct fc_json *j, const char *key,
+			const struct bench_counts *c, const struct bench_profile *p)
+{
+	int i;
+
+	fj_obj(j, key);
+	fj_u64(j, "transactions", c->txns);
+	if (p) {
+		fj_obj(j, "transactions_by_type");
+		for (i = 0; i < p->ntypes; i++)
+			fj_u64(j, p->t[i].name, c->txn_by_type[i]);
+		fj_end(j);
+	}
+	fj_u64(j, "page_accesses", c->page_accesses);
+	fj_u64(j, "page_updates", c->page_updates);
+	fj_u64(j, "hot_accesses", c->hot_accesses);
+	fj_u64(j, "buffer_pool_hits", c->bp_hits);
+	fj_u64(j, "dev_reads", c->dev_reads);
+	fj_u64(j, "dev_writes", c->dev_writes);
+	fj_u64(j, "log_writes", c->log_writes);
+	fj_u64(j, "fsyncs", c->fsyncs);
+	fj_u64(j, "cleaner_batches", c->cleaner_batches);
+	fj_u64(j, "free_frame_waits", c->free_waits);
+	fj_u64(j, "verify_errors", c->verify_errors);
+	fj_end(j);
+}
+
+/*
+ * The figures of each round and their spread; a result that did not go
+ * through bench_aggregate counts as one round.
+ */
+static void json_spread(struct fc_json *j, const struct bench_step *s)
+{
+	struct bench_spread tps, avg;
+	int i, n = s->nrounds;
+
+	if (n) {
+		tps = s->tps_sp;
+		avg = s->avg_sp;
+	} else {
+		bench_spread_of(&s->tps, 1, &tps);
+		bench_spread_of(&s->avg_ms, 1, &avg);
+	}
+	fj_u64(j, "rounds", n ? n : 1);
+	fj_dbl(j, "tps_min", tps.min);
+	fj_dbl(j, "tps_max", tps.max);
+	fj_dbl(j, "tps_spread_pct", tps.spread_pct);
+	fj_dbl(j, "avg_ms_min", avg.min);
+	fj_dbl(j, "avg_ms_max", avg.max);
+	fj_dbl(j, "avg_ms_spread_pct", avg.spread_pct);
+	fj_arr(j, "tps_rounds");
+	for (i = 0; i < (n ? n : 1); i++)
+		fj_dbl(j, NULL, n ? s->tps_round[i] : s->tps);
+	fj_end(j);
+	fj_arr(j, "avg_ms_rounds");
+	for (i = 0; i < (n ? n : 1); i++)
+		fj_dbl(j, NULL, n ? s->avg_round[i] : s->avg_ms);
+	fj_end(j);
+}
+
+int bench_write_json(const char *path, const struct bench_opts *o,
+		     const struct bench_result *r, int nr, const char *chart,
+		     const char *command)
+{
+	const struct bench_profile *p = r[0].profile;
+	int c, i, k, rounds = o->rounds > 1 ? o->rounds : 1;
+	struct fc_json j;
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fc_err(path, "%s", strerror(errno));
+		return -1;
+	}
+	fj_init(&j, f);
+	fj_obj(&j, NULL);
+	fj_schema(&j, "fcache.bench");
+	fj_str(&j, "command", command);
+	fj_obj(&j, "workload");
+	fj_str(&j, "profile", p ? p->name : o->profile);
+	fj_str(&j, "profile_description", p ? p->desc : NULL);
+	if (p) {
+		fj_arr(&j, "transaction_types");
+		for (i = 0; i < p->ntypes; i++) {
+			fj_obj(&j, NULL);
+			fj_str(&j, "name", p->t[i].name);
+			fj_u64(&j, "percent", p->t[i].pct);
+			fj_u64(&j, "page_reads", p->t[i].reads);
+			fj_u64(&j, "page_updates", p->t[i].updates);
+			fj_u64(&j, "range_scans", p->t[i].ranges);
+			fj_u64(&j, "range_pages", p->t[i].range_len);
+			fj_end(&j);
+		}
+		fj_end(&j);
+	}
+	fj_str(&j, "distribution", o->dist_str);
+	fj_u64(&j, "seed", o->seed);
+	fj_u64(&j, "page_size", r[0].page_size);
+	fj_u64(&j, "datafile_pages", r[0].npages);
+	fj_dbl(&j, "buffer_pool_mb", r[0].bp_mb);
+	fj_dbl(&j, "warmup_s", o->warmup_s);
+	fj_dbl(&j, "time_s", o->time_s);
+	fj_dbl(&j, "rt_limit_s", o->rt_limit_s);
+	/* "users" is the integer of a step: the list has a name of its own */
+	fj_arr(&j, "user_steps");
+	for (i = 0; i < o->nsteps; i++)
+		fj_u64(&j, NULL, o->users[i]);
+	fj_end(&j);
+	fj_u64(&j, "rounds", rounds);
+	fj_end(&j);
+	fj_str(&j, "chart", chart);
+	/* the planned order of the configurations in each round */
+	fj_arr(&j, "run_order");
+	for (k = 0; k < rounds; k++) {
+		int order[BENCH_MAX_CONFIGS], n = nr < BENCH_MAX_CONFIGS ? nr : BENCH_MAX_CONFIGS;
+
+		bench_round_order(k, n, order);
+		fj_arr(&j, NULL);
+		for (c = 0; c < n; c++)
+			fj_str(&j, NULL, r[order[c]].config);
+		fj_end(&j);
+	}
+	fj_end(&j);
+	fj_arr(&j, "configs");
+	for (c = 0; c < nr; c++) {
+		const struct bench_result *x = &r[c];
+
+		fj_obj(&j, NULL);
+		fj_str(&j, "name", x->config);
+		fj_str(&j, "device", x->device);
+		fj_str(&j, "interrupted", x->stopped[0] ? x->stopped : NULL);
+		fj_u64(&j, "buffer_pool_frames", x->bp_frames);
+		fj_obj(&j, "integrity");
+		fj_u64(&j, "pages_verified", x->pages_verified);
+		fj_u64(&j, "errors", x->verify_errors);
+		fj_str(&j, "error", x->error[0] ? x->error : NULL);
+		fj_end(&j);
+		fj_u64(&j, "max_users_under_rt_limit", x->max_users_under_limit);
+		fj_u64(&j, "rounds", x->rounds > 1 ? x->rounds : 1);
+		json_counters(&j, x->counters);
+		fj_dbl(&j, "warmup_s", x->warm_s);
+		json_counts(&j, "warmup", &x->warm, p);
+		fj_arr(&j, "steps");
+		for (i = 0; i < x->nsteps; i++) {
+			const struct bench_step *s = &x->step[i];
+			const struct bench_step *b = bench_step_of(&r[0], s->users);
+
+			fj_obj(&j, NULL);
+			fj_u64(&j, "users", s->users);
+			fj_dbl(&j, "seconds", s->seconds);
+			fj_dbl(&j, "tps", s->tps);
+			fj_dbl(&j, "avg_ms", s->avg_ms);
+			fj_dbl(&j, "p95_ms", s->p95_ms);
+			fj_dbl(&j, "p99_ms", s->p99_ms);
+			fj_dbl(&j, "max_ms", s->max_ms);
+			if (bench_has_ratio(s, b)) {
+				fj_dbl(&j, "tps_ratio", s->tps / b->tps);
+				fj_dbl(&j, "avg_rt_ratio", s->avg_ms / b->avg_ms);
+			} else {
+				fj_null(&j, "tps_ratio");
+				fj_null(&j, "avg_rt_ratio");
+			}
+			json_spread(&j, s);
+			json_counts(&j, "counts", &s->c, p);
+			fj_end(&j);
+		}
+		fj_end(&j);
+		fj_end(&j);
+	}
+	fj_end(&j);
+	fj_arr(&j, "summary");
+	for (c = 0; c < nr; c++) {
+		double t = 0, a = 0;
+		int ok, u = bench_heaviest(&r[0], &r[c], &t, &a, &ok);
+
+		fj_obj(&j, NULL);
+		fj_str(&j, "config", r[c].config);
+		fj_u64(&j, "users", u);
+		if (ok) {
+			fj_dbl(&j, "tps_ratio", t);
+			fj_dbl(&j, "avg_rt_ratio", a);
+		} else {
+			fj_null(&j, "tps_ratio");
+			fj_null(&j, "avg_rt_ratio");
+		}
+		fj_u64(&j, "rounds", r[c].rounds > 1 ? r[c].rounds : 1);
+		fj_end(&j);
+	}
+	fj_end(&j);
+	fj_end(&j);
+	if (fclose(f)) {
+		fc_err(path, "%s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+
+
+/* -------------------------------------------------------------- SVG */
+
+static const char *colors[] = { "#555555", "#d62728", "#1f77b4", "#2ca02c",
+				"#9467bd", "#ff7f0e" };
+
+static double nice_max(double v)
+{
+	double e, m;
+
+	if (v <= 0)
+		return 1;
+	e = pow(10, floor(log10(v)));
+	m = v / e;
+	m = m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10;
+	return m * e;
+}
+
+static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
+		      const char *title, int rt)
+{
+	const int w = 420, h = 300, ml = 60, mt = 40, pw = w - ml - 20, ph = h - mt - 50;
+	const struct bench_result *base = &r[0];
+	int n = base->nsteps, c, i;
+	double ymax = 0;
+
+	for (c = 0; c < nr; c++)
+		for (i = 0; i < r[c].nsteps; i++) {
+			const struct bench_step *s = &r[c].step[i];
+			double v = rt ? s->avg_ms : s->tps;
+
+			if (s->nrounds > 1)
+				v = rt ? s->avg_sp.max : s->tps_sp.max;
+			if (v > ymax)
+				ymax = v;
+		}
+	ymax = nice_max(ymax);
+	fprintf(f, "<g transform=\"translate(%d,0)\">\n", x0);
+	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
+		ml + pw / 2, title);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
+		ml, mt, pw, ph);
+	for (i = 0; i <= 4; i++) {
+		int y = mt + ph - ph * i / 4;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+			ml, y, ml + pw, y);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
+			ml - 4, y + 4, ymax * i / 4);
+	}
+	for (i = 0; i < n; i++) {
+		int x = ml + (n > 1 ? pw * i / (n - 1) : pw / 2);
+
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%d</text>\n",
+			x, mt + ph + 16, base->step[i].users);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">users</text>\n",
+		ml + pw / 2, mt + ph + 34);
+	fprintf(f, "<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" "
+		"transform=\"rotate(-90 14 %d)\">%s</text>\n", mt + ph / 2,
+		mt + ph / 2, rt ? "avg response time (ms)" : "transactions/s");
+	for (c = 0; c < nr; c++) {
+		const char *col = colors[c % 6];
+		double py[BENCH_MAX_STEPS];
+		int px[BENCH_MAX_STEPS], np = 0;
+
+		/*
+		 * The configuration's points (medians over the rounds), at the
+		 * baseline's numbers of users, with a bar from the smallest to
+		 * the largest round.
+		 */
+		for (i = 0; i < n; i++) {
+			const struct bench_step *s = bench_step_of(&r[c], base->step[i].users);
+
+			if (!s)
+				continue;
+			px[np] = ml + (n > 1 ? pw * i / (n - 1) : pw / 2);
+			py[np] = mt + ph - ph * (rt ? s->avg_ms : s->tps) / ymax;
+			if (s->nrounds > 1) {
+				const struct bench_spread *sp = rt ? &s->avg_sp : &s->tps_sp;
+
+				fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+					"stroke=\"%s\" stroke-width=\"1\"/>\n", px[np],
+					mt + ph - ph * sp->min / ymax, px[np],
+					mt + ph - ph * sp->max / ymax, col);
+			}
+			np++;
+		}
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		for (i = 0; i < np; i++)
+			fprintf(f, "%d,%.1f ", px[i], py[i]);
+		fprintf(f, "\"/>\n");
+		for (i = 0; i < np; i++)
+			fprintf(f, "<circle cx=\"%d\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				px[i], py[i], col);
+	}
+	fprintf(f, "</g>\n");
+}
+
+int bench_write_svg(const char *path, const struct bench_result *r, int nr)
+{
+	FILE *f = fopen(path, "w");
+	int c, W = 860, H = 340 + 20 * nr;
+
+	if (!f) {
+		fc_err(path, "%s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"
+		"<title>fcachectl bench: TPS and average response time versus users (%s profile)",
+		W, H, W, H, r[0].profile ? r[0].profile->name : "");
+	if (bench_max_rounds(r, nr) > 1)
+		fprintf(f, ", medians of %d rounds, bars from the smallest to the largest round",
+			bench_max_rounds(r, nr));
+	fprintf(f, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
+	svg_panel(f, r, nr, 0, "TPS versus users", 0);
+	svg_panel(f, r, nr, 430, "Average response time versus users", 1);
+	for (c = 0; c < nr; c++) {
+		int y = 320 + 20 * c;
+
+		fprintf(f, "<line x1=\"70\" y1=\"%d\" x2=\"100\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n",
+			y, y, colors[c % 6]);
+		fprintf(f, "<text x=\"108\" y=\"%d\" font-size=\"12\">%s</text>\n", y + 4,
+			r[c].config);
+	}
+	fprintf(f, "</svg>\n");
+	if (fclose(f)) {
+		fc_err(path, "%s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
