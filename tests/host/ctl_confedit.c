@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host test of how enable / disable / set record in the config file
- * (userspace/ctl/config.c, fc_conf_record_*): built with config.c included and
- * the other fcachectl objects but main's (tests/host/ctl_config.sh).
+ * (userspace/ctl/conf_record.c, fc_conf_record_*): linked with the objects
+ * of userspace/lib and userspace/ctl but main's (tests/host/ctl_config.sh).
  *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
  *   ctl_confedit FILE disable POOL ID
  *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
  *   ctl_confedit FILE check
  * Exit status: that of the function.
  */
-#include "../../userspace/ctl/config.c"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fcachectl.h"
 
 int main(int argc, char **argv)
 {

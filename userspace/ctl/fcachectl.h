@@ -75,6 +75,7 @@ int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_udev_probe(int argc, char **argv);
 int cmd_complete(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
 
 /* util.c */
 int fc_valid_name(const char *name);			/* usable dm name */
@@ -170,8 +171,13 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 int fc_disable(const char *volume, int no_flush, int detach_only, const char *conf);
 /* Is the dm device @name an LVM logical volume (dm uuid "LVM-...")? */
 int fc_is_lvm_lv(const char *name);
-/* Inactive volume slots of pool @p holding dirty data (from its flash; flags, dirty hint). */
+/* resolve.c: what the flash of pool @p says about its volumes */
 struct fc_ondisk_vol;
+/* The volumes of its volume table (fc_flash_volumes): count, or <0 if unreadable. */
+int fc_pool_flash_volumes(struct fc_pool *p, struct fc_ondisk_vol *v, int max);
+/* Dirty blocks of volume slot @slot counted on the flash (1 if that cannot be read). */
+int64_t fc_pool_flash_dirty(struct fc_pool *p, unsigned int slot);
+/* Its volume slots no live table of @l attaches (@dirty_only: with a dirty hint); -1. */
 int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vol *out, int max,
 		       int dirty_only);
 
@@ -202,7 +208,5 @@ static inline const char *fc_conf_file(const struct fc_conf_opt *co)
 		return NULL;
 	return co->file ? co->file : FC_DEFAULT_CONFIG;
 }
-/* resolve verb */
-int cmd_resolve(int argc, char **argv);
 
 #endif
