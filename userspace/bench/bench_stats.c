@@ -161,6 +161,18 @@ static double step_field(const struct bench_step *s, enum cmp_field fld)
 	}
 }
 
+/* The title of a comparison table and its header line: a column per configuration. */
+static void table_head(FILE *f, const struct bench_result *r, int nr, const char *title,
+		       int width)
+{
+	int c;
+
+	fprintf(f, "\n== %s ==\n%6s", title, "users");
+	for (c = 0; c < nr; c++)
+		fprintf(f, " %*s", width, r[c].config);
+	fprintf(f, "\n");
+}
+
 /* One table of @fld per user count and configuration, with ratios if @ratios. */
 static void print_table(FILE *f, const struct bench_result *r, int nr, const char *title,
 			enum cmp_field fld, bool ratios)
@@ -168,10 +180,7 @@ static void print_table(FILE *f, const struct bench_result *r, int nr, const cha
 	const struct bench_result *base = &r[0];
 	int c, i;
 
-	fprintf(f, "\n== %s ==\n%6s", title, "users");
-	for (c = 0; c < nr; c++)
-		fprintf(f, " %24s", r[c].config);
-	fprintf(f, "\n");
+	table_head(f, r, nr, title, 24);
 	for (i = 0; i < base->nsteps; i++) {
 		const struct bench_step *b = &base->step[i];
 
@@ -202,10 +211,7 @@ static void print_spread(FILE *f, const struct bench_result *r, int nr, const ch
 	const struct bench_result *base = &r[0];
 	int c, i;
 
-	fprintf(f, "\n== %s ==\n%6s", title, "users");
-	for (c = 0; c < nr; c++)
-		fprintf(f, " %28s", r[c].config);
-	fprintf(f, "\n");
+	table_head(f, r, nr, title, 28);
 	for (i = 0; i < base->nsteps; i++) {
 		fprintf(f, "%6d", base->step[i].users);
 		for (c = 0; c < nr; c++) {

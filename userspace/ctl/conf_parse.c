@@ -59,6 +59,19 @@ static int dup_key(char **w, int n, int *klen)
 	return 0;
 }
 
+/* The device of a statement (w[2]) and its KEY=VALUE words: 0, or EXIT_FAIL (said). */
+static int dev_and_keys(const struct config *c, int ln, char **w, int n)
+{
+	int k, klen;
+
+	if (strlen(w[2]) > FC_CONF_MAX_PATH)
+		return cfg_err(c, ln, "device path longer than %d characters", FC_CONF_MAX_PATH);
+	k = dup_key(w + 3, n - 3, &klen);
+	if (k)
+		return cfg_err(c, ln, "'%.*s' is given twice", klen, w[3 + k - 1]);
+	return 0;
+}
+
 int conf_same_path(const char *a, const char *b)
 {
 	char ra[PATH_MAX], rb[PATH_MAX];
@@ -106,7 +119,7 @@ static int role_clash(const struct config *c, int ln, const char *dev, const cha
 
 static int parse_line(struct config *c, int ln, char **w, int n)
 {
-	int i, k, klen;
+	int i;
 
 	if (!strcmp(w[0], "pool")) {
 		struct cpool *p;
@@ -122,11 +135,8 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 			return cfg_err(c, ln, "bad pool name '%s'", w[1]);
 		if (find_pool(c, w[1]))
 			return cfg_err(c, ln, "pool '%s' is defined twice", w[1]);
-		if (strlen(w[2]) > FC_CONF_MAX_PATH)
-			return cfg_err(c, ln, "device path longer than %d characters", FC_CONF_MAX_PATH);
-		k = dup_key(w + 3, n - 3, &klen);
-		if (k)
-			return cfg_err(c, ln, "'%.*s' is given twice", klen, w[3 + k - 1]);
+		if (dev_and_keys(c, ln, w, n))
+			return EXIT_FAIL;
 		if (role_clash(c, ln, w[2], NULL))
 			return EXIT_FAIL;
 		p = &c->pools[c->npools];
@@ -170,11 +180,8 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 			return cfg_err(c, ln, "too many volumes");
 		if (!find_pool(c, w[1]))
 			return cfg_err(c, ln, "volume of pool '%s', which is not defined above", w[1]);
-		if (strlen(w[2]) > FC_CONF_MAX_PATH)
-			return cfg_err(c, ln, "device path longer than %d characters", FC_CONF_MAX_PATH);
-		k = dup_key(w + 3, n - 3, &klen);
-		if (k)
-			return cfg_err(c, ln, "'%.*s' is given twice", klen, w[3 + k - 1]);
+		if (dev_and_keys(c, ln, w, n))
+			return EXIT_FAIL;
 		v = &c->vols[c->nvols];
 		memset(v, 0, sizeof(*v));
 		v->cutoff = -1;

@@ -79,6 +79,8 @@ int cmd_resolve(int argc, char **argv);
 
 /* util.c */
 int fc_valid_name(const char *name);			/* usable dm name */
+/* Is @w one of the NULL-terminated @list? */
+int fc_word_in(const char *const *list, const char *w);
 void fc_install_sigint(void);
 
 /* Progress of a writeback: call with the dirty bytes left until done. */
@@ -145,6 +147,8 @@ int fc_live_scan(struct fc_live *l);
 void fc_live_free(struct fc_live *l);
 struct fc_pool *fc_live_pool(struct fc_live *l, const char *name_or_path);
 struct fc_pool *fc_live_pool_by_dev(struct fc_live *l, dev_t dev);
+/* Does a volume of @l attach volume id @id of pool @p? */
+int fc_live_attached(const struct fc_live *l, const struct fc_pool *p, unsigned int id);
 struct fc_vol *fc_live_vol(struct fc_live *l, const char *name_or_path);
 int fc_parse_pool_status(const char *s, struct fc_pool_status *st);
 int fc_parse_vol_status(const char *s, struct fc_vol_status *st);
@@ -190,8 +194,8 @@ int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
 int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int n, char **kv);
 /*
  * The config file options of enable/disable/set (-c FILE, --config FILE,
- * --no-persist) for their option tables; fc_conf_file() gives the file to
- * record in (NULL: --no-persist).
+ * --no-persist) for their option tables; fc_opt_next_conf() (util.c) takes
+ * them, fc_conf_file() gives the file to record in (NULL: --no-persist).
  */
 #define FC_OPT_CONFIG		'c'
 #define FC_OPT_NO_PERSIST	0x100
@@ -208,5 +212,7 @@ static inline const char *fc_conf_file(const struct fc_conf_opt *co)
 		return NULL;
 	return co->file ? co->file : FC_DEFAULT_CONFIG;
 }
+/* fc_opt_next() of a verb with FC_CONF_LONGOPTS: takes those into @co itself. */
+int fc_opt_next_conf(struct fc_opt *o, struct fc_conf_opt *co);
 
 #endif

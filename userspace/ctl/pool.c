@@ -24,19 +24,14 @@
 #include "fc_check.h"
 #include "fc_probe.h"
 
-static const char *pool_keys[] = {
+static const char *const pool_keys[] = {
 	"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
 	"commit_interval", NULL
 };
 
 int fc_pool_key(const char *k)
 {
-	int i;
-
-	for (i = 0; pool_keys[i]; i++)
-		if (!strcmp(pool_keys[i], k))
-			return 1;
-	return 0;
+	return fc_word_in(pool_keys, k);
 }
 
 /* Validate KEY=VALUE pool tunables, append "key value" words to @opts. */

@@ -48,13 +48,11 @@ int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vo
 		       int dirty_only)
 {
 	struct fc_ondisk_vol ov[64];
-	int n, i, j, k = 0, active;
+	int n, i, k = 0;
 
 	n = fc_pool_flash_volumes(p, ov, 64);
 	for (i = 0; i < n && k < max; i++) {
-		for (j = 0, active = 0; j < l->nvols; j++)
-			active |= l->vols[j].pool_dev == p->dev && l->vols[j].id == ov[i].id;
-		if (active || (dirty_only && !ov[i].dirty_hint))
+		if (fc_live_attached(l, p, ov[i].id) || (dirty_only && !ov[i].dirty_hint))
 			continue;
 		out[k++] = ov[i];
 	}

@@ -31,7 +31,7 @@ int cmd_set(int argc, char **argv)
 	char done[255] = { 0 };
 
 	fc_opt_init(&o, argc, argv, "c:", opts, "set", "set");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
 		switch (c) {
 		case FC_OPT_OPERAND:
 			if (!target) {
@@ -41,12 +41,6 @@ int cmd_set(int argc, char **argv)
 			if (nkv >= (int)(sizeof(kv) / sizeof(kv[0])))
 				return fc_usage("set", "set: too many settings");
 			kv[nkv++] = o.arg;
-			break;
-		case FC_OPT_CONFIG:
-			co.file = o.arg;
-			break;
-		case FC_OPT_NO_PERSIST:
-			co.no_persist = 1;
 			break;
 		default:
 			return EXIT_USAGE;

@@ -107,6 +107,29 @@ int fc_opt_next(struct fc_opt *o)
 	}
 }
 
+int fc_opt_next_conf(struct fc_opt *o, struct fc_conf_opt *co)
+{
+	int c;
+
+	while ((c = fc_opt_next(o)) == FC_OPT_CONFIG || c == FC_OPT_NO_PERSIST) {
+		if (c == FC_OPT_CONFIG)
+			co->file = o->arg;
+		else
+			co->no_persist = 1;
+	}
+	return c;
+}
+
+int fc_word_in(const char *const *list, const char *w)
+{
+	int i;
+
+	for (i = 0; list[i]; i++)
+		if (!strcmp(list[i], w))
+			return 1;
+	return 0;
+}
+
 int fc_valid_name(const char *name)
 {
 	const char *p;

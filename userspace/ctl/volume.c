@@ -79,13 +79,8 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 	 * back, never a fresh one next to stale data.
 	 */
 	for (i = 0; i < n; i++) {
-		int j, active = 0;
-
-		if (ov[i].id > MAX_ID || strcmp(ov[i].label, label))
-			continue;
-		for (j = 0; j < l->nvols; j++)
-			active |= l->vols[j].pool_dev == p->dev && l->vols[j].id == ov[i].id;
-		if (active)
+		if (ov[i].id > MAX_ID || strcmp(ov[i].label, label) ||
+		    fc_live_attached(l, p, ov[i].id))
 			continue;
 		*id = ov[i].id;
 		fc_info("enable: reattaching %s as volume id %u of pool %s (%" PRIu64 " dirty blocks)",
@@ -330,7 +325,7 @@ static int cmd_enable_(int argc, char **argv)
 	int c, cutoff = -1;
 
 	fc_opt_init(&o, argc, argv, "p:m:n:i:s:c:", opts, "enable", "enable");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
 		switch (c) {
 		case FC_OPT_OPERAND:
 			if (vol)
@@ -354,12 +349,6 @@ static int cmd_enable_(int argc, char **argv)
 			if (fc_parse_u64(o.arg, &cut) || cut > 4194304)
 				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..4194304", o.arg);
 			cutoff = (int)cut;
-			break;
-		case FC_OPT_CONFIG:
-			co.file = o.arg;
-			break;
-		case FC_OPT_NO_PERSIST:
-			co.no_persist = 1;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -522,7 +511,7 @@ int cmd_disable(int argc, char **argv)
 	int c, no_flush = 0;
 
 	fc_opt_init(&o, argc, argv, "c:", opts, "disable", "disable");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
 		switch (c) {
 		case FC_OPT_OPERAND:
 			if (vol)
@@ -531,12 +520,6 @@ int cmd_disable(int argc, char **argv)
 			break;
 		case 'F':
 			no_flush = 1;
-			break;
-		case FC_OPT_CONFIG:
-			co.file = o.arg;
-			break;
-		case FC_OPT_NO_PERSIST:
-			co.no_persist = 1;
 			break;
 		default:
 			return EXIT_USAGE;

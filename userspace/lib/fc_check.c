@@ -199,55 +199,45 @@ int chk_read_superblock(struct ctx *c)
 	return 0;
 }
 
-/* Record the unusable slot @s of logical page @l (once, however often it is read). */
-static void note_stale(struct ctx *c, uint64_t l, int s)
+/*
+ * Note slot @s of logical page @l in @list (@what: its name for a message):
+ * the new note, or NULL if it was noted before or there is no memory (said).
+ */
+static struct slot_note *note_slot(struct ctx *c, struct slot_list *list, uint64_t l, int s,
+				   const char *what)
 {
-	struct stale *st;
+	struct slot_note *v;
 	size_t i;
 
-	for (i = 0; i < c->nst; i++)
-		if (c->st[i].page == l && c->st[i].slot == s)
-			return;
-	if (c->nst == c->st_cap) {
-		size_t cap = c->st_cap ? 2 * c->st_cap : 16;
+	for (i = 0; i < list->n; i++)
+		if (list->v[i].page == l && list->v[i].slot == s)
+			return NULL;
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? 2 * list->cap : 16;
 
-		st = realloc(c->st, cap * sizeof(*st));
-		if (!st) {
-			chk_problem(c, 1, "io", "out of memory for the list of unusable copies");
-			return;
+		v = realloc(list->v, cap * sizeof(*v));
+		if (!v) {
+			chk_problem(c, 1, "io", "out of memory for %s", what);
+			return NULL;
 		}
-		c->st = st;
-		c->st_cap = cap;
+		list->v = v;
+		list->cap = cap;
 	}
-	c->st[c->nst].page = l;
-	c->st[c->nst].slot = s;
-	c->nst++;
+	v = &list->v[list->n++];
+	memset(v, 0, sizeof(*v));
+	v->page = l;
+	v->slot = s;
+	return v;
 }
 
 /* Record leftover slot @s of logical page @l (once, however often it is read). */
 static void note_leftover(struct ctx *c, uint64_t l, int s, const void *page, const char *what)
 {
 	const struct fc_disk_header *h = page;
-	struct leftover *lo;
-	size_t i;
+	struct slot_note *lo = note_slot(c, &c->lo, l, s, "the leftover list");
 
-	for (i = 0; i < c->nlo; i++)
-		if (c->lo[i].page == l && c->lo[i].slot == s)
-			return;
-	if (c->nlo == c->lo_cap) {
-		size_t cap = c->lo_cap ? 2 * c->lo_cap : 16;
-
-		lo = realloc(c->lo, cap * sizeof(*lo));
-		if (!lo) {
-			chk_problem(c, 1, "io", "out of memory for the leftover list");
-			return;
-		}
-		c->lo = lo;
-		c->lo_cap = cap;
-	}
-	lo = &c->lo[c->nlo++];
-	lo->page = l;
-	lo->slot = s;
+	if (!lo)
+		return;
 	lo->seq = hdr_seq(page);
 	lo->hdr_flags = le32_to_cpu(h->flags);
 	chk_problem(c, 0, "leftover",
@@ -309,7 +299,7 @@ static int choose_page(struct ctx *c, uint64_t l, uint32_t magic, void *out, con
 			what, s, why[s], best);
 		c->stale_seen = 1;
 		if (err[s] < 0)	/* read, but not valid: --repair zeroes it */
-			note_stale(c, l, s);
+			note_slot(c, &c->st, l, s, "the list of unusable copies");
 	}
 	return best;
 }
@@ -493,8 +483,8 @@ struct ctx *chk_open(int fd, const char *name)
 
 void chk_close(struct ctx *c)
 {
-	free(c->st);
-	free(c->lo);
+	free(c->st.v);
+	free(c->lo.v);
 	free(c->map);
 	free(c->page);
 	free(c);

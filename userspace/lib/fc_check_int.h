@@ -43,18 +43,21 @@ struct emap {
 	uint8_t vol;
 };
 
-/* An unusable copy of a page whose other copy is used. */
-struct stale {
-	uint64_t page;		/* logical page */
-	int slot;
-};
-
-/* A valid page slot above md_seq. */
-struct leftover {
+/*
+ * A page slot noted once however often it is read: a leftover (a valid
+ * slot above md_seq, with its seq and header flags), or an unusable copy
+ * of a page whose other copy is used.
+ */
+struct slot_note {
 	uint64_t page;		/* logical page */
 	uint64_t seq;
 	uint32_t hdr_flags;
 	int slot;
+};
+
+struct slot_list {
+	struct slot_note *v;
+	size_t n, cap;
 };
 
 struct ctx {
@@ -72,13 +75,9 @@ struct ctx {
 	struct fc_geometry g;
 	uint64_t S, M;
 	uint64_t max_seq;	/* highest seq of any valid slot, superblock or page */
-	/* leftovers (valid page slots above M), each counted once */
-	struct leftover *lo;
-	size_t nlo, lo_cap;
+	struct slot_list lo;	/* leftovers (valid page slots above M) */
 	int lo_needs_check;	/* a leftover carries FC_HDR_NEEDS_CHECK */
-	/* unusable copies next to a used one, each counted once */
-	struct stale *st;
-	size_t nst, st_cap;
+	struct slot_list st;	/* unusable copies next to a used one */
 	int sb_other_bad;	/* the superblock slot not in use is unusable or foreign */
 	int stale_seen;		/* a page copy next to the used one is unusable */
 	int not_a_pool;		/* no fcache magic anywhere it would be */

@@ -52,8 +52,8 @@ int chk_repair(struct ctx *c, struct repair *r)
 		goto fail;
 	}
 	memset(page, 0, FC_PAGE_SIZE);
-	for (i = 0; i < c->nlo; i++) {
-		nr = fc_md_page_nr(c->lo[i].page, (unsigned int)c->lo[i].slot);
+	for (i = 0; i < c->lo.n; i++) {
+		nr = fc_md_page_nr(c->lo.v[i].page, (unsigned int)c->lo.v[i].slot);
 		if (write_page(c, nr, page)) {
 			snprintf(r->failed, sizeof(r->failed),
 				 "cannot zero leftover flash page %" PRIu64 ": %s", nr, strerror(errno));
@@ -61,8 +61,8 @@ int chk_repair(struct ctx *c, struct repair *r)
 		}
 		r->zeroed++;
 	}
-	for (i = 0; i < c->nst; i++) {
-		nr = fc_md_page_nr(c->st[i].page, (unsigned int)c->st[i].slot);
+	for (i = 0; i < c->st.n; i++) {
+		nr = fc_md_page_nr(c->st.v[i].page, (unsigned int)c->st.v[i].slot);
 		if (write_page(c, nr, page)) {
 			snprintf(r->failed, sizeof(r->failed),
 				 "cannot zero the unusable copy in flash page %" PRIu64 ": %s", nr,
@@ -71,7 +71,7 @@ int chk_repair(struct ctx *c, struct repair *r)
 		}
 		r->zeroed_stale++;
 	}
-	if ((c->nlo || c->nst) && fdatasync(c->fd)) {
+	if ((c->lo.n || c->st.n) && fdatasync(c->fd)) {
 		snprintf(r->failed, sizeof(r->failed), "cannot sync the zeroed leftovers: %s",
 			 strerror(errno));
 		goto fail;

@@ -75,14 +75,14 @@ static void json_leftovers(struct ctx *c, struct fc_json *j)
 {
 	size_t i;
 
-	fj_u64(j, "leftovers", c->nlo);
+	fj_u64(j, "leftovers", c->lo.n);
 	fj_arr(j, "leftover_slots");
-	for (i = 0; i < c->nlo; i++) {
+	for (i = 0; i < c->lo.n; i++) {
 		fj_obj(j, NULL);
-		fj_u64(j, "page", c->lo[i].page);
-		fj_u64(j, "slot", (uint64_t)c->lo[i].slot);
-		fj_u64(j, "seq", c->lo[i].seq);
-		fj_bool(j, "needs_check", !!(c->lo[i].hdr_flags & FC_HDR_NEEDS_CHECK));
+		fj_u64(j, "page", c->lo.v[i].page);
+		fj_u64(j, "slot", (uint64_t)c->lo.v[i].slot);
+		fj_u64(j, "seq", c->lo.v[i].seq);
+		fj_bool(j, "needs_check", !!(c->lo.v[i].hdr_flags & FC_HDR_NEEDS_CHECK));
 		fj_end(j);
 	}
 	fj_end(j);
@@ -129,9 +129,9 @@ static void text_summary(struct ctx *c, FILE *out)
 		c->g.block_sectors, c->g.block_sectors / 2, c->g.subblock_sectors, c->g.nr_blocks,
 		c->g.data_start, c->g.md_pages);
 	fprintf(out, "  %" PRIu64 " blocks in use, %" PRIu64 " dirty\n", c->used, c->dirty);
-	if (c->nlo)
+	if (c->lo.n)
 		fprintf(out, "  %zu leftover page slots above md_seq (harmless: never used, overwritten by the next commit)\n",
-			c->nlo);
+			c->lo.n);
 	if (!c->vt_ok) {
 		fprintf(out, "  volume table unreadable\n");
 		return;
@@ -196,7 +196,7 @@ static enum fc_check_outcome outcome(const struct ctx *c)
 		return FC_CHECK_NOT_A_POOL;
 	if (c->errors)
 		return FC_CHECK_DAMAGED;
-	if (c->nlo || c->nst || c->stale_seen || c->sb_other_bad)
+	if (c->lo.n || c->st.n || c->stale_seen || c->sb_other_bad)
 		return FC_CHECK_LEFTOVERS;
 	return FC_CHECK_CLEAN;
 }
