@@ -266,7 +266,7 @@ static void handle_cqe(struct engine *e, struct io_uring_cqe *cqe)
 static void inject_stale(struct engine *e)
 {
 	uint64_t r, pg = 0, best = ~0ull;
-	void *b = bench_alloc(e->h.page_size);
+	void *b = fc_io_alloc(e->h.page_size);
 	uint32_t v;
 
 	for (r = 0; r < e->h.npages; r++) {
@@ -465,8 +465,8 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	e->u = calloc(maxu, sizeof(*e->u));
 	e->ready = calloc(maxu, sizeof(int));
 	for (s = 0; s < maxu; s++) {
-		e->u[s].buf = bench_alloc(e->h.page_size);
-		e->u[s].logbuf = bench_alloc(BENCH_LOG_REC);
+		e->u[s].buf = fc_io_alloc(e->h.page_size);
+		e->u[s].logbuf = fc_io_alloc(BENCH_LOG_REC);
 		e->u[s].rng = o->seed * 1000003 + s;
 		e->u[s].state = U_IDLE;
 	}

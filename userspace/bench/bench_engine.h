@@ -17,6 +17,7 @@
 
 #include <liburing.h>
 #include "bench_int.h"
+#include "fc_dev.h"
 
 enum { FR_FREE, FR_READING, FR_CLEAN, FR_DIRTY };
 enum { L_NONE, L_FREE, L_LRU, L_FLUSH };
@@ -97,7 +98,6 @@ struct engine {
 };
 
 /* bench_layout.c */
-void *bench_alloc(size_t n);	/* zeroed, 4 KiB aligned (O_DIRECT); NULL */
 void bench_page_fill(void *buf, uint32_t ps, uint64_t page, uint64_t ver);
 /* 0: the page image of (@page, @ver); else a message in @msg. */
 int bench_page_check(void *buf, uint32_t ps, uint64_t page, uint64_t ver,

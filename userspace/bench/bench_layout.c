@@ -30,16 +30,6 @@ static uint64_t hash_words(const uint64_t *w, size_t n)
 	return h;
 }
 
-void *bench_alloc(size_t n)
-{
-	void *p;
-
-	if (posix_memalign(&p, 4096, n))
-		return NULL;
-	memset(p, 0, n);
-	return p;
-}
-
 /* ---------------------------------------------------------- page images */
 
 void bench_page_fill(void *buf, uint32_t ps, uint64_t page, uint64_t ver)
@@ -108,7 +98,7 @@ static uint64_t hdr_sum(const struct bench_hdr *h)
 
 int bench_hdr_read(int fd, struct bench_hdr *h, const char *dev)
 {
-	void *b = bench_alloc(4096);
+	void *b = fc_io_alloc(4096);
 	int ret = -1;
 
 	if (!b)
@@ -133,7 +123,7 @@ out:
 
 int bench_own_header(int fd)
 {
-	struct bench_hdr *h = bench_alloc(4096);
+	struct bench_hdr *h = fc_io_alloc(4096);
 	int ours;
 
 	if (!h)
@@ -147,7 +137,7 @@ int bench_own_header(int fd)
 
 int bench_mark_flash(const char *flash)
 {
-	struct bench_hdr *h = bench_alloc(1 << 20);
+	struct bench_hdr *h = fc_io_alloc(1 << 20);
 	int fd = open(flash, O_WRONLY | O_DIRECT), ret = -1;
 
 	if (h && fd >= 0) {
@@ -167,7 +157,7 @@ int bench_mark_flash(const char *flash)
 
 int bench_hdr_write(int fd, struct bench_hdr *h)
 {
-	void *b = bench_alloc(4096);
+	void *b = fc_io_alloc(4096);
 	int ret = 0;
 
 	if (!b)
@@ -188,7 +178,7 @@ static uint64_t map_bytes(uint64_t npages)
 int bench_map_io(int fd, const struct bench_hdr *h, uint32_t *ver, int wr)
 {
 	uint64_t n = map_bytes(h->npages);
-	void *b = bench_alloc(n);
+	void *b = fc_io_alloc(n);
 	ssize_t r;
 
 	if (!b)
@@ -253,7 +243,7 @@ static int write_pages(int fd, const struct bench_hdr *h, const uint64_t *pages,
 		return -1;
 	}
 	for (i = 0; i < QD; i++) {
-		buf[i] = bench_alloc(chunk);
+		buf[i] = fc_io_alloc(chunk);
 		freeb[i] = i;
 	}
 	while (done < total) {

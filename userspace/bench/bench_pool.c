@@ -245,7 +245,7 @@ void bench_pool_init(struct engine *e, int maxu)
 		l_add(e, &e->free_l, i, L_FREE);
 	}
 	e->c_frames = malloc(o->cleaner_batch * sizeof(int32_t));
-	e->c_buf = bench_alloc((size_t)o->cleaner_batch * e->h.page_size);
+	e->c_buf = fc_io_alloc((size_t)o->cleaner_batch * e->h.page_size);
 }
 
 void bench_pool_free(struct engine *e)

@@ -41,22 +41,16 @@ static const char *const names[] = {
 
 static int zero_start(const char *dev, uint64_t bytes)
 {
-	void *b;
 	int fd = open(dev, O_WRONLY | O_DIRECT), ret = -1;
 
 	if (fd < 0) {
 		fc_err(BENCH_WHO, "cannot open %s: %s", dev, strerror(errno));
 		return -1;
 	}
-	if (posix_memalign(&b, 4096, bytes) == 0) {
-		memset(b, 0, bytes);
-		if (pwrite(fd, b, bytes, 0) == (ssize_t)bytes && fdatasync(fd) == 0)
-			ret = 0;
-		else
-			fc_err(BENCH_WHO, "zeroing %s failed: %s", dev,
-				strerror(errno));
-		free(b);
-	}
+	if (fc_dev_zero(fd, bytes) == 0)
+		ret = 0;
+	else
+		fc_err(BENCH_WHO, "zeroing %s failed: %s", dev, strerror(errno));
 	close(fd);
 	return ret;
 }

@@ -61,20 +61,6 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 	return 0;
 }
 
-static int zero_sb(int dfd)
-{
-	void *z = NULL;
-	int r = -1;
-
-	if (posix_memalign(&z, 4096, 2 * 4096))
-		return -1;
-	memset(z, 0, 2 * 4096);
-	if (pwrite(dfd, z, 2 * 4096, 0) == 2 * 4096 && !fsync(dfd))
-		r = 0;
-	free(z);
-	return r;
-}
-
 int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
 		   const char *opts, int words)
 {
@@ -142,7 +128,7 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 		}
 		if (sig && fc_probe_signatures(fd, what, sizeof(what), 1) < 0)
 			fc_warn("could not wipe every signature on %s", flash);
-		if (zero_sb(dfd)) {
+		if (fc_dev_zero(dfd, 2 * 4096)) {	/* the superblock slots */
 			close(dfd);
 			close(fd);
 			return fc_fail("pool create: cannot write to %s: %s", flash, strerror(errno));

@@ -78,15 +78,6 @@ int chk_read_page(struct ctx *c, uint64_t nr, void *buf)
 	return 0;
 }
 
-void *chk_page_alloc(void)
-{
-	void *p = NULL;
-
-	if (posix_memalign(&p, FC_PAGE_SIZE, FC_PAGE_SIZE))
-		return NULL;
-	return p;
-}
-
 static uint64_t hdr_seq(const void *page)
 {
 	return le64_to_cpu(((const struct fc_disk_header *)page)->seq);
@@ -123,7 +114,7 @@ int chk_read_superblock(struct ctx *c)
 	int s, best = -1;
 
 	for (s = 0; s < 2; s++) {
-		sb[s] = chk_page_alloc();
+		sb[s] = fc_io_alloc(FC_PAGE_SIZE);
 		if (!sb[s] || chk_read_page(c, s, sb[s])) {
 			chk_problem(c, 1, "io", "cannot read superblock slot %d: %s", s, strerror(errno));
 			c->sb_err[s] = 1;
@@ -408,7 +399,7 @@ static int cmp_emap(const void *a, const void *b)
 
 void chk_walk_entries(struct ctx *c, entry_fn fn, void *arg, int report)
 {
-	struct fc_disk_mdpage *mp = chk_page_alloc();
+	struct fc_disk_mdpage *mp = fc_io_alloc(FC_PAGE_SIZE);
 	uint64_t l, j;
 	char what[48];
 	int r, nerr = c->errors, nwarn = c->warnings, nmsgs = c->nmsgs;
@@ -471,7 +462,7 @@ struct ctx *chk_open(int fd, const char *name)
 		return NULL;
 	c->fd = fd;
 	c->name = name;
-	c->page = chk_page_alloc();
+	c->page = fc_io_alloc(FC_PAGE_SIZE);
 	if (!c->page) {
 		free(c);
 		return NULL;

@@ -112,8 +112,6 @@ void chk_close(struct ctx *c);
 /* Record a problem: counted always, kept for the report up to a limit per kind. */
 void chk_problem(struct ctx *c, int error, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* A page buffer, aligned for O_DIRECT reads; NULL. */
-void *chk_page_alloc(void);
 int chk_read_page(struct ctx *c, uint64_t nr, void *buf);
 /* The superblock recovery would use: 0, or -1 (a problem says why). */
 int chk_read_superblock(struct ctx *c);

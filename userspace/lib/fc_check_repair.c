@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fc_check_int.h"
+#include "fc_dev.h"
 #include "fc_json.h"
 
 
@@ -37,7 +38,7 @@ static int write_page(struct ctx *c, uint64_t nr, const void *buf)
 int chk_repair(struct ctx *c, struct repair *r)
 {
 	struct fc_disk_superblock *sb;
-	void *page = chk_page_alloc();
+	void *page = fc_io_alloc(FC_PAGE_SIZE);
 	uint64_t n, nr;
 	size_t i;
 	int slot;

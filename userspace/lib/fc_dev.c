@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -34,6 +35,33 @@ int fc_path_size(const char *path, uint64_t *bytes)
 	r = fc_dev_size(fd, bytes);
 	e = errno;
 	close(fd);
+	errno = e;
+	return r;
+}
+
+void *fc_io_alloc(size_t n)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(p, 0, n);
+	return p;
+}
+
+int fc_dev_zero(int fd, size_t bytes)
+{
+	void *z = fc_io_alloc(bytes);
+	int r = -1, e;
+
+	if (!z)
+		return -1;
+	if (pwrite(fd, z, bytes, 0) == (ssize_t)bytes && !fdatasync(fd))
+		r = 0;
+	e = errno;
+	free(z);
 	errno = e;
 	return r;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fc_dev: block devices by size, number and path.  Plain libc (no
+ * fc_dev: block devices by size, number and path, and buffers for their
+ * O_DIRECT I/O.  Plain libc (no
  * libdevmapper, no libblkid, no fcache_format.h), so that the offline
  * checker built alone by the fuzzer and the crash tools can use it.
  */
@@ -19,6 +20,11 @@
 int fc_dev_size(int fd, uint64_t *bytes);
 /* fc_dev_size() of @path, opened read-only for the question. */
 int fc_path_size(const char *path, uint64_t *bytes);
+
+/* @n zeroed bytes aligned for O_DIRECT I/O (4 KiB); free(); NULL. */
+void *fc_io_alloc(size_t n);
+/* Zero the first @bytes of @fd (O_DIRECT or not) and fdatasync: 0, or -1 with errno. */
+int fc_dev_zero(int fd, size_t bytes);
 
 /* stat @path: block device number into *@dev; -1 with errno if not one. */
 int fc_block_dev(const char *path, dev_t *dev);
