@@ -420,12 +420,12 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	uint64_t t_run;
 	struct bench_hist *warm_h = NULL;
 	const char *label = o->label ? o->label : "";
-	int maxu = 0, s, ret = 1;
+	int maxu = 0, s, ret = -1;
 	uint64_t next_iv;
 	double iv_t0;
 
 	if (!e)
-		return 1;
+		return -1;
 	e->o = o;
 	e->r = r;
 	e->p = bench_profile_find(o->profile);

@@ -207,7 +207,7 @@ struct bench_result {
 /* bench_run: stopped by *o->stop, the datafile closed cleanly, r->stopped says where */
 #define BENCH_RUN_STOPPED 2
 
-/* bench_layout.c */
+/* bench_layout.c: 0, or -1 (said) */
 int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		  double log_mb, int direct, int quiet);
 int bench_restore(const char *dev, const uint32_t *ver, int direct);
@@ -220,7 +220,7 @@ int bench_own_header(int fd);
  */
 int bench_mark_flash(const char *flash);
 
-/* bench_engine.c */
+/* bench_engine.c: 0, BENCH_RUN_STOPPED, or -1 (said; r->error has the failure) */
 int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r);
 
 /* bench_rounds.c */

@@ -308,24 +308,24 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 
 	if (page_kib < 4 || page_kib > 64 || (page_kib & (page_kib - 1))) {
 		fc_err(BENCH_WHO, "--page-size must be 4, 8, 16, 32 or 64 (KiB)");
-		return 2;
+		return -1;
 	}
 	if (stat(dev, &st) == 0 && S_ISREG(st.st_mode) && size_mb > 0) {
 		if (truncate(dev, (off_t)(size_mb * 1048576)) < 0) {
 			fc_err(BENCH_WHO, "%s: %s", dev, strerror(errno));
-			return 1;
+			return -1;
 		}
 	} else if (stat(dev, &st) < 0 && size_mb > 0) {
 		fd = open(dev, O_CREAT | O_RDWR, 0644);
 		if (fd < 0 || ftruncate(fd, (off_t)(size_mb * 1048576)) < 0) {
 			fc_err(BENCH_WHO, "%s: %s", dev, strerror(errno));
-			return 1;
+			return -1;
 		}
 		close(fd);
 	}
 	if (fc_path_size(dev, &size) < 0) {
 		fc_err(BENCH_WHO, "%s: %s", dev, strerror(errno));
-		return 1;
+		return -1;
 	}
 	if (size_mb > 0 && size_mb * 1048576 < size)
 		size = (uint64_t)(size_mb * 1048576);
@@ -338,7 +338,7 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 	if (size < logsz + (2ull << 20) + 16 * ps) {
 		fc_err(BENCH_WHO, "%s is too small (%llu bytes)", dev,
 			(unsigned long long)size);
-		return 1;
+		return -1;
 	}
 	memset(&h, 0, sizeof(h));
 	h.magic = BENCH_HDR_MAGIC;
@@ -351,12 +351,12 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 	h.log_size = logsz;
 	fd = bench_open(dev, direct, O_RDWR);
 	if (fd < 0)
-		return 1;
+		return -1;
 	h.clean = 0;
 	if (bench_hdr_write(fd, &h) < 0 || write_pages(fd, &h, NULL, 0, 1) < 0) {
 		fc_err(BENCH_WHO, "%s: writing the datafile failed", dev);
 		close(fd);
-		return 1;
+		return -1;
 	}
 	ver = malloc(h.npages * 4);
 	for (i = 0; i < h.npages; i++)
@@ -366,7 +366,7 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		fc_err(BENCH_WHO, "%s: writing the version map failed", dev);
 		free(ver);
 		close(fd);
-		return 1;
+		return -1;
 	}
 	free(ver);
 	close(fd);

@@ -2,12 +2,13 @@
 /*
  * fcachectl: control tool of the dm-fcache device-mapper targets.
  *
- * This file holds the command table, the global options, usage texts and
- * the exit codes (0 ok, 1 failed, 2 usage, 3 check: not a pool).  Every
- * verb lives in its own file (pool.c, volume.c, status.c, check.c,
- * config.c) and takes its own argc/argv with argv[0] = the verb, parsed
- * with fc_opt_next() (options in any position); every verb accepts --help,
- * and -v anywhere.
+ * This file holds main(), the command table, the global options and the
+ * usage texts; the exit codes (0 ok, 1 failed, 2 usage, 3 check: not a
+ * pool) are lib/fc_err.h's.  Every verb lives in a file of its own (pool.c,
+ * volume.c, resolve.c, status.c, set.c, check.c, config.c; bench is in
+ * userspace/bench/) and takes its own argc/argv with argv[0] = the verb,
+ * parsed with fc_opt_next() (options in any position); every verb accepts
+ * --help, and -v anywhere.
  */
 #include <stdio.h>
 #include <stdlib.h>

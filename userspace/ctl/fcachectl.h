@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fcachectl internals shared by the verb files: option parsing, signals and
- * the progress line (util.c), the view of live pools and volumes built from
- * device-mapper tables and status (live.c), what the verbs share with each
- * other (pool.c, volume.c, conf_*.c).  Errors, exit codes, numbers, the
- * clock and devices come from lib/ (included here).
+ * fcachectl internals shared by the verb files (userspace/ctl/): option
+ * parsing, signals and the progress line (util.c), the view of live pools
+ * and volumes built from device-mapper tables and status (live.c), what the
+ * verbs share with each other (pool.c, volume.c, resolve.c, conf_*.c).
+ * Errors, exit codes, numbers, the clock and devices come from lib/
+ * (included here).
  */
 #ifndef FCACHECTL_H
 #define FCACHECTL_H

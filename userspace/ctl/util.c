@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers of the verbs: their option parser (fc_opt_next), dm names,
- * SIGINT/SIGTERM, the progress line of a writeback.
+ * Helpers of the verbs: their option parser (fc_opt_next, and
+ * fc_opt_next_conf for the config file options), dm names, words in a
+ * list, SIGINT/SIGTERM, the progress line of a writeback.
  */
 #include <ctype.h>
 #include <signal.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fc_dev: block devices by size, number and path, and buffers for their
- * O_DIRECT I/O.  Plain libc (no
- * libdevmapper, no libblkid, no fcache_format.h), so that the offline
- * checker built alone by the fuzzer and the crash tools can use it.
+ * O_DIRECT I/O.  Plain libc (no libdevmapper, no libblkid, no
+ * fcache_format.h), so that the offline checker built alone by the fuzzer
+ * and the crash tools can use it.
  */
 #ifndef FC_DEV_H
 #define FC_DEV_H

@@ -9,10 +9,11 @@
  * Nothing else prints errors (the writeback progress line is not one).
  *
  * Results: a verb, and what it calls to do its work, returns an exit status
- * below; a lower layer (lib/, the benchmark's engine) returns 0, or -1
- * after saying why (or with errno set, where its header says so).  The
- * printing helpers return EXIT_FAIL (fc_usage EXIT_USAGE), so that
- * "return fc_fail(...);" says and fails at once.
+ * below; a lower layer (lib/, the benchmark's engine) returns 0 or -1, and
+ * its header says whether it said why or left errno (fc_dm: fc_dm_error();
+ * the checker's results are its own, fc_check.h).  The printing helpers
+ * return EXIT_FAIL (fc_usage EXIT_USAGE), so that "return fc_fail(...);"
+ * says and fails at once.
  */
 #ifndef FC_ERR_H
 #define FC_ERR_H
