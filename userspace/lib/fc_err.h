@@ -6,7 +6,8 @@
  * "fcachectl" for the control tool's verbs (fc_fail, fc_usage, fc_warn,
  * fc_info), "fcachectl bench" for the benchmark's command line, "bench" for
  * its engine, a file name where perror() would have said it (fc_err).
- * Nothing else prints errors (the writeback progress line is not one).
+ * Nothing else prints errors (not counting the writeback progress line,
+ * and libdevmapper's own messages that fc_dm.c echoes with -v -v).
  *
  * Results: a verb, and what it calls to do its work, returns an exit status
  * below; a lower layer (lib/, the benchmark's engine) returns 0 or -1, and
