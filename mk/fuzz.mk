@@ -17,14 +17,15 @@ FUZZ_SRC := $(TOP)/tests/fuzz
 FUZZ_TARGETS := fuzz_parse fuzz_check fuzz_format
 FUZZ_CFLAGS := -g -O2 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-missing-field-initializers \
-	-I$(TOP)/include -I$(TOP)/userspace \
+	-I$(TOP)/include -I$(TOP)/userspace/lib \
 	-fsanitize-coverage-ignorelist=$(FUZZ_SRC)/nocov.txt
 FUZZ_PKGS := clang libclang-rt-dev
 
 # per target: extra sources and the largest input
 FUZZ_fuzz_parse_SRC := $(TOP)/kmod/fc_parse.c
 FUZZ_fuzz_parse_LEN := 256
-FUZZ_fuzz_check_SRC := $(TOP)/userspace/fc_check.c $(TOP)/userspace/fc_json.c $(TOP)/kmod/fc_format.c
+FUZZ_fuzz_check_SRC := $(wildcard $(TOP)/userspace/lib/fc_check*.c) \
+	$(addprefix $(TOP)/userspace/lib/,fc_dev.c fc_json.c) $(TOP)/kmod/fc_format.c
 FUZZ_fuzz_check_LEN := 40000
 FUZZ_fuzz_format_SRC := $(TOP)/kmod/fc_format.c
 FUZZ_fuzz_format_LEN := 200
@@ -62,7 +63,7 @@ fuzz-deps:
 
 fuzz-build: fuzz-deps $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 
-$(FUZZ_DIR)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/nocov.txt $(wildcard $(TOP)/include/*.h $(TOP)/kmod/*.[ch] $(TOP)/userspace/fc_*.[ch])
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/nocov.txt $(wildcard $(TOP)/include/*.h $(TOP)/kmod/*.[ch] $(TOP)/userspace/lib/*.[ch])
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_fuzz_$*_SRC)
 

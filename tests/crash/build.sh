@@ -13,11 +13,14 @@ build() {
 	newer=0
 	for f in "$@" $deps; do [ "$f" -nt "$out/$t" ] && newer=1; done
 	[ -e "$out/$t" ] && [ $newer = 0 ] && return 0
-	gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace" -o "$out/$t.tmp" "$@" ||
+	gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -o "$out/$t.tmp" "$@" ||
 		{ echo "build.sh: cannot build $t" >&2; exit 1; }
 	mv "$out/$t.tmp" "$out/$t"
 }
 build lw_replay "$src/crash_util.h" "$src/lw_replay.c"
 build lw_mklog "" "$src/lw_mklog.c"
 build cw_work "$src/crash_util.h" "$src/cw_work.c"
-build cw_point "$src/crash_util.h $src/lw_replay.c $src/cw_work.c $top/userspace/fc_check.h $top/include/fcache_format.h" "$src/cw_point.c" "$top/userspace/fc_check.c" "$top/userspace/fc_json.c" "$top/kmod/fc_format.c"
+# fcachectl check's code: the checker (lib/fc_check*.c) and the lib files it uses
+lib=$top/userspace/lib
+build cw_point "$src/crash_util.h $src/lw_replay.c $src/cw_work.c $lib/fc_check.h $lib/fc_check_int.h $lib/fc_dev.h $top/include/fcache_format.h" \
+	"$src/cw_point.c" "$lib"/fc_check*.c "$lib/fc_dev.c" "$lib/fc_json.c" "$top/kmod/fc_format.c"

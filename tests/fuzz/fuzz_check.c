@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the offline metadata reader/checker and the
- * --clear-needs-check repair (userspace/fc_check.c) on a small flash image.
+ * --clear-needs-check repair (userspace/lib/fc_check.c) on a small flash image.
  *
  * Input: one control byte, then the first bytes of a flash image (4 KiB
  * pages: superblock slots, then metadata page slots).  The image is put in
@@ -25,7 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../../include/fcache_format.h"
-#include "../../userspace/fc_check.h"
+#include "../../userspace/lib/fc_check.h"
 
 #define MAX_DEV (1u << 20)
 

@@ -1,66 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host test of how enable / disable / set record in the config file
- * (userspace/config.c, fc_conf_record_*): built with config.c included and
- * the other fcachectl objects (tests/host/ctl_config.sh).
+ * (userspace/ctl/conf_record.c, fc_conf_record_*): linked with the objects
+ * of userspace/lib and userspace/ctl but main's (tests/host/ctl_config.sh).
  *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
  *   ctl_confedit FILE disable POOL ID
  *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
  *   ctl_confedit FILE check
  * Exit status: that of the function.
  */
-#include "../../userspace/config.c"
-#include <stdarg.h>
-
-int fc_verbose;
-
-static void vmsg(const char *p, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "fcachectl: %s", p);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int fc_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	return EXIT_FAIL;
-}
-
-int fc_usage(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)verb;
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
-void fc_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void fc_info(const char *fmt, ...)
-{
-	(void)fmt;
-}
-
-void fc_print_verb_help(const char *verb, FILE *f)
-{
-	(void)verb;
-	(void)f;
-}
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fcachectl.h"
 
 int main(int argc, char **argv)
 {

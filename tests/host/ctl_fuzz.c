@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ctl_fuzz: run fcachectl's metadata checker (userspace/fc_check.c) on many
+ * ctl_fuzz: run fcachectl's metadata checker (userspace/lib/fc_check.c) on many
  * randomly damaged copies of a pool image, in process, under ASan/UBSan.
  *
  *   ctl_fuzz IMAGE ITERATIONS SEED
@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../../include/fcache_format.h"
-#include "../../userspace/fc_check.h"
+#include "../../userspace/lib/fc_check.h"
 
 static uint64_t rng;
 

@@ -44,8 +44,8 @@ ctl_build() {
 	cc -Wall -Wextra -Werror $SAN -I"$top/include" -o "$BIN/ctl_mkimage" \
 		"$top/tests/host/ctl_mkimage.c" "$top/kmod/fc_format.c" &&
 	cc -Wall -Wextra -Werror $SAN -I"$top/include" -o "$BIN/ctl_fuzz" \
-		"$top/tests/host/ctl_fuzz.c" "$top/userspace/fc_check.c" \
-		"$top/userspace/fc_json.c" "$top/kmod/fc_format.c" ||
+		"$top/tests/host/ctl_fuzz.c" "$top"/userspace/lib/fc_check*.c \
+		"$top/userspace/lib/fc_dev.c" "$top/userspace/lib/fc_json.c" "$top/kmod/fc_format.c" ||
 		{ fail "ctl build: test tools"; exit 0; }
 }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99

@@ -1,5 +1,5 @@
 #!/bin/sh
-# status --prometheus on the host: the formatter (userspace/fc_prom.c) fed
+# status --prometheus on the host: the formatter (userspace/ctl/fc_prom.c) fed
 # with synthetic counters (tests/unit/test_prom --emit) must pass the strict
 # parser tests/host/prom_check.py, which must refuse broken expositions;
 # without device-mapper the verb fails cleanly.  promtool is not needed.

@@ -1,8 +1,9 @@
 /*
- * Unit tests of userspace/bench_rounds.c, the rounds of `fcachectl bench
+ * Unit tests of userspace/bench/bench_rounds.c, the rounds of `fcachectl bench
  * compare --rounds N` (run order, medians and spread), and of the reports
- * built from them in userspace/bench_stats.c (ratios of medians, the
- * spread tables, the summary line, results.json), on synthetic results.
+ * built from them in userspace/bench/bench_stats.c and bench_report.c
+ * (ratios of medians, the spread tables, the summary line, results.json),
+ * on synthetic results.
  *
  *   test_bench_rounds [DIR]   DIR: also leave results.json and chart.svg
  *                             of a synthetic 3-round compare there (the
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "userspace/bench_int.h"
+#include "userspace/bench/bench_int.h"
 #include "unit.h"
 
 #define NSTEPS 2

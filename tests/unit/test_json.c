@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The JSON writer of fcachectl (userspace/fc_json.c): integers exact,
+ * The JSON writer of fcachectl (userspace/lib/fc_json.c): integers exact,
  * doubles read back as the same value, strings escaped and valid UTF-8,
  * the schema members every document starts with.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Prometheus formatter of `fcachectl status --prometheus`
- * (userspace/fc_prom.c) on synthetic pools and volumes: exact sample lines,
+ * (userspace/ctl/fc_prom.c) on synthetic pools and volumes: exact sample lines,
  * u64 counters at full precision, label escaping, selection, pools and
  * volumes whose status could not be read.
  *

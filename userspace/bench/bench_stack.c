@@ -28,6 +28,7 @@
 
 #include "bench_int.h"
 #include "bench_stack.h"
+#include "fc_dev.h"
 #include "fc_dm.h"
 
 #define DMCACHE_SECTORS	64		/* dm-cache: 32 KiB, its smallest block */
@@ -40,22 +41,16 @@ static const char *const names[] = {
 
 static int zero_start(const char *dev, uint64_t bytes)
 {
-	void *b;
 	int fd = open(dev, O_WRONLY | O_DIRECT), ret = -1;
 
 	if (fd < 0) {
-		fprintf(stderr, "bench: cannot open %s: %s\n", dev, strerror(errno));
+		fc_err(BENCH_WHO, "cannot open %s: %s", dev, strerror(errno));
 		return -1;
 	}
-	if (posix_memalign(&b, 4096, bytes) == 0) {
-		memset(b, 0, bytes);
-		if (pwrite(fd, b, bytes, 0) == (ssize_t)bytes && fdatasync(fd) == 0)
-			ret = 0;
-		else
-			fprintf(stderr, "bench: zeroing %s failed: %s\n", dev,
-				strerror(errno));
-		free(b);
-	}
+	if (fc_dev_zero(fd, bytes) == 0)
+		ret = 0;
+	else
+		fc_err(BENCH_WHO, "zeroing %s failed: %s", dev, strerror(errno));
 	close(fd);
 	return ret;
 }
@@ -77,7 +72,7 @@ static int wait_node(const char *name, char *path, size_t len)
 	    mknod(path, S_IFBLK | 0600, makedev(info.major, info.minor)) == 0 &&
 	    stat(path, &st) == 0 && S_ISBLK(st.st_mode))
 		return 0;
-	fprintf(stderr, "bench: /dev/mapper/%s is not a block device\n", name);
+	fc_err(BENCH_WHO, "/dev/mapper/%s is not a block device", name);
 	return -1;
 }
 
@@ -87,7 +82,7 @@ static int mk(const char *name, uint64_t sectors, const char *type,
 	struct fc_dm_target t = { 0, sectors, (char *)type, (char *)params };
 
 	if (fc_dm_create(name, NULL, &t, 1) < 0) {
-		fprintf(stderr, "bench: creating %s (%s %s) failed: %s\n", name,
+		fc_err(BENCH_WHO, "creating %s (%s %s) failed: %s", name,
 			type, params, fc_dm_error());
 		return -1;
 	}
@@ -112,7 +107,7 @@ static int need_target(const char *type, const char *module)
 		return 0;
 	snprintf(cmd, sizeof(cmd), "modprobe -q %s >/dev/null 2>&1", module);
 	if (system(cmd) != 0 || fc_dm_has_target(type) != 1) {
-		fprintf(stderr, "bench: the kernel has no '%s' target (module %s)\n",
+		fc_err(BENCH_WHO, "the kernel has no '%s' target (module %s)",
 			type, module);
 		return -1;
 	}
@@ -135,7 +130,7 @@ void bench_stack_cleanup(void)
 			usleep(200000);
 		}
 		if (k == 20)
-			fprintf(stderr, "bench: cannot remove %s: %s\n", names[i],
+			fc_err(BENCH_WHO, "cannot remove %s: %s", names[i],
 				fc_dm_error());
 	}
 }
@@ -150,8 +145,8 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 		snprintf(top, len, "%s", origin);
 		return 0;
 	}
-	if (bench_dev_size(origin, &osz) < 0 || bench_dev_size(flash, &fsz) < 0) {
-		fprintf(stderr, "bench: cannot size %s / %s\n", origin, flash);
+	if (fc_path_size(origin, &osz) < 0 || fc_path_size(flash, &fsz) < 0) {
+		fc_err(BENCH_WHO, "cannot size %s / %s", origin, flash);
 		return -1;
 	}
 	os = osz / 512;
@@ -178,7 +173,7 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 		meta = meta < 8192 ? 8192 : meta > 131072 ? 131072 : meta;
 		meta &= ~7ull;
 		if (fs <= 2 * meta) {
-			fprintf(stderr, "bench: %s is too small for dm-cache\n", flash);
+			fc_err(BENCH_WHO, "%s is too small for dm-cache", flash);
 			return -1;
 		}
 		snprintf(p, sizeof(p), "%s 0", flash);
@@ -205,7 +200,7 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 			goto fail;
 		return 0;
 	}
-	fprintf(stderr, "bench: unknown configuration %s\n", config);
+	fc_err(BENCH_WHO, "unknown configuration %s", config);
 	return -1;
 fail:
 	bench_stack_cleanup();

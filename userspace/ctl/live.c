@@ -17,16 +17,11 @@
 #include "fc_dm.h"
 #include "fc_check.h"
 
-static const char *modes[] = { "writeback", "writethrough", "writearound", "passthrough", NULL };
+static const char *const modes[] = { "writeback", "writethrough", "writearound", "passthrough", NULL };
 
 int fc_valid_mode(const char *mode)
 {
-	int i;
-
-	for (i = 0; modes[i]; i++)
-		if (!strcmp(modes[i], mode))
-			return 1;
-	return 0;
+	return fc_word_in(modes, mode);
 }
 
 int fc_parse_pool_status(const char *s, struct fc_pool_status *st)
@@ -57,53 +52,54 @@ int fc_parse_vol_status(const char *s, struct fc_vol_status *st)
 	return n >= FC_VOLUME_STATUS_FIELDS ? 0 : -1;
 }
 
+/*
+ * The one target line of @name's status (@status) or table, of type @type
+ * unless NULL; free it with fc_dm_free_targets(t, 1).  NULL: no such line.
+ */
+static struct fc_dm_target *one_line(const char *name, int status, const char *type)
+{
+	struct fc_dm_target *t;
+	int n;
+
+	if (status ? fc_dm_status(name, &t, &n) : fc_dm_table(name, &t, &n))
+		return NULL;
+	if (n == 1 && (!type || !strcmp(t[0].type, type)))
+		return t;
+	fc_dm_free_targets(t, n);
+	return NULL;
+}
+
 static int one_target(const char *name, const char *type, char *params, size_t len,
 		      uint64_t *sectors)
 {
-	struct fc_dm_target *t;
-	int n, ok = 0;
+	struct fc_dm_target *t = one_line(name, 0, type);
 
-	if (fc_dm_table(name, &t, &n))
+	if (!t)
 		return 0;
-	if (n == 1 && !strcmp(t[0].type, type)) {
-		snprintf(params, len, "%s", t[0].params);
-		*sectors = t[0].length;
-		ok = 1;
-	}
-	fc_dm_free_targets(t, n);
-	return ok;
+	snprintf(params, len, "%s", t->params);
+	*sectors = t->length;
+	fc_dm_free_targets(t, 1);
+	return 1;
 }
 
 int fc_pool_refresh(struct fc_pool *p)
 {
-	struct fc_dm_target *t;
-	int n, r = -1;
+	struct fc_dm_target *t = one_line(p->name, 1, NULL);
 
-	p->have_status = 0;
-	if (fc_dm_status(p->name, &t, &n))
-		return -1;
-	if (n == 1 && !fc_parse_pool_status(t[0].params, &p->st)) {
-		p->have_status = 1;
-		r = 0;
-	}
-	fc_dm_free_targets(t, n);
-	return r;
+	p->have_status = t && !fc_parse_pool_status(t->params, &p->st);
+	if (t)
+		fc_dm_free_targets(t, 1);
+	return p->have_status ? 0 : -1;
 }
 
 int fc_vol_refresh(struct fc_vol *v)
 {
-	struct fc_dm_target *t;
-	int n, r = -1;
+	struct fc_dm_target *t = one_line(v->name, 1, NULL);
 
-	v->have_status = 0;
-	if (fc_dm_status(v->name, &t, &n))
-		return -1;
-	if (n == 1 && !fc_parse_vol_status(t[0].params, &v->st)) {
-		v->have_status = 1;
-		r = 0;
-	}
-	fc_dm_free_targets(t, n);
-	return r;
+	v->have_status = t && !fc_parse_vol_status(t->params, &v->st);
+	if (t)
+		fc_dm_free_targets(t, 1);
+	return v->have_status ? 0 : -1;
 }
 
 static void parse_pool(struct fc_pool *p)
@@ -206,6 +202,16 @@ struct fc_pool *fc_live_pool(struct fc_live *l, const char *arg)
 		if (!strcmp(l->pools[i].name, arg) || (have && l->pools[i].dev == d))
 			return &l->pools[i];
 	return NULL;
+}
+
+int fc_live_attached(const struct fc_live *l, const struct fc_pool *p, unsigned int id)
+{
+	int i;
+
+	for (i = 0; i < l->nvols; i++)
+		if (l->vols[i].pool_dev == p->dev && l->vols[i].id == id)
+			return 1;
+	return 0;
 }
 
 struct fc_pool *fc_live_pool_by_dev(struct fc_live *l, dev_t dev)

@@ -71,7 +71,7 @@ static void counts_add(struct bench_counts *d, const struct bench_counts *s)
 	d->free_waits += s->free_waits;
 }
 
-static const struct bench_step *step_of(const struct bench_result *r, int users)
+const struct bench_step *bench_step_of(const struct bench_result *r, int users)
 {
 	int i;
 
@@ -139,7 +139,7 @@ int bench_aggregate(const struct bench_result *const *run, int n, double rt_limi
 
 		st->users = ref->step[i].users;
 		for (k = 0; k < n; k++) {
-			const struct bench_step *s = step_of(run[k], st->users);
+			const struct bench_step *s = bench_step_of(run[k], st->users);
 
 			if (!s)
 				continue;

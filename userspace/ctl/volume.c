@@ -32,57 +32,6 @@
 
 #define MAX_ID 63	/* FC_MAX_VOLUMES */
 
-static int flash_volumes(struct fc_pool *p, struct fc_ondisk_vol *v, int max)
-{
-	int fd = open(fc_dev_path(p->flash), O_RDONLY | O_DIRECT | O_CLOEXEC), n;
-
-	if (fd < 0)
-		return -1;
-	n = fc_flash_volumes(fd, v, max);
-	close(fd);
-	return n;
-}
-
-/* Dirty blocks of a slot counted on the flash (1 if that cannot be read). */
-static int64_t flash_dirty(struct fc_pool *p, unsigned int slot)
-{
-	int fd = open(fc_dev_path(p->flash), O_RDONLY | O_DIRECT | O_CLOEXEC);
-	int64_t n;
-
-	if (fd < 0)
-		return 1;
-	n = fc_flash_dirty_blocks(fd, slot);
-	close(fd);
-	return n < 0 ? 1 : n;
-}
-
-/*
- * Volume slots of pool @p that no live table of @l attaches (read from the
- * flash's volume table with O_DIRECT: the committed state; the kernel
- * commits it when a volume is detached).  With @dirty_only, only those whose
- * dirty count is non-zero.  Returns the count, or -1 if unreadable.
- */
-int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vol *out, int max,
-		       int dirty_only)
-{
-	struct fc_ondisk_vol ov[64];
-	int fd, n, i, j, k = 0, active;
-
-	fd = open(fc_dev_path(p->flash), O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = fc_flash_volumes(fd, ov, 64);
-	close(fd);
-	for (i = 0; i < n && k < max; i++) {
-		for (j = 0, active = 0; j < l->nvols; j++)
-			active |= l->vols[j].pool_dev == p->dev && l->vols[j].id == ov[i].id;
-		if (active || (dirty_only && !ov[i].dirty_hint))
-			continue;
-		out[k++] = ov[i];
-	}
-	return n < 0 ? -1 : k;
-}
-
 static void make_label(char *out, size_t len, const char *name)
 {
 	size_t i;
@@ -107,7 +56,7 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 				       want, p->name, l->vols[i].name);
 		used[l->vols[i].id] = 1;
 	}
-	n = flash_volumes(p, ov, 64);
+	n = fc_pool_flash_volumes(p, ov, 64);
 	if (n < 0)
 		fc_warn("cannot read the volume table of %s; choosing ids from active volumes only",
 			fc_dev_path(p->flash));
@@ -115,7 +64,7 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 		if (ov[i].id > MAX_ID)
 			continue;
 		if (want && ov[i].id == want && strcmp(ov[i].label, label) &&
-		    (ov[i].dirty_hint || flash_dirty(p, ov[i].slot)))
+		    (ov[i].dirty_hint || fc_pool_flash_dirty(p, ov[i].slot)))
 			return fc_fail("enable: volume id %u of pool %s holds dirty data of '%s'; enable that origin with --id %u, or choose another --id",
 				       want, p->name, ov[i].label, want);
 		used[ov[i].id] = 1;
@@ -130,13 +79,8 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 	 * back, never a fresh one next to stale data.
 	 */
 	for (i = 0; i < n; i++) {
-		int j, active = 0;
-
-		if (ov[i].id > MAX_ID || strcmp(ov[i].label, label))
-			continue;
-		for (j = 0; j < l->nvols; j++)
-			active |= l->vols[j].pool_dev == p->dev && l->vols[j].id == ov[i].id;
-		if (active)
+		if (ov[i].id > MAX_ID || strcmp(ov[i].label, label) ||
+		    fc_live_attached(l, p, ov[i].id))
 			continue;
 		*id = ov[i].id;
 		fc_info("enable: reattaching %s as volume id %u of pool %s (%" PRIu64 " dirty blocks)",
@@ -171,7 +115,7 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 	struct fc_dm_target *orig = NULL, t;
 	char dmname[128], hidden[160], label[48], params[512], pd[32], od[32], uuid[200], opts[128];
 	struct fc_ondisk_vol ov[64];
-	uint64_t sectors;
+	uint64_t bytes, sectors;
 	unsigned int id = 0;
 	dev_t dev;
 	int fd, i, n, norig = 0, is_dm, rc = EXIT_FAIL;
@@ -224,25 +168,22 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 	if (pick_id(&l, p, want_id, label, &id))
 		goto out;
 	/* a slot detached at run time: dirty data is refused, clean data dropped */
-	n = flash_volumes(p, ov, 64);
+	n = fc_pool_flash_volumes(p, ov, 64);
 	for (i = 0; i < n; i++) {
 		if (ov[i].id != id || !ov[i].detached)
 			continue;
-		if (ov[i].dirty_hint || flash_dirty(p, ov[i].slot) > 0) {
+		if (ov[i].dirty_hint || fc_pool_flash_dirty(p, ov[i].slot) > 0) {
 			fc_fail("enable: volume %u ('%s') of pool %s: its cache was detached at run time with dirty data (%" PRIu64 " blocks); its origin may hold newer writes; choose with 'fcachectl resolve %s %u --replay' (the pool's data is newer: nothing wrote the origin since) or '--discard' (the origin is authoritative)",
 				id, ov[i].label, p->name, ov[i].dirty_hint, p->name, id);
 			goto out;
 		}
 		fc_info("enable: volume %u was detached at run time without dirty data: its clean cached data is dropped", id);
 	}
-	fd = open(volume, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fc_dev_sectors(fd, &sectors)) {
+	if (fc_path_size(volume, &bytes)) {
 		fc_fail("enable: cannot read the size of %s: %s", volume, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		goto out;
 	}
-	close(fd);
+	sectors = bytes / 512;
 	if (!sectors) {
 		fc_fail("enable: %s is empty", volume);
 		goto out;
@@ -384,7 +325,7 @@ static int cmd_enable_(int argc, char **argv)
 	int c, cutoff = -1;
 
 	fc_opt_init(&o, argc, argv, "p:m:n:i:s:c:", opts, "enable", "enable");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
 		switch (c) {
 		case FC_OPT_OPERAND:
 			if (vol)
@@ -408,12 +349,6 @@ static int cmd_enable_(int argc, char **argv)
 			if (fc_parse_u64(o.arg, &cut) || cut > 4194304)
 				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..4194304", o.arg);
 			cutoff = (int)cut;
-			break;
-		case FC_OPT_CONFIG:
-			co.file = o.arg;
-			break;
-		case FC_OPT_NO_PERSIST:
-			co.no_persist = 1;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -506,7 +441,7 @@ int fc_disable(const char *volume, int no_flush, int detach_only, const char *co
 		}
 		if (r) {
 			if (r == -2)
-				fprintf(stderr, "fcachectl: interrupted: putting %s back in %s mode once the writeback pass in progress ends\n",
+				fc_fail("interrupted: putting %s back in %s mode once the writeback pass in progress ends",
 					v->name, v->mode);
 			restore_mode(v, oldtable);
 			if (r == -2)
@@ -576,7 +511,7 @@ int cmd_disable(int argc, char **argv)
 	int c, no_flush = 0;
 
 	fc_opt_init(&o, argc, argv, "c:", opts, "disable", "disable");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
 		switch (c) {
 		case FC_OPT_OPERAND:
 			if (vol)
@@ -585,12 +520,6 @@ int cmd_disable(int argc, char **argv)
 			break;
 		case 'F':
 			no_flush = 1;
-			break;
-		case FC_OPT_CONFIG:
-			co.file = o.arg;
-			break;
-		case FC_OPT_NO_PERSIST:
-			co.no_persist = 1;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -604,87 +533,3 @@ int cmd_disable(int argc, char **argv)
 	return fc_disable(vol, no_flush, 0, conf);
 }
 
-/*
- * resolve POOL ID|LABEL --replay|--discard: the admin's choice for a volume
- * detached at run time with dirty data (pool message "resolve").
- */
-int cmd_resolve(int argc, char **argv)
-{
-	struct fc_live l;
-	struct fc_pool *p;
-	struct fc_ondisk_vol ov[64];
-	static const struct option opts[] = {
-		{ "replay", no_argument, NULL, 'r' },
-		{ "discard", no_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *pool = NULL, *which = NULL, *choice = NULL, *opt;
-	struct fc_opt o;
-	char msg[64];
-	uint64_t id = 0;
-	int i, n, rc = EXIT_FAIL, found = -1, c;
-
-	fc_opt_init(&o, argc, argv, "", opts, "resolve", "resolve");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
-		switch (c) {
-		case 'r':
-		case 'd':
-			opt = c == 'r' ? "--replay" : "--discard";
-			if (choice && strcmp(choice, opt))
-				return fc_usage("resolve", "resolve: --replay or --discard, not both");
-			choice = opt;
-			break;
-		case FC_OPT_OPERAND:
-			if (!pool)
-				pool = o.arg;
-			else if (!which)
-				which = o.arg;
-			else
-				return fc_usage("resolve", "resolve: unexpected argument '%s'", o.arg);
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (!pool || !which || !choice)
-		return fc_usage("resolve", "resolve: expected POOL ID|LABEL --replay|--discard");
-	if (fc_live_scan(&l))
-		return fc_fail("resolve: cannot talk to device-mapper: %s", fc_dm_error());
-	p = fc_live_pool(&l, pool);
-	if (!p) {
-		fc_fail("resolve: no pool named '%s'", pool);
-		goto out;
-	}
-	n = fc_pool_unattached(&l, p, ov, 64, 0);
-	if (n < 0) {
-		fc_fail("resolve: cannot read the volume table of %s", fc_dev_path(p->flash));
-		goto out;
-	}
-	if (fc_parse_u64(which, &id))
-		id = 0;
-	for (i = 0; i < n; i++)
-		if ((id && ov[i].id == id) || (!id && !strcmp(ov[i].label, which)))
-			found = i;
-	if (found < 0) {
-		fc_fail("resolve: pool %s has no unattached volume '%s' (see 'fcachectl status %s')", p->name,
-			which, p->name);
-		goto out;
-	}
-	if (!ov[found].detached)
-		fc_info("resolve: volume %u of pool %s is not marked detached", ov[found].id, p->name);
-	snprintf(msg, sizeof(msg), "resolve %u %s", ov[found].id, choice + 2);
-	if (fc_dm_message(p->name, msg, NULL)) {
-		fc_fail("resolve: pool %s refused '%s': %s (see dmesg)", p->name, msg, fc_dm_error());
-		goto out;
-	}
-	if (!strcmp(choice, "--discard"))
-		printf("volume %u ('%s') of pool %s: cached and dirty data discarded; the origin is authoritative\n",
-		       ov[found].id, ov[found].label, p->name);
-	else
-		printf("volume %u ('%s') of pool %s: %" PRIu64 " dirty blocks kept; attaching it ('fcachectl up' or 'enable --id %u') replays them over the origin\n",
-		       ov[found].id, ov[found].label, p->name, ov[found].dirty_hint, ov[found].id);
-	rc = EXIT_OK;
-out:
-	fc_live_free(&l);
-	return rc;
-}

@@ -18,25 +18,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <blkid.h>
 #include "fcachectl.h"
 #include "fc_dm.h"
 #include "fc_json.h"
 #include "fc_check.h"
+#include "fc_probe.h"
 
-static const char *pool_keys[] = {
+static const char *const pool_keys[] = {
 	"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
 	"commit_interval", NULL
 };
 
 int fc_pool_key(const char *k)
 {
-	int i;
-
-	for (i = 0; pool_keys[i]; i++)
-		if (!strcmp(pool_keys[i], k))
-			return 1;
-	return 0;
+	return fc_word_in(pool_keys, k);
 }
 
 /* Validate KEY=VALUE pool tunables, append "key value" words to @opts. */
@@ -66,65 +61,6 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 	return 0;
 }
 
-/*
- * Describe what blkid finds on @fd: 1 and @what filled if something, 0 none, -1 error.
- * Also the check of `bench prepare` and `bench compare` before they overwrite a device.
- */
-int fc_probe_signatures(int fd, char *what, size_t len, int wipe)
-{
-	blkid_probe pr = blkid_new_probe();
-	const char *type = NULL, *usage = NULL;
-	int r, found = 0;
-
-	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
-		if (pr)
-			blkid_free_probe(pr);
-		return -1;
-	}
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
-					  BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
-	while ((r = blkid_do_probe(pr)) == 0) {
-		if (!found) {
-			type = usage = NULL;
-			if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
-				blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
-				snprintf(what, len, "a %s %s signature", type,
-					 usage && !strcmp(usage, "raid") ? "RAID" :
-					 usage && !strcmp(usage, "filesystem") ? "filesystem" :
-					 usage ? usage : "");
-			} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL)) {
-				snprintf(what, len, "a %s partition table", type);
-			} else {
-				snprintf(what, len, "a signature");
-			}
-		}
-		found = 1;
-		if (wipe && blkid_do_wipe(pr, 0)) {
-			blkid_free_probe(pr);
-			return -1;
-		}
-	}
-	blkid_free_probe(pr);
-	return r < 0 ? -1 : found;
-}
-
-static int zero_sb(int dfd)
-{
-	void *z = NULL;
-	int r = -1;
-
-	if (posix_memalign(&z, 4096, 2 * 4096))
-		return -1;
-	memset(z, 0, 2 * 4096);
-	if (pwrite(dfd, z, 2 * 4096, 0) == 2 * 4096 && !fsync(dfd))
-		r = 0;
-	free(z);
-	return r;
-}
-
 int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
 		   const char *opts, int words)
 {
@@ -132,7 +68,7 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 	struct fc_dm_target t;
 	char what[128], params[1200], devs[32], bufname[128];
 	uint32_t have_bs = 0;
-	uint64_t sectors;
+	uint64_t bytes, sectors;
 	dev_t dev;
 	int fd, dfd, existing, sig;
 
@@ -158,10 +94,11 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 		return fc_fail("pool create: cannot open %s exclusively: %s%s", flash, strerror(errno),
 			       errno == EBUSY ? " (mounted, or used by another device or pool?)" : "");
 	dfd = open(flash, O_RDWR | O_DIRECT | O_CLOEXEC);
-	if (dfd < 0 || fc_dev_sectors(fd, &sectors)) {
+	if (dfd < 0 || fc_dev_size(fd, &bytes)) {
 		close(fd);
 		return fc_fail("pool create: cannot read %s: %s", flash, strerror(errno));
 	}
+	sectors = bytes / 512;
 	existing = fc_probe_pool(dfd, &have_bs);
 	if (existing) {
 		if (bs_given && have_bs != bs) {
@@ -191,7 +128,7 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 		}
 		if (sig && fc_probe_signatures(fd, what, sizeof(what), 1) < 0)
 			fc_warn("could not wipe every signature on %s", flash);
-		if (zero_sb(dfd)) {
+		if (fc_dev_zero(dfd, 2 * 4096)) {	/* the superblock slots */
 			close(dfd);
 			close(fd);
 			return fc_fail("pool create: cannot write to %s: %s", flash, strerror(errno));

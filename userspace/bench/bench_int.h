@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internals of the OLTP benchmark (bench*.c); see bench.h for the verbs.
+ * Internals of the OLTP benchmark (userspace/bench/); see bench.h for the
+ * verbs.  It uses lib/ (errors, numbers, the clock, device sizes, dm, JSON,
+ * the pool probe), never ctl/.
  *
  * Files:
- *   bench.c         command line, the prepare / run / compare verbs
- *   bench_gen.c     datafile layout, page images, the transaction engine
- *                   (io_uring event loop multiplexing all users on one thread)
- *   bench_stats.c   latency histograms, interval lines, tables, JSON, SVG
+ *   bench.c         the prepare / run / compare verbs, device guard, signals
+ *   bench_cli.c     the command line: usage text, options, value checks
+ *   bench_layout.c  the datafile: page images, header, version map,
+ *                   prepare and restore
+ *   bench_engine.c  the transaction engine (io_uring event loop multiplexing
+ *                   all users on one thread), with bench_dist.c (profiles,
+ *                   access distributions) and bench_pool.c (buffer pool,
+ *                   page cleaner); bench_engine.h holds their internals
+ *   bench_stats.c   latency histograms, interval lines, text tables
+ *   bench_report.c  results.json and chart.svg
  *   bench_rounds.c  the rounds of `compare`: run order, medians and spread
  *                   (pure functions, unit-tested on the host)
  *   bench_stack.c   the cache stacks of `compare` (fcache, dm-cache,
@@ -30,6 +38,15 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "fc_err.h"
+#include "fc_util.h"
+
+/*
+ * Who speaks in the benchmark's messages (fc_err): the engine and the
+ * layout as "bench", the command line and the verbs as "fcachectl bench".
+ */
+#define BENCH_WHO	"bench"
+#define BENCH_CLI	"fcachectl bench"
 
 #define BENCH_HDR_MAGIC		0x314843424346ull	/* "FCBCH1" */
 #define BENCH_PAGE_MAGIC	0x3150424346ull		/* "FCBP1" */
@@ -190,13 +207,10 @@ struct bench_result {
 /* bench_run: stopped by *o->stop, the datafile closed cleanly, r->stopped says where */
 #define BENCH_RUN_STOPPED 2
 
-/* bench_gen.c */
+/* bench_layout.c: 0, or -1 (said) */
 int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		  double log_mb, int direct, int quiet);
-int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r);
 int bench_restore(const char *dev, const uint32_t *ver, int direct);
-uint64_t bench_now_ns(void);
-int bench_dev_size(const char *dev, uint64_t *bytes);
 /* Does @fd start with a header of ours (a datafile, or a flash bench_mark_flash left)? */
 int bench_own_header(int fd);
 /*
@@ -206,7 +220,12 @@ int bench_own_header(int fd);
  */
 int bench_mark_flash(const char *flash);
 
+/* bench_engine.c: 0, BENCH_RUN_STOPPED, or -1 (said; r->error has the failure) */
+int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r);
+
 /* bench_rounds.c */
+/* The step of @r with @users users, or NULL. */
+const struct bench_step *bench_step_of(const struct bench_result *r, int users);
 int bench_spread_of(const double *v, int n, struct bench_spread *sp);
 void bench_round_order(int round, int ncfg, int *order);
 int bench_aggregate(const struct bench_result *const *run, int n, double rt_limit_s,
@@ -217,11 +236,44 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 void bench_print_interval(FILE *f, const char *label, double t, int users,
 			  double tps, const struct bench_hist *h,
 			  uint64_t reads, uint64_t writes, uint64_t syncs, double dt);
+void bench_print_compare(FILE *f, const struct bench_result *r, int nr);
+void bench_print_summary(FILE *f, const struct bench_result *r, int nr);
+/* Do steps @s and @b both have transactions to compare (a ratio)? */
+int bench_has_ratio(const struct bench_step *s, const struct bench_step *b);
+/*
+ * The ratios of @r to @base at the heaviest user count both have: the
+ * user count, and in *@ok whether there are ratios (*@tps, *@rt).
+ */
+int bench_heaviest(const struct bench_result *base, const struct bench_result *r,
+		   double *tps, double *rt, int *ok);
+/* The most rounds any of the @nr results aggregates (1 at least). */
+int bench_max_rounds(const struct bench_result *r, int nr);
+
+/* bench_report.c */
 int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
 		     const char *command);
 int bench_write_svg(const char *path, const struct bench_result *r, int nr);
-void bench_print_compare(FILE *f, const struct bench_result *r, int nr);
-void bench_print_summary(FILE *f, const struct bench_result *r, int nr);
+
+/* bench_cli.c: the command line of the verbs */
+struct bench_cli {
+	struct bench_opts o;
+	const char *json, *label, *origin, *flash, *output, *configs;
+	double size_mb, log_mb;
+	unsigned page_kib, cblock_kib;
+	int anchors, quick, time_set, warm_set, users_set, rounds_set, force;
+};
+/*
+ * @fmt NULL: the usage text on stdout, EXIT_OK; else "fcachectl bench:
+ * <@fmt with @arg>" and the text on stderr, EXIT_USAGE.
+ */
+int bench_usage(const char *fmt, const char *arg);
+/*
+ * The options of argv[1..] with their defaults, and up to 4 operands into
+ * @pos: 0, -1 (--help printed) or EXIT_USAGE (said).
+ */
+int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npos);
+/* --users: comma-separated whole numbers; 0, or EXIT_USAGE (said). */
+int bench_parse_users(struct bench_opts *o, const char *s);
 
 #endif

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fcachectl internals shared by the verb files: exit codes, error output,
- * option help, device and size helpers (util.c), the view of live pools and
- * volumes built from device-mapper tables and status (live.c).
+ * fcachectl internals shared by the verb files (userspace/ctl/): option
+ * parsing, signals and the progress line (util.c), the view of live pools
+ * and volumes built from device-mapper tables and status (live.c), what the
+ * verbs share with each other (pool.c, volume.c, resolve.c, conf_*.c).
+ * Errors, exit codes, numbers, the clock and devices come from lib/
+ * (included here).
  */
 #ifndef FCACHECTL_H
 #define FCACHECTL_H
@@ -12,37 +15,19 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "fcache_abi.h"
+#include "fc_dev.h"
+#include "fc_err.h"
+#include "fc_util.h"
 
 #ifndef FC_VERSION
 #define FC_VERSION "0.1"
 #endif
 
-#define EXIT_OK		0
-#define EXIT_FAIL	1
-#define EXIT_USAGE	2
-#define EXIT_NOT_POOL	3	/* check, dump: the device holds no fcache metadata */
-
 #define FC_DEFAULT_CONFIG "/etc/fcache/fcache.conf"
 #define FC_CONF_MAX_LINE 1024	/* characters in a config line, newline excluded */
 #define FC_CONF_MAX_PATH 255	/* characters in a device path of the config */
 
-extern int fc_verbose;
 extern volatile int fc_interrupted;	/* set by SIGINT/SIGTERM handlers */
-
-/* "fcachectl: <msg>" on stderr; returns EXIT_FAIL / EXIT_USAGE. */
-int fc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int fc_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/*
- * fc_fail(), and with --json (@schema not NULL) also the document
- * {"schema": @schema, "schema_version": 1, "error": "<msg>"} on stdout, so
- * that a program reading the JSON learns why there is no result.
- */
-int fc_fail_json(const char *schema, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void fc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Print the usage text of @verb to @f. */
-void fc_print_verb_help(const char *verb, FILE *f);
 
 /*
  * Option parsing of the verbs (util.c): getopt_long with options and
@@ -91,26 +76,12 @@ int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_udev_probe(int argc, char **argv);
 int cmd_complete(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
 
 /* util.c */
-int fc_parse_size(const char *s, uint64_t *bytes);	/* "32K", "1M", "4096" */
-int fc_parse_u64(const char *s, uint64_t *v);
-/* Finite decimal number, the whole string, in [@min, @max], whole if @integer. */
-int fc_parse_num(const char *s, double min, double max, int integer, double *v);
-void fc_fmt_bytes(char *buf, size_t len, double bytes);	/* "1.5 GiB" */
 int fc_valid_name(const char *name);			/* usable dm name */
-/* Block device (or, when @allow_file, regular file) size in sectors. */
-int fc_dev_sectors(int fd, uint64_t *sectors);
-/* stat @path: block device number into *@dev; -1 with errno if not one. */
-int fc_block_dev(const char *path, dev_t *dev);
-/* /dev path for @dev (/dev/block/M:m fallback); static buffer. */
-const char *fc_dev_path(dev_t dev);
-/* Kernel name of @dev ("sdb", "dm-3"), static buffer. */
-const char *fc_dev_kname(dev_t dev);
-/* "M:m" */
-const char *fc_dev_str(dev_t dev, char *buf, size_t len);
-int fc_parse_devstr(const char *s, dev_t *dev);
-double fc_now(void);
+/* Is @w one of the NULL-terminated @list? */
+int fc_word_in(const char *const *list, const char *w);
 void fc_install_sigint(void);
 
 /* Progress of a writeback: call with the dirty bytes left until done. */
@@ -177,6 +148,8 @@ int fc_live_scan(struct fc_live *l);
 void fc_live_free(struct fc_live *l);
 struct fc_pool *fc_live_pool(struct fc_live *l, const char *name_or_path);
 struct fc_pool *fc_live_pool_by_dev(struct fc_live *l, dev_t dev);
+/* Does a volume of @l attach volume id @id of pool @p? */
+int fc_live_attached(const struct fc_live *l, const struct fc_pool *p, unsigned int id);
 struct fc_vol *fc_live_vol(struct fc_live *l, const char *name_or_path);
 int fc_parse_pool_status(const char *s, struct fc_pool_status *st);
 int fc_parse_vol_status(const char *s, struct fc_vol_status *st);
@@ -192,8 +165,6 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
 int fc_valid_mode(const char *mode);
 
 /* pool.c, shared with config.c */
-/* libblkid's finding on @fd ("a ext4 filesystem signature"): 1, 0 none, -1 error; @wipe: erase */
-int fc_probe_signatures(int fd, char *what, size_t len, int wipe);
 int fc_pool_key(const char *k);
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words);
 int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
@@ -205,8 +176,13 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 int fc_disable(const char *volume, int no_flush, int detach_only, const char *conf);
 /* Is the dm device @name an LVM logical volume (dm uuid "LVM-...")? */
 int fc_is_lvm_lv(const char *name);
-/* Inactive volume slots of pool @p holding dirty data (from its flash; flags, dirty hint). */
+/* resolve.c: what the flash of pool @p says about its volumes */
 struct fc_ondisk_vol;
+/* The volumes of its volume table (fc_flash_volumes): count, or <0 if unreadable. */
+int fc_pool_flash_volumes(struct fc_pool *p, struct fc_ondisk_vol *v, int max);
+/* Dirty blocks of volume slot @slot counted on the flash (1 if that cannot be read). */
+int64_t fc_pool_flash_dirty(struct fc_pool *p, unsigned int slot);
+/* Its volume slots no live table of @l attaches (@dirty_only: with a dirty hint); -1. */
 int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vol *out, int max,
 		       int dirty_only);
 
@@ -219,8 +195,8 @@ int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
 int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int n, char **kv);
 /*
  * The config file options of enable/disable/set (-c FILE, --config FILE,
- * --no-persist) for their option tables; fc_conf_file() gives the file to
- * record in (NULL: --no-persist).
+ * --no-persist) for their option tables; fc_opt_next_conf() (util.c) takes
+ * them, fc_conf_file() gives the file to record in (NULL: --no-persist).
  */
 #define FC_OPT_CONFIG		'c'
 #define FC_OPT_NO_PERSIST	0x100
@@ -237,7 +213,7 @@ static inline const char *fc_conf_file(const struct fc_conf_opt *co)
 		return NULL;
 	return co->file ? co->file : FC_DEFAULT_CONFIG;
 }
-/* resolve verb */
-int cmd_resolve(int argc, char **argv);
+/* fc_opt_next() of a verb with FC_CONF_LONGOPTS: takes those into @co itself. */
+int fc_opt_next_conf(struct fc_opt *o, struct fc_conf_opt *co);
 
 #endif

@@ -1,27 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fcachectl helpers: sizes, device paths, time, signals, the progress bar,
- * the JSON error document.
+ * Helpers of the verbs: their option parser (fc_opt_next, and
+ * fc_opt_next_conf for the config file options), dm names, words in a
+ * list, SIGINT/SIGTERM, the progress line of a writeback.
  */
 #include <ctype.h>
-#include <stdarg.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include "fcachectl.h"
-#include "fc_json.h"
 
 volatile int fc_interrupted;
 
@@ -120,122 +108,27 @@ int fc_opt_next(struct fc_opt *o)
 	}
 }
 
-int fc_parse_u64(const char *s, uint64_t *v)
+int fc_opt_next_conf(struct fc_opt *o, struct fc_conf_opt *co)
 {
-	char *end;
-	unsigned long long x;
+	int c;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*v = x;
+	while ((c = fc_opt_next(o)) == FC_OPT_CONFIG || c == FC_OPT_NO_PERSIST) {
+		if (c == FC_OPT_CONFIG)
+			co->file = o->arg;
+		else
+			co->no_persist = 1;
+	}
+	return c;
+}
+
+int fc_word_in(const char *const *list, const char *w)
+{
+	int i;
+
+	for (i = 0; list[i]; i++)
+		if (!strcmp(list[i], w))
+			return 1;
 	return 0;
-}
-
-int fc_fail_json(const char *schema, const char *fmt, ...)
-{
-	struct fc_json j;
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "fcachectl: %s\n", msg);
-	if (schema) {
-		fflush(stdout);
-		fj_init(&j, stdout);
-		fj_obj(&j, NULL);
-		fj_schema(&j, schema);
-		fj_str(&j, "error", msg);
-		fj_end(&j);
-		fflush(stdout);
-	}
-	return EXIT_FAIL;
-}
-
-int fc_parse_size(const char *s, uint64_t *bytes)
-{
-	char *end;
-	unsigned long long x;
-	uint64_t mul = 1;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (toupper((unsigned char)*end)) {
-	case 0:
-		break;
-	case 'K':
-		mul = 1024;
-		break;
-	case 'M':
-		mul = 1024 * 1024;
-		break;
-	case 'G':
-		mul = 1024ull * 1024 * 1024;
-		break;
-	case 'S':	/* sectors */
-		mul = 512;
-		break;
-	default:
-		return -1;
-	}
-	if (*end) {
-		end++;
-		if (mul != 512 && (!strcasecmp(end, "iB") || !strcasecmp(end, "B")))
-			end += strlen(end);
-		if (*end)
-			return -1;
-	}
-	if (x > UINT64_MAX / mul)
-		return -1;
-	*bytes = x * mul;
-	return 0;
-}
-
-/*
- * A number given to an option: decimal (strtod without hex, nan or inf),
- * all of @s (no trailing garbage), within [@min, @max], and a whole number
- * if @integer.  strtod alone takes "nan", "1e300" and "16.9" happily, and a
- * NaN then passes every "< min" and "> max" check: each value is checked
- * here once for every caller.  0, or -1 with *@v untouched.
- */
-int fc_parse_num(const char *s, double min, double max, int integer, double *v)
-{
-	char *end;
-	double x;
-
-	if (!s || !*s || isspace((unsigned char)*s) || strpbrk(s, "xX"))
-		return -1;
-	errno = 0;
-	x = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(x) || x < min || x > max ||
-	    (integer && x != floor(x)))
-		return -1;
-	*v = x;
-	return 0;
-}
-
-void fc_fmt_bytes(char *buf, size_t len, double b)
-{
-	static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	int i = 0;
-
-	while (b >= 1024 && i < 5) {
-		b /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, len, "%.0f %s", b, u[i]);
-	else
-		snprintf(buf, len, "%.1f %s", b, u[i]);
 }
 
 int fc_valid_name(const char *name)
@@ -248,102 +141,6 @@ int fc_valid_name(const char *name)
 		if (!isalnum((unsigned char)*p) && !strchr("-_.+", *p))
 			return 0;
 	return 1;
-}
-
-int fc_dev_sectors(int fd, uint64_t *sectors)
-{
-	struct stat st;
-	uint64_t bytes;
-
-	if (fstat(fd, &st))
-		return -1;
-	if (S_ISREG(st.st_mode)) {
-		*sectors = (uint64_t)st.st_size / 512;
-		return 0;
-	}
-	if (!S_ISBLK(st.st_mode)) {
-		errno = ENOTBLK;
-		return -1;
-	}
-	if (ioctl(fd, BLKGETSIZE64, &bytes))
-		return -1;
-	*sectors = bytes / 512;
-	return 0;
-}
-
-int fc_block_dev(const char *path, dev_t *dev)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return -1;
-	if (!S_ISBLK(st.st_mode)) {
-		errno = ENOTBLK;
-		return -1;
-	}
-	*dev = st.st_rdev;
-	return 0;
-}
-
-const char *fc_dev_str(dev_t dev, char *buf, size_t len)
-{
-	snprintf(buf, len, "%u:%u", major(dev), minor(dev));
-	return buf;
-}
-
-int fc_parse_devstr(const char *s, dev_t *dev)
-{
-	unsigned int ma, mi;
-	char c;
-
-	if (sscanf(s, "%u:%u%c", &ma, &mi, &c) != 2)
-		return -1;
-	*dev = makedev(ma, mi);
-	return 0;
-}
-
-const char *fc_dev_kname(dev_t dev)
-{
-	static char name[256];
-	char link[PATH_MAX], path[64];
-	ssize_t n;
-	const char *b;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0) {
-		snprintf(name, sizeof(name), "%u-%u", major(dev), minor(dev));
-		return name;
-	}
-	link[n] = 0;
-	b = strrchr(link, '/');
-	b = b ? b + 1 : link;
-	n = (ssize_t)strlen(b);
-	if (n >= (ssize_t)sizeof(name))
-		n = sizeof(name) - 1;
-	memcpy(name, b, n);
-	name[n] = 0;
-	return name;
-}
-
-const char *fc_dev_path(dev_t dev)
-{
-	static char path[300];
-	dev_t d;
-
-	snprintf(path, sizeof(path), "/dev/%s", fc_dev_kname(dev));
-	if (!fc_block_dev(path, &d) && d == dev)
-		return path;
-	snprintf(path, sizeof(path), "/dev/block/%u:%u", major(dev), minor(dev));
-	return path;
-}
-
-double fc_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void on_signal(int sig)

@@ -2,29 +2,27 @@
 /*
  * fcachectl: control tool of the dm-fcache device-mapper targets.
  *
- * This file holds the command table, the global options, usage texts and
- * the exit codes (0 ok, 1 failed, 2 usage, 3 check: not a pool).  Every
- * verb lives in its own file (pool.c, volume.c, status.c, check.c,
- * config.c) and takes its own argc/argv with argv[0] = the verb, parsed
- * with fc_opt_next() (options in any position); every verb accepts --help,
- * and -v anywhere.
+ * This file holds main(), the command table, the global options and the
+ * usage texts; the exit codes (0 ok, 1 failed, 2 usage, 3 check: not a
+ * pool) are lib/fc_err.h's.  Every verb lives in a file of its own (pool.c,
+ * volume.c, resolve.c, status.c, set.c, check.c, config.c; bench is in
+ * userspace/bench/) and takes its own argc/argv with argv[0] = the verb,
+ * parsed with fc_opt_next() (options in any position); every verb accepts
+ * --help, and -v anywhere.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fcachectl.h"
 #include "fc_dm.h"
 
-/* FC_BENCH_SRC: the Makefile found bench*.c files to link */
+/* FC_BENCH_SRC: the Makefile found sources in bench/ to link */
 #if defined(__has_include) && defined(FC_BENCH_SRC)
-#if __has_include("bench.h")
-#include "bench.h"
+#if __has_include("../bench/bench.h")
+#include "../bench/bench.h"
 #define FC_HAVE_BENCH 1
 #endif
 #endif
-
-int fc_verbose;
 
 struct fc_cmd {
 	const char *name;
@@ -39,7 +37,7 @@ static int no_bench(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return fc_fail("this build has no benchmark (userspace/bench*.c missing)");
+	return fc_fail("this build has no benchmark (userspace/bench/*.c missing)");
 }
 #endif
 
@@ -181,61 +179,13 @@ static void usage(FILE *f)
 		"            3 check/dump: not an fcache pool\n");
 }
 
-void fc_print_verb_help(const char *verb, FILE *f)
+static void print_verb_help(const char *verb, FILE *f)
 {
 	const struct fc_cmd *c;
 
 	for (c = cmds; c->name; c++)
 		if (!strcmp(c->name, verb))
 			fprintf(f, "usage: fcachectl %s\n", c->usage);
-}
-
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "fcachectl: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int fc_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	return EXIT_FAIL;
-}
-
-int fc_usage(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Try 'fcachectl %s --help'.\n", verb ? verb : "");
-	return EXIT_USAGE;
-}
-
-void fc_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void fc_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!fc_verbose)
-		return;
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
 }
 
 int main(int argc, char **argv)
@@ -253,7 +203,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		} else {
-			fprintf(stderr, "fcachectl: unknown option '%s'\n", argv[i]);
+			fc_fail("unknown option '%s'", argv[i]);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -266,7 +216,7 @@ int main(int argc, char **argv)
 		if (i + 1 < argc) {
 			for (c = cmds; c->name; c++)
 				if (!strcmp(c->name, argv[i + 1])) {
-					fc_print_verb_help(c->name, stdout);
+					print_verb_help(c->name, stdout);
 					return EXIT_OK;
 				}
 		}
@@ -281,7 +231,7 @@ int main(int argc, char **argv)
 			if (!strcmp(argv[j], "--"))
 				break;
 			if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
-				fc_print_verb_help(c->name, stdout);
+				print_verb_help(c->name, stdout);
 				return EXIT_OK;
 			}
 		}
@@ -307,7 +257,7 @@ int main(int argc, char **argv)
 		}
 		return c->fn(argc - i, argv + i);
 	}
-	fprintf(stderr, "fcachectl: unknown verb '%s'\n", argv[i]);
+	fc_fail("unknown verb '%s'", argv[i]);
 	usage(stderr);
 	return EXIT_USAGE;
 }

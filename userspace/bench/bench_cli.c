@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line of `fcachectl bench`: the usage text, the options and
+ * their defaults, every numeric value through fc_parse_num (lib/fc_util.c)
+ * with its range, --users and --dist.  The verbs are in bench.c.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_int.h"
+
+static const char usage_text[] =
+"usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
+"                               [--force]\n"
+"       fcachectl bench run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
+"       fcachectl bench compare --origin DEV --flash DEV [--anchors] [--quick]\n"
+"                               [--output DIR] [--size MB] [--configs LIST]\n"
+"                               [--cache-block KiB] [--rounds N] [--force]\n"
+"                               [RUN OPTIONS]\n"
+"\n"
+"prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
+"         creates it): every page carries a checksum, its page number and a\n"
+"         version; a version map and a redo log region follow.\n"
+"         --size MB (whole number, 0..16777216; 0: all of DEV) creates or\n"
+"         resizes a file; --page-size KiB 4, 8, 16 (default), 32 or 64;\n"
+"         --log-size MB (0..64; 0: 1/16 of DEV, at most 64).\n"
+"run      warm-up, then a ladder of user counts; an interval line every\n"
+"         --report-interval seconds, then a table per user count (TPS,\n"
+"         average, p95, p99 response time) and the largest user count whose\n"
+"         average response time stays under --rt-limit.  Every page read is\n"
+"         verified; a wrong or stale page fails the run (exit 1).\n"
+"compare  prepares the datafile on the origin and runs the same workload\n"
+"         (same seed, same data state, same warm-up) on: baseline (the bare\n"
+"         origin), fcache-writeback (fcache pool on the flash), and with\n"
+"         --anchors dm-cache (smq, writeback) and dm-writecache (ssd mode);\n"
+"         prints the ratios, writes results.json and chart.svg to --output\n"
+"         (default .), and ends with one line per configuration:\n"
+"         summary <config>: TPS <r>x baseline, avg response time <r>x baseline at <n> users\n"
+"         --configs LIST picks the configurations run after the baseline\n"
+"         (fcache-writeback,dm-cache,dm-writecache); --quick: users 16,128,\n"
+"         15 s steps, 10 s warm-up; --size MB limits the datafile;\n"
+"         --cache-block KiB: fcache's block size (default 32, fcachectl's\n"
+"         default; 16 matches a 16 KiB database page); dm-cache uses 32 KiB\n"
+"         (its smallest), dm-writecache 4 KiB (--cache-block: a power of\n"
+"         two, 4..1024).\n"
+"         --rounds N (1..20, default 1) runs every configuration N times,\n"
+"         in alternating order (baseline first in odd rounds, last in even\n"
+"         ones) so that a drift in the machine's speed does not favour one\n"
+"         configuration; the report and results.json then give per user\n"
+"         count the median TPS and average response time over the rounds\n"
+"         with their spread (min..max, (max-min) in % of the median), and\n"
+"         the ratios to the baseline are ratios of the medians.\n"
+"\n"
+"prepare and compare overwrite their devices: they refuse a device in use\n"
+"(mounted, held by RAID, LVM or a pool) or holding a filesystem, RAID, LVM,\n"
+"swap, partition table or fcache pool signature, saying what they found;\n"
+"--force overrides.  A device holding a datafile of an earlier prepare, or\n"
+"the flash of an earlier compare, needs no --force.\n"
+"SIGINT or SIGTERM during run or compare: the step in progress is left out,\n"
+"the transactions in flight finish, the dirty pages are written and the\n"
+"datafile is closed cleanly (no new prepare needed); the report and the JSON\n"
+"of the steps done are written (\"interrupted\" says where it stopped), then\n"
+"the process ends by the signal (status 130 / 143).  A second signal kills\n"
+"at once.\n"
+"\n"
+"run options (numbers: finite decimals in the range given, whole where a\n"
+"count is meant; any other value is refused with exit status 2):\n"
+"  --profile P          tpcc (default), read-write, read-only\n"
+"  --users LIST         user counts of the ladder, up to 32 of 1..4096\n"
+"                       (default 8,16,32,64,128)\n"
+"  --time S             seconds per user count, 0.1..86400 (default 60;\n"
+"                       --quick 15)\n"
+"  --warmup S           warm-up seconds at the largest user count, 0..86400\n"
+"                       (default 30)\n"
+"  --report-interval S  interval line period, 0..86400 (default 10; 0: none)\n"
+"  --rt-limit S         average response time limit, 0.001..3600 (default 2)\n"
+"  --buffer-pool MB     in-process buffer pool, 0..1048576 (default 16; 0:\n"
+"                       only what in-flight and dirty pages need)\n"
+"  --dist D             access skew: zipf:THETA, 0 < THETA < 1.5, THETA != 1\n"
+"                       (default zipf:0.99); pareto:H, 0 < H < 0.5 (1-H of\n"
+"                       accesses to H of pages); hotset:ACCESS%:DATA%,\n"
+"                       0 <= ACCESS <= 100, 0 < DATA < 100; uniform\n"
+"  --seed N             random seed, 0..4294967295 (default 42)\n"
+"  --cleaner-batch N    pages per page-cleaner batch, 1..1024 (default 64)\n"
+"  --cleaner-interval S page cleaner period when few pages are dirty,\n"
+"                       0..3600 (default 1)\n"
+"  --no-direct          buffered I/O (for files on filesystems without O_DIRECT)\n"
+"  --quiet              no interval lines\n"
+"  --inject-stale S     test hook: S seconds into the run, write an older\n"
+"                       version of a page behind the generator's back (the\n"
+"                       run must then fail its integrity check)\n"
+"exit status: 0 ok, 1 failed (I/O or integrity error, or a device refused),\n"
+"2 usage (a bad option or value); stopped by a signal: see above\n";
+
+enum {
+	O_PROFILE = 256, O_USERS, O_TIME, O_WARMUP, O_INTERVAL, O_RTLIMIT, O_BP,
+	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
+	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
+	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
+};
+
+static const struct option lopts[] = {
+	{ "profile", 1, 0, O_PROFILE }, { "users", 1, 0, O_USERS },
+	{ "time", 1, 0, O_TIME }, { "warmup", 1, 0, O_WARMUP },
+	{ "report-interval", 1, 0, O_INTERVAL }, { "rt-limit", 1, 0, O_RTLIMIT },
+	{ "buffer-pool", 1, 0, O_BP }, { "dist", 1, 0, O_DIST },
+	{ "seed", 1, 0, O_SEED }, { "cleaner-batch", 1, 0, O_CBATCH },
+	{ "cleaner-interval", 1, 0, O_CINTERVAL }, { "no-direct", 0, 0, O_NODIRECT },
+	{ "quiet", 0, 0, O_QUIET }, { "inject-stale", 1, 0, O_INJECT },
+	{ "json", 1, 0, O_JSON }, { "label", 1, 0, O_LABEL },
+	{ "size", 1, 0, O_SIZE }, { "page-size", 1, 0, O_PAGESIZE },
+	{ "log-size", 1, 0, O_LOGSIZE }, { "origin", 1, 0, O_ORIGIN },
+	{ "flash", 1, 0, O_FLASH }, { "anchors", 0, 0, O_ANCHORS },
+	{ "quick", 0, 0, O_QUICK }, { "output", 1, 0, O_OUTPUT },
+	{ "configs", 1, 0, O_CONFIGS }, { "help", 0, 0, O_HELP },
+	{ "cache-block", 1, 0, O_CBLOCK }, { "rounds", 1, 0, O_ROUNDS },
+	{ "force", 0, 0, O_FORCE },
+	{ 0, 0, 0, 0 },
+};
+
+int bench_usage(const char *fmt, const char *arg)
+{
+	if (fmt)
+		fc_err(BENCH_CLI, fmt, arg);
+	fputs(usage_text, fmt ? stderr : stdout);
+	return fmt ? EXIT_USAGE : EXIT_OK;
+}
+
+/*
+ * The numeric options: every value goes through fc_parse_num (finite, the
+ * whole word, in range, whole where a count is meant), so that no "nan",
+ * "1e300" or "16.9" reaches the engine, where a NaN time never ends a step
+ * and a NaN batch size asks for a huge allocation.
+ */
+struct num_opt {
+	int opt;
+	const char *name;
+	double min, max;
+	int integer, pow2;
+	const char *what;	/* the accepted values, for the message */
+};
+
+static const struct num_opt num_opts[] = {
+	{ O_TIME, "time", 0.1, 86400, 0, 0, "seconds per user count" },
+	{ O_WARMUP, "warmup", 0, 86400, 0, 0, "seconds" },
+	{ O_INTERVAL, "report-interval", 0, 86400, 0, 0, "seconds" },
+	{ O_RTLIMIT, "rt-limit", 0.001, 3600, 0, 0, "seconds" },
+	{ O_BP, "buffer-pool", 0, 1048576, 0, 0, "MB" },
+	{ O_SEED, "seed", 0, 4294967295.0, 1, 0, "a whole number" },
+	{ O_CBATCH, "cleaner-batch", 1, 1024, 1, 0, "a whole number of pages" },
+	{ O_CINTERVAL, "cleaner-interval", 0, 3600, 0, 0, "seconds" },
+	{ O_INJECT, "inject-stale", 0, 86400, 0, 0, "seconds" },
+	{ O_SIZE, "size", 0, 16777216, 1, 0, "a whole number of MB" },
+	{ O_PAGESIZE, "page-size", 4, 64, 1, 1, "KiB, a power of two" },
+	{ O_LOGSIZE, "log-size", 0, 64, 1, 0, "a whole number of MB" },
+	{ O_CBLOCK, "cache-block", 4, 1024, 1, 1, "KiB, a power of two" },
+	{ O_ROUNDS, "rounds", 1, BENCH_MAX_ROUNDS, 1, 0,
+	  "a whole number of runs per configuration" },
+};
+
+/* One line, no usage text: the value, what is accepted, and nothing to scroll past. */
+static int bad_value(const char *opt, const char *val, const char *what, double min,
+		     double max)
+{
+	fc_err(BENCH_CLI, "bad --%s '%s' (%s, %.15g..%.15g)", opt, val,
+		what, min, max);
+	return EXIT_USAGE;
+}
+
+static const struct num_opt *num_opt_of(int opt)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].opt == opt)
+			return &num_opts[i];
+	return NULL;
+}
+
+/* 0 and the value in *@v, or EXIT_USAGE (said). */
+static int num_arg(const struct num_opt *n, const char *a, double *v)
+{
+	if (fc_parse_num(a, n->min, n->max, n->integer, v) ||
+	    (n->pow2 && ((unsigned)*v & ((unsigned)*v - 1))))
+		return bad_value(n->name, a, n->what, n->min, n->max);
+	return 0;
+}
+
+/* --users: comma-separated whole numbers; 0, or EXIT_USAGE (said). */
+int bench_parse_users(struct bench_opts *o, const char *s)
+{
+	const char *p = s;
+	int n = 0;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char item[32];
+		double v;
+
+		if (n >= BENCH_MAX_STEPS) {
+			fc_err(BENCH_CLI, "bad --users '%s' (at most %d user "
+				"counts, each 1..4096)", s, BENCH_MAX_STEPS);
+			return EXIT_USAGE;
+		}
+		snprintf(item, sizeof(item), "%.*s", (int)(len < 31 ? len : 31), p);
+		if (len > 31 || fc_parse_num(item, 1, 4096, 1, &v)) {
+			fc_err(BENCH_CLI, "bad --users '%s': item '%.*s' is not "
+				"a whole number of users, 1..4096", s, (int)len, p);
+			return EXIT_USAGE;
+		}
+		o->users[n++] = (int)v;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	o->nsteps = n;
+	return 0;
+}
+
+/* A number of --dist after its "kind:", up to the next ':' or the end. */
+static int dist_num(const char **p, double min, double max, double *v)
+{
+	size_t len = strcspn(*p, ":");
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, *p);
+	*p += len;
+	return fc_parse_num(buf, min, max, 0, v);
+}
+
+/* --dist; 0, or EXIT_USAGE (said, with the form of the kind given). */
+static int parse_dist(struct bench_opts *o, const char *s)
+{
+	const char *p = strchr(s, ':');
+	double a = 0, b = 0;
+	const char *form;
+
+	strncpy(o->dist_str, s, sizeof(o->dist_str) - 1);
+	if (!strcmp(s, "uniform")) {
+		o->dist = DIST_UNIFORM;
+		return 0;
+	}
+	if (p && !strncmp(s, "zipf:", 5)) {
+		p++;
+		/* 1 is the pole of the generator's 1 / (1 - theta) */
+		if (!dist_num(&p, 0, 1.5, &a) && !*p && a > 0 && a < 1.5 && a != 1.0) {
+			o->dist = DIST_ZIPF;
+			o->dist_a = a;
+			return 0;
+		}
+		form = "zipf:THETA, 0 < THETA < 1.5, THETA != 1";
+	} else if (p && !strncmp(s, "pareto:", 7)) {
+		p++;
+		if (!dist_num(&p, 0, 0.5, &a) && !*p && a > 0 && a < 0.5) {
+			o->dist = DIST_PARETO;
+			o->dist_a = a;
+			return 0;
+		}
+		form = "pareto:H, 0 < H < 0.5";
+	} else if (p && !strncmp(s, "hotset:", 7)) {
+		p++;
+		if (!dist_num(&p, 0, 100, &a) && *p++ == ':' &&
+		    !dist_num(&p, 0, 100, &b) && !*p && b > 0 && b < 100) {
+			o->dist = DIST_HOTSET;
+			o->dist_a = a;
+			o->dist_b = b;
+			return 0;
+		}
+		form = "hotset:ACCESS%:DATA%, 0 <= ACCESS <= 100, 0 < DATA < 100";
+	} else {
+		form = "uniform, zipf:THETA, pareto:H or hotset:ACCESS%:DATA%";
+	}
+	fc_err(BENCH_CLI, "bad --dist '%s' (%s)", s, form);
+	return EXIT_USAGE;
+}
+
+int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npos)
+{
+	struct bench_opts *o = &c->o;
+	double v;
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	o->profile = "tpcc";
+	bench_parse_users(o, "8,16,32,64,128");
+	o->time_s = 60;
+	o->warmup_s = 30;
+	o->interval_s = 10;
+	o->rt_limit_s = 2;
+	o->bp_mb = 16;
+	parse_dist(o, "zipf:0.99");
+	o->seed = 42;
+	o->cleaner_batch = 64;
+	o->cleaner_interval_s = 1;
+	o->direct = 1;
+	o->inject_stale_s = -1;
+	o->out = stdout;
+	o->rounds = 1;
+	c->page_kib = 16;
+	c->cblock_kib = 32;	/* fcachectl's default pool block */
+	*npos = 0;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		const char *a = optarg;
+
+		switch (opt) {
+		case O_PROFILE:
+			if (!bench_profile_find(a))
+				return bench_usage("unknown profile '%s' (tpcc, read-write, read-only)", a);
+			o->profile = a;
+			break;
+		case O_USERS:
+			if (bench_parse_users(o, a))
+				return EXIT_USAGE;
+			c->users_set = 1;
+			break;
+		case O_DIST:
+			if (parse_dist(o, a))
+				return EXIT_USAGE;
+			break;
+		case O_NODIRECT: o->direct = 0; break;
+		case O_QUIET: o->quiet = 1; break;
+		case O_JSON: c->json = a; break;
+		case O_LABEL: c->label = a; break;
+		case O_ORIGIN: c->origin = a; break;
+		case O_FLASH: c->flash = a; break;
+		case O_ANCHORS: c->anchors = 1; break;
+		case O_QUICK: c->quick = 1; break;
+		case O_FORCE: c->force = 1; break;
+		case O_OUTPUT: c->output = a; break;
+		case O_CONFIGS: c->configs = a; break;
+		case 'h':
+		case O_HELP:
+			bench_usage(NULL, NULL);
+			return -1;
+		case '?':
+			return bench_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+		default:
+			if (!num_opt_of(opt) || num_arg(num_opt_of(opt), a, &v))
+				return EXIT_USAGE;
+			switch (opt) {
+			case O_TIME: o->time_s = v; c->time_set = 1; break;
+			case O_WARMUP: o->warmup_s = v; c->warm_set = 1; break;
+			case O_INTERVAL: o->interval_s = v; break;
+			case O_RTLIMIT: o->rt_limit_s = v; break;
+			case O_BP: o->bp_mb = v; break;
+			case O_SEED: o->seed = (uint64_t)v; break;
+			case O_CBATCH: o->cleaner_batch = (int)v; break;
+			case O_CINTERVAL: o->cleaner_interval_s = v; break;
+			case O_INJECT: o->inject_stale_s = v; break;
+			case O_SIZE: c->size_mb = v; break;
+			case O_PAGESIZE: c->page_kib = (unsigned)v; break;
+			case O_LOGSIZE: c->log_mb = v; break;
+			case O_CBLOCK: c->cblock_kib = (unsigned)v; break;
+			case O_ROUNDS: o->rounds = (int)v; c->rounds_set = 1; break;
+			}
+		}
+	}
+	while (optind < argc && *npos < 4)
+		pos[(*npos)++] = argv[optind++];
+	if (optind < argc)
+		return bench_usage("too many arguments ('%s')", argv[optind]);
+	if (o->interval_s <= 0)
+		o->interval_s = 1e9;
+	return 0;
+}

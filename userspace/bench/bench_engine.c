@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The OLTP transaction engine of `fcachectl bench`: the users and the
+ * event loop of a run (bench_run); the files it uses are listed in
+ * bench_engine.h.
+ *
+ * One thread, one io_uring.  Every user is a small state machine; a user
+ * has at most one I/O in flight, so 128 users cost 128 outstanding I/Os and
+ * no threads.  A transaction reads its pages one after the other through
+ * an in-process buffer pool (frames hold only page number and version: the
+ * page images are generated from them), updates some of them in memory
+ * (version + 1, frame dirty), and commits by writing a redo record to the
+ * log region with RWF_DSYNC.  A page cleaner flushes dirty frames oldest
+ * first in batches, then fdatasyncs the batch, as InnoDB's page cleaner
+ * does.  Read-only transactions write no redo.
+ *
+ * Integrity: disk_ver[page] is the version the device must return for a
+ * page that is not in the buffer pool (a page is only read when it is not
+ * resident, and a resident page is never evicted with a write in flight),
+ * so every read is checked exactly: magic, checksum, page number, version.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_engine.h"
+
+#ifndef RWF_DSYNC
+#define RWF_DSYNC 0x00000002
+#endif
+
+struct io_uring_sqe *bench_get_sqe(struct engine *e)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
+
+	if (!sqe) {
+		io_uring_submit(&e->ring);
+		sqe = io_uring_get_sqe(&e->ring);
+	}
+	e->inflight++;
+	return sqe;
+}
+
+void bench_fail(struct engine *e, const char *fmt, const char *what)
+{
+	if (!e->failed)
+		snprintf(e->r->error, sizeof(e->r->error), fmt, what);
+	e->failed = 1;
+}
+
+/* User @u starts a new transaction (bench_dist.c draws it). */
+static void txn_new(struct engine *e, struct user *u)
+{
+	bench_txn_draw(e, u);
+	u->idx = 0;
+	u->nupd = 0;
+	u->t0 = fc_now_ns();
+	u->state = U_RUN;
+}
+
+static void user_step(struct engine *e, int ui);
+
+static void submit_log(struct engine *e, int ui)
+{
+	struct user *u = &e->u[ui];
+	struct io_uring_sqe *sqe;
+	uint64_t lsn = e->log_next++, *w = u->logbuf;
+	int i;
+
+	w[0] = BENCH_LOG_MAGIC;
+	w[1] = lsn;
+	w[2] = ui;
+	w[3] = u->type;
+	w[4] = u->nacc;
+	for (i = 0; i < u->nacc; i++)
+		w[5 + i] = u->acc[i];
+	sqe = bench_get_sqe(e);
+	io_uring_prep_write(sqe, e->fd, u->logbuf, BENCH_LOG_REC,
+			    e->h.log_off + (lsn % e->log_recs) * BENCH_LOG_REC);
+	sqe->rw_flags = RWF_DSYNC;
+	io_uring_sqe_set_data64(sqe, (uint64_t)K_LOG << 32 | ui);
+	u->state = U_WAIT_LOG;
+}
+
+static void txn_commit(struct engine *e, int ui)
+{
+	struct user *u = &e->u[ui];
+	uint64_t now = fc_now_ns(), us = (now - u->t0) / 1000;
+
+	if (now <= e->phase_end) {
+		e->cur->txns++;
+		e->cur->txn_by_type[u->type]++;
+		bh_add(e->hcur, us);
+		e->ic.txns++;
+		bh_add(&e->ih, us);
+		if (u->nupd) {	/* its redo record was written with RWF_DSYNC */
+			e->cur->log_writes++;
+			e->ic.log_writes++;
+		}
+	}
+	if (e->stopping || ui >= e->active) {
+		u->state = U_IDLE;
+		return;
+	}
+	txn_new(e, u);
+	e->ready[e->r_tail++ % e->nusers] = ui;
+	e->r_n++;
+}
+
+/* Run the users queued ready (each until it waits for I/O or commits). */
+static void run_ready(struct engine *e)
+{
+	int n = e->r_n;
+
+	while (n-- > 0 && !e->failed) {
+		int ui = e->ready[e->r_head++ % e->nusers];
+
+		e->r_n--;
+		if (e->u[ui].state == U_RUN)
+			user_step(e, ui);
+	}
+}
+
+static void user_step(struct engine *e, int ui)
+{
+	struct user *u = &e->u[ui];
+
+	while (u->idx < u->nacc && !e->failed) {
+		uint64_t a = u->acc[u->idx], pg = a & ~(1ull << 63);
+		int32_t f = bench_frame_find(e, pg);
+
+		if (f != NIL && e->fr[f].state == FR_READING) {
+			u->wnext = e->fr[f].waiters;
+			e->fr[f].waiters = ui;
+			u->state = U_WAIT_PAGE;
+			return;
+		}
+		if (f == NIL) {
+			struct io_uring_sqe *sqe;
+
+			f = bench_frame_alloc(e, pg);
+			if (f == NIL) {
+				u->wnext = NIL;
+				if (e->fwait_tail != NIL)
+					e->u[e->fwait_tail].wnext = ui;
+				else
+					e->fwait_head = ui;
+				e->fwait_tail = ui;
+				u->state = U_WAIT_FRAME;
+				e->cur->free_waits++;
+				return;
+			}
+			u->frame = f;
+			u->own_read = 1;
+			sqe = bench_get_sqe(e);
+			io_uring_prep_read(sqe, e->fd, u->buf, e->h.page_size,
+					   e->h.data_off + pg * e->h.page_size);
+			io_uring_sqe_set_data64(sqe, (uint64_t)K_READ << 32 | ui);
+			u->state = U_WAIT_READ;
+			return;
+		}
+		/* resident */
+		e->cur->page_accesses++;
+		if (!u->own_read)
+			e->cur->bp_hits++;
+		u->own_read = 0;
+		bench_frame_touch(e, f);
+		if (a >> 63) {
+			bench_frame_dirty(e, f);
+			e->cur->page_updates++;
+			u->nupd++;
+		}
+		u->idx++;
+	}
+	if (e->failed)
+		return;
+	if (u->nupd)
+		submit_log(e, ui);
+	else
+		txn_commit(e, ui);
+}
+
+static void kick_free_waiters(struct engine *e)
+{
+	while (e->fwait_head != NIL &&
+	       (e->free_l.head != NIL || e->lru.head != NIL) && !e->failed) {
+		int ui = e->fwait_head;
+
+		e->fwait_head = e->u[ui].wnext;
+		if (e->fwait_head == NIL)
+			e->fwait_tail = NIL;
+		e->u[ui].state = U_RUN;
+		user_step(e, ui);
+	}
+}
+
+static void read_done(struct engine *e, int ui, int res)
+{
+	struct user *u = &e->u[ui];
+	int32_t f = u->frame, w;
+	struct frame *fr = &e->fr[f];
+	char msg[400];
+
+	e->cur->dev_reads++;
+	e->ic.dev_reads++;
+	e->r->pages_verified++;
+	if (res != (int)e->h.page_size) {
+		snprintf(msg, sizeof(msg), "read of page %llu failed: %s",
+			 (unsigned long long)fr->page,
+			 res < 0 ? strerror(-res) : "short read");
+		bench_fail(e, "%s", msg);
+		return;
+	}
+	if (bench_page_check(u->buf, e->h.page_size, fr->page, e->disk_ver[fr->page],
+			     msg, sizeof(msg))) {
+		e->cur->verify_errors++;
+		e->r->verify_errors++;
+		bench_fail(e, "INTEGRITY FAILURE: %s", msg);
+		return;
+	}
+	bench_frame_loaded(e, f, e->disk_ver[fr->page]);
+	w = fr->waiters;
+	fr->waiters = NIL;
+	u->state = U_RUN;
+	user_step(e, ui);
+	while (w != NIL) {
+		int nx = e->u[w].wnext;
+
+		e->u[w].state = U_RUN;
+		user_step(e, w);
+		w = nx;
+	}
+}
+
+static void handle_cqe(struct engine *e, struct io_uring_cqe *cqe)
+{
+	uint64_t d = io_uring_cqe_get_data64(cqe);
+	int kind = d >> 32, idx = d & 0xffffffff, res = cqe->res;
+
+	e->inflight--;
+	switch (kind) {
+	case K_READ:
+		read_done(e, idx, res);
+		break;
+	case K_LOG:
+		if (res != BENCH_LOG_REC) {
+			bench_fail(e, "redo log write failed: %s",
+			     res < 0 ? strerror(-res) : "short write");
+			break;
+		}
+		txn_commit(e, idx);
+		break;
+	case K_CWRITE:
+		bench_cleaner_write_done(e, res);
+		break;
+	case K_CSYNC:
+		bench_cleaner_sync_done(e, res);
+		break;
+	}
+}
+
+/* Test hook: write an older version of a page behind the engine's back. */
+static void inject_stale(struct engine *e)
+{
+	uint64_t r, pg = 0, best = ~0ull;
+	void *b = fc_io_alloc(e->h.page_size);
+	uint32_t v;
+
+	for (r = 0; r < e->h.npages; r++) {
+		pg = bench_rank_page(e, r);
+		if (bench_frame_find(e, pg) != NIL)
+			continue;
+		if (e->disk_ver[pg] >= 2)
+			break;
+		if (best == ~0ull)
+			best = pg;
+	}
+	if (r == e->h.npages)
+		pg = best;
+	if (pg == ~0ull || !b) {
+		free(b);
+		return;
+	}
+	v = e->disk_ver[pg];
+	bench_page_fill(b, e->h.page_size, pg, v - 1);
+	if (pwrite(e->fd, b, e->h.page_size, e->h.data_off + pg * e->h.page_size) < 0)
+		fc_err(BENCH_WHO, "inject: %s", strerror(errno));
+	fdatasync(e->fd);
+	fc_err(BENCH_WHO, "test hook: wrote version %u of page %llu "
+		"(expected %u) behind the generator's back", v - 1,
+		(unsigned long long)pg, v);
+	e->force_page = pg;
+	free(b);
+}
+
+/* Has a signal asked the run to stop?  (Draining users does not look.) */
+static int stop_requested(const struct engine *e)
+{
+	return e->o->stop && *e->o->stop;
+}
+
+static const char *stop_name(const struct engine *e)
+{
+	int sig = e->o->stop ? *e->o->stop : 0;
+
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/*
+ * Run the event loop until @until (ns) or a stop request or, with @drain,
+ * until all users idle.
+ */
+static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
+		 double *iv_t0, const char *label)
+{
+	struct __kernel_timespec ts = { 0, 5 * 1000 * 1000 };
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		unsigned head, n = 0;
+		uint64_t now = fc_now_ns();
+		int i, busy = 0;
+
+		if (e->failed)
+			return;
+		if (e->inject_at && now >= e->inject_at) {
+			e->inject_at = 0;
+			inject_stale(e);
+		}
+		if (drain) {
+			for (i = 0; i < e->nusers; i++)
+				if (e->u[i].state != U_IDLE)
+					busy = 1;
+			if (!busy)
+				return;
+		} else if (now >= until || stop_requested(e)) {
+			return;
+		}
+		if (next_iv && now >= *next_iv) {
+			double dt = (now - (uint64_t)(*iv_t0 * 1e9)) / 1e9;
+
+			if (!e->o->quiet)
+				bench_print_interval(e->o->out, label,
+					(now - e->t_start) / 1e9, e->active,
+					e->ic.txns / dt, &e->ih, e->ic.dev_reads,
+					e->ic.dev_writes,
+					e->ic.log_writes + e->ic.fsyncs, dt);
+			memset(&e->ic, 0, sizeof(e->ic));
+			bh_reset(&e->ih);
+			*iv_t0 = now / 1e9;
+			*next_iv = now + (uint64_t)(e->o->interval_s * 1e9);
+		}
+		run_ready(e);
+		bench_cleaner_start(e, now, 0);
+		io_uring_submit(&e->ring);
+		if (e->r_n) {
+			if (io_uring_peek_cqe(&e->ring, &cqe) < 0)
+				continue;
+		} else if (io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts) < 0) {
+			continue;
+		}
+		io_uring_for_each_cqe(&e->ring, head, cqe) {
+			handle_cqe(e, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&e->ring, n);
+		kick_free_waiters(e);
+		if (e->fwait_head != NIL)
+			bench_cleaner_start(e, now, 1);
+	}
+}
+
+static void phase_start(struct engine *e, int users)
+{
+	int i;
+
+	e->active = users;
+	e->stopping = 0;
+	for (i = 0; i < users; i++)
+		if (e->u[i].state == U_IDLE) {
+			txn_new(e, &e->u[i]);
+			e->ready[e->r_tail++ % e->nusers] = i;
+			e->r_n++;
+		}
+}
+
+static void checkpoint(struct engine *e)
+{
+	e->stopping = 1;
+	while (!e->failed && (e->flush.n || e->c_busy)) {
+		struct io_uring_cqe *cqe;
+		unsigned head, n = 0;
+
+		bench_cleaner_start(e, fc_now_ns(), 1);
+		io_uring_submit(&e->ring);
+		if (bench_wait_cqe(&e->ring, &cqe) < 0)
+			break;
+		io_uring_for_each_cqe(&e->ring, head, cqe) {
+			handle_cqe(e, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&e->ring, n);
+	}
+}
+
+static void step_finish(struct bench_step *s)
+{
+	s->tps = s->seconds > 0 ? s->c.txns / s->seconds : 0;
+	s->avg_ms = bh_avg_ms(&s->lat);
+	s->p95_ms = bh_pct_ms(&s->lat, 95);
+	s->p99_ms = bh_pct_ms(&s->lat, 99);
+	s->max_ms = s->lat.max_us / 1000.0;
+}
+
+int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	uint64_t t_run;
+	struct bench_hist *warm_h = NULL;
+	const char *label = o->label ? o->label : "";
+	int maxu = 0, s, ret = -1;
+	uint64_t next_iv;
+	double iv_t0;
+
+	if (!e)
+		return -1;
+	e->o = o;
+	e->r = r;
+	e->p = bench_profile_find(o->profile);
+	r->profile = e->p;
+	snprintf(r->device, sizeof(r->device), "%s", dev);
+	e->fwait_head = e->fwait_tail = NIL;
+	e->force_page = -1;
+	for (s = 0; s < o->nsteps; s++)
+		if (o->users[s] > maxu)
+			maxu = o->users[s];
+	e->fd = bench_open(dev, o->direct, O_RDWR);
+	if (e->fd < 0)
+		goto out_free;
+	if (bench_hdr_read(e->fd, &e->h, dev) < 0)
+		goto out_close;
+	if (!e->h.clean) {
+		fc_err(BENCH_WHO, "%s: the datafile was not closed cleanly "
+			"(a run failed or was killed); run `fcachectl bench "
+			"prepare %s` again", dev, dev);
+		goto out_close;
+	}
+	r->npages = e->h.npages;
+	r->page_size = e->h.page_size;
+	e->disk_ver = malloc(e->h.npages * 4);
+	if (!e->disk_ver || bench_map_io(e->fd, &e->h, e->disk_ver, 0) < 0) {
+		fc_err(BENCH_WHO, "%s: cannot read the version map", dev);
+		goto out_close;
+	}
+	e->h.clean = 0;
+	if (bench_hdr_write(e->fd, &e->h) < 0) {
+		fc_err(BENCH_WHO, "%s: cannot write the header: %s", dev,
+			strerror(errno));
+		goto out_close;
+	}
+	bench_pool_init(e, maxu);
+	e->nusers = maxu;
+	e->u = calloc(maxu, sizeof(*e->u));
+	e->ready = calloc(maxu, sizeof(int));
+	for (s = 0; s < maxu; s++) {
+		e->u[s].buf = fc_io_alloc(e->h.page_size);
+		e->u[s].logbuf = fc_io_alloc(BENCH_LOG_REC);
+		e->u[s].rng = o->seed * 1000003 + s;
+		e->u[s].state = U_IDLE;
+	}
+	e->log_recs = e->h.log_size / BENCH_LOG_REC;
+	bench_dist_init(e);
+	if (io_uring_queue_init(512, &e->ring, 0) < 0) {
+		fc_err(BENCH_WHO, "io_uring is not available on this kernel");
+		goto out_close;
+	}
+	warm_h = calloc(1, sizeof(*warm_h));
+	e->t_start = fc_now_ns();
+	if (o->inject_stale_s >= 0)
+		e->inject_at = e->t_start + (uint64_t)(o->inject_stale_s * 1e9);
+	t_run = e->t_start;
+	iv_t0 = e->t_start / 1e9;
+	next_iv = e->t_start + (uint64_t)(o->interval_s * 1e9);
+
+	/* warm-up at the heaviest user count */
+	if (o->warmup_s > 0) {
+		e->cur = &r->warm;
+		e->hcur = warm_h;
+		e->phase_end = e->t_start + (uint64_t)(o->warmup_s * 1e9);
+		phase_start(e, maxu);
+		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
+		if (fc_now_ns() < e->phase_end && !e->failed)
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s in the "
+				 "warm-up; no step measured", stop_name(e));
+		e->stopping = 1;
+		loop(e, 0, 1, NULL, NULL, label);
+		r->warm_s = o->warmup_s;
+	}
+	for (s = 0; s < o->nsteps && !e->failed && !stop_requested(e); s++) {
+		struct bench_step *st = &r->step[s];
+		uint64_t t0 = fc_now_ns();
+
+		st->users = o->users[s];
+		e->cur = &st->c;
+		e->hcur = &st->lat;
+		memset(&e->ic, 0, sizeof(e->ic));
+		bh_reset(&e->ih);
+		iv_t0 = t0 / 1e9;
+		next_iv = t0 + (uint64_t)(o->interval_s * 1e9);
+		e->phase_end = t0 + (uint64_t)(o->time_s * 1e9);
+		phase_start(e, st->users);
+		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
+		st->seconds = (e->phase_end - t0) / 1e9;
+		e->stopping = 1;
+		if (fc_now_ns() < e->phase_end && !e->failed) {
+			/* a shorter step is not comparable to the others: left out */
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s %.1f s into "
+				 "the %d-user step, which is left out", stop_name(e),
+				 (fc_now_ns() - t0) / 1e9, st->users);
+			loop(e, 0, 1, NULL, NULL, label);
+			memset(st, 0, sizeof(*st));
+			break;
+		}
+		loop(e, 0, 1, NULL, NULL, label);
+		step_finish(st);
+		r->nsteps = s + 1;
+	}
+	if (stop_requested(e) && !r->stopped[0] && !e->failed && s < o->nsteps) {
+		if (s)
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
+				 "%d-user step", stop_name(e), o->users[s - 1]);
+		else
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
+				 "warm-up; no step measured", stop_name(e));
+	}
+	if (!e->failed) {
+		e->cur = &e->unmeasured;	/* final checkpoint I/O */
+		checkpoint(e);
+	}
+	r->elapsed_s = (fc_now_ns() - t_run) / 1e9;
+	if (e->failed) {
+		fc_err(BENCH_WHO, "%s: %s", dev, r->error);
+		/* let in-flight I/O finish before the buffers go away */
+		io_uring_submit(&e->ring);
+		while (e->inflight > 0) {
+			struct __kernel_timespec ts = { 10, 0 };
+			struct io_uring_cqe *cqe;
+
+			int rc = io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts);
+
+			if (rc == -EINTR)
+				continue;
+			if (rc < 0)
+				break;
+			io_uring_cqe_seen(&e->ring, cqe);
+			e->inflight--;
+		}
+		io_uring_queue_exit(&e->ring);
+		goto out_close;
+	}
+	io_uring_queue_exit(&e->ring);
+	if (bench_map_io(e->fd, &e->h, e->disk_ver, 1) < 0 || fdatasync(e->fd) < 0) {
+		fc_err(BENCH_WHO, "%s: cannot write the version map", dev);
+		goto out_close;
+	}
+	e->h.clean = 1;
+	e->h.runs++;
+	if (bench_hdr_write(e->fd, &e->h) < 0)
+		goto out_close;
+	r->final_ver = e->disk_ver;
+	e->disk_ver = NULL;
+	for (s = 0; s < r->nsteps; s++)
+		if (r->step[s].avg_ms < o->rt_limit_s * 1000 &&
+		    r->step[s].users > r->max_users_under_limit)
+			r->max_users_under_limit = r->step[s].users;
+	ret = r->stopped[0] ? BENCH_RUN_STOPPED : 0;
+out_close:
+	close(e->fd);
+out_free:
+	if (e->u)
+		for (s = 0; s < e->nusers; s++) {
+			free(e->u[s].buf);
+			free(e->u[s].logbuf);
+		}
+	free(e->u);
+	free(e->ready);
+	bench_pool_free(e);
+	free(e->disk_ver);
+	free(warm_h);
+	free(e);
+	return ret;
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The buffer pool of `fcachectl bench` and its page cleaner.
+ *
+ * A frame holds a page number and version, not the page's bytes (the image
+ * is generated from them when it is written).  A frame is on exactly one
+ * of the lists free / lru (clean, idle, least recently used first) / flush
+ * (dirty, not being written, oldest first) or on none (being read or
+ * written); a hash finds the frame of a page.  A resident page is never
+ * evicted with a write in flight, so the engine knows the version the
+ * device holds for every page it reads (disk_ver).
+ *
+ * The page cleaner writes the flush list oldest first in batches of
+ * --cleaner-batch pages, then fdatasyncs the batch, as InnoDB's page
+ * cleaner does: every --cleaner-interval, or at once when a quarter of the
+ * pool is dirty or a user waits for a free frame.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_engine.h"
+
+/* ---------------------------------------------------------------- frames */
+
+static void l_del(struct engine *e, struct flist *l, int32_t i)
+{
+	struct frame *f = &e->fr[i];
+
+	if (f->prev != NIL)
+		e->fr[f->prev].next = f->next;
+	else
+		l->head = f->next;
+	if (f->next != NIL)
+		e->fr[f->next].prev = f->prev;
+	else
+		l->tail = f->prev;
+	f->prev = f->next = NIL;
+	f->list = L_NONE;
+	l->n--;
+}
+
+static void l_add(struct engine *e, struct flist *l, int32_t i, int id)
+{
+	struct frame *f = &e->fr[i];
+
+	f->prev = l->tail;
+	f->next = NIL;
+	if (l->tail != NIL)
+		e->fr[l->tail].next = i;
+	else
+		l->head = i;
+	l->tail = i;
+	f->list = id;
+	l->n++;
+}
+
+static uint64_t hslot(struct engine *e, uint64_t page)
+{
+	return (page * 0x9e3779b97f4a7c15ull >> 20) & e->hmask;
+}
+
+int32_t bench_frame_find(struct engine *e, uint64_t page)
+{
+	int32_t i = e->hash[hslot(e, page)];
+
+	while (i != NIL && e->fr[i].page != page)
+		i = e->fr[i].hnext;
+	return i;
+}
+
+static void h_del(struct engine *e, int32_t f)
+{
+	int32_t *pp = &e->hash[hslot(e, e->fr[f].page)];
+
+	while (*pp != f)
+		pp = &e->fr[*pp].hnext;
+	*pp = e->fr[f].hnext;
+}
+
+int32_t bench_frame_alloc(struct engine *e, uint64_t page)
+{
+	int32_t f;
+	uint64_t s;
+
+	if (e->free_l.head != NIL) {
+		f = e->free_l.head;
+		l_del(e, &e->free_l, f);
+	} else if (e->lru.head != NIL) {
+		f = e->lru.head;
+		l_del(e, &e->lru, f);
+		h_del(e, f);
+	} else {
+		return NIL;
+	}
+	e->fr[f].page = page;
+	e->fr[f].state = FR_READING;
+	e->fr[f].waiters = NIL;
+	s = hslot(e, page);
+	e->fr[f].hnext = e->hash[s];
+	e->hash[s] = f;
+	return f;
+}
+
+/* A page read into frame @f: clean, at @version, the most recently used. */
+void bench_frame_loaded(struct engine *e, int32_t f, uint32_t version)
+{
+	e->fr[f].state = FR_CLEAN;
+	e->fr[f].version = version;
+	l_add(e, &e->lru, f, L_LRU);
+}
+
+/* An access to resident frame @f: a clean idle one moves to the MRU end. */
+void bench_frame_touch(struct engine *e, int32_t f)
+{
+	if (e->fr[f].list == L_LRU) {
+		l_del(e, &e->lru, f);
+		l_add(e, &e->lru, f, L_LRU);
+	}
+}
+
+/* Frame @f updated: version + 1, and dirty (on the flush list) unless it was. */
+void bench_frame_dirty(struct engine *e, int32_t f)
+{
+	struct frame *fr = &e->fr[f];
+
+	fr->version++;
+	if (fr->state != FR_DIRTY) {
+		if (fr->list == L_LRU)
+			l_del(e, &e->lru, f);
+		fr->state = FR_DIRTY;
+		e->ndirty++;
+		if (!fr->writing)
+			l_add(e, &e->flush, f, L_FLUSH);
+	}
+}
+
+/* ----------------------------------------------------------- page cleaner */
+
+void bench_cleaner_start(struct engine *e, uint64_t now, int force)
+{
+	uint64_t due = (uint64_t)(e->o->cleaner_interval_s * 1e9);
+	int n = 0;
+
+	if (e->c_busy || !e->flush.n)
+		return;
+	if (!force && e->fwait_head == NIL && e->ndirty < e->nframes / 4 &&
+	    now - e->c_last < due)
+		return;
+	while (n < e->o->cleaner_batch && e->flush.head != NIL) {
+		int32_t f = e->flush.head;
+		struct frame *fr = &e->fr[f];
+		struct io_uring_sqe *sqe;
+		void *b = (char *)e->c_buf + (size_t)n * e->h.page_size;
+
+		l_del(e, &e->flush, f);
+		fr->writing = 1;
+		fr->write_ver = fr->version;
+		bench_page_fill(b, e->h.page_size, fr->page, fr->version);
+		sqe = bench_get_sqe(e);
+		io_uring_prep_write(sqe, e->fd, b, e->h.page_size,
+				    e->h.data_off + fr->page * e->h.page_size);
+		io_uring_sqe_set_data64(sqe, (uint64_t)K_CWRITE << 32 | n);
+		e->c_frames[n++] = f;
+	}
+	e->c_busy = 1;
+	e->c_n = n;
+	e->c_pending = n;
+	e->c_syncing = 0;
+	e->c_last = now;
+	e->cur->cleaner_batches++;
+}
+
+void bench_cleaner_write_done(struct engine *e, int res)
+{
+	struct io_uring_sqe *sqe;
+
+	if (res != (int)e->h.page_size) {
+		bench_fail(e, "page cleaner write failed: %s",
+		     res < 0 ? strerror(-res) : "short write");
+		return;
+	}
+	e->cur->dev_writes++;
+	e->ic.dev_writes++;
+	if (--e->c_pending)
+		return;
+	sqe = bench_get_sqe(e);
+	io_uring_prep_fsync(sqe, e->fd, IORING_FSYNC_DATASYNC);
+	io_uring_sqe_set_data64(sqe, (uint64_t)K_CSYNC << 32);
+	e->c_syncing = 1;
+}
+
+void bench_cleaner_sync_done(struct engine *e, int res)
+{
+	int i;
+
+	if (res < 0) {
+		bench_fail(e, "page cleaner fdatasync failed: %s", strerror(-res));
+		return;
+	}
+	e->cur->fsyncs++;
+	e->ic.fsyncs++;
+	for (i = 0; i < e->c_n; i++) {
+		int32_t f = e->c_frames[i];
+		struct frame *fr = &e->fr[f];
+
+		fr->writing = 0;
+		e->disk_ver[fr->page] = fr->write_ver;
+		if (fr->version == fr->write_ver) {
+			fr->state = FR_CLEAN;
+			e->ndirty--;
+			l_add(e, &e->lru, f, L_LRU);
+		} else {
+			l_add(e, &e->flush, f, L_FLUSH);
+		}
+	}
+	e->c_busy = 0;
+	e->c_syncing = 0;
+}
+
+/* Frames for --buffer-pool MB, and at least what the users in flight need. */
+void bench_pool_init(struct engine *e, int maxu)
+{
+	const struct bench_opts *o = e->o;
+	uint64_t i, bp_frames, min_frames, hsz;
+
+	bp_frames = (uint64_t)(o->bp_mb * 1048576 / e->h.page_size);
+	min_frames = 2 * (uint64_t)maxu + 64;
+	e->nframes = bp_frames > min_frames ? bp_frames : min_frames;
+	if (e->nframes > e->h.npages + min_frames)
+		e->nframes = e->h.npages + min_frames;
+	e->r->bp_frames = e->nframes;
+	e->r->bp_mb = e->nframes * (double)e->h.page_size / 1048576;
+	e->fr = calloc(e->nframes, sizeof(*e->fr));
+	for (hsz = 1; hsz < 2 * e->nframes; hsz <<= 1)
+		;
+	e->hmask = hsz - 1;
+	e->hash = malloc(hsz * sizeof(*e->hash));
+	for (i = 0; i < hsz; i++)
+		e->hash[i] = NIL;
+	e->free_l.head = e->free_l.tail = e->lru.head = e->lru.tail = NIL;
+	e->flush.head = e->flush.tail = NIL;
+	for (i = 0; i < e->nframes; i++) {
+		e->fr[i].prev = e->fr[i].next = NIL;
+		e->fr[i].hnext = NIL;
+		l_add(e, &e->free_l, i, L_FREE);
+	}
+	e->c_frames = malloc(o->cleaner_batch * sizeof(int32_t));
+	e->c_buf = fc_io_alloc((size_t)o->cleaner_batch * e->h.page_size);
+}
+
+void bench_pool_free(struct engine *e)
+{
+	free(e->fr);
+	free(e->hash);
+	free(e->c_frames);
+	free(e->c_buf);
+}
