@@ -113,6 +113,24 @@ static const struct fc_cmd cmds[] = {
 	  "               sequential_cutoff (KiB, 0 disables)\n"
 	  "  Recorded on the pool's or volume's line of " FC_DEFAULT_CONFIG "\n"
 	  "  (or -c FILE); --no-persist records nothing." },
+	{ "show", cmd_show, 1, "print the settings of a pool or volume",
+	  "show POOL|VOLUME [--json]\n"
+	  "  The current settings, from the live table ('dmsetup table'); a setting\n"
+	  "  the table does not carry has the target's default and says so.\n"
+	  "  pool:   flash, block_sectors, writeback_high (%), writeback_low (%),\n"
+	  "          max_dirty_age (s), writeback_jobs, commit_interval (ms)\n"
+	  "  volume: pool, origin, id, label, in_place, mode, sequential_cutoff (KiB)\n"
+	  "  --json  machine-readable output (docs/JSON.md: fcache.show)\n"
+	  "  'fcachectl get POOL|VOLUME NAME' prints one of them; 'set' changes them." },
+	{ "get", cmd_get, 1, "print one setting (get POOL|VOLUME NAME), or all as show",
+	  "get POOL|VOLUME [NAME] [--json]\n"
+	  "  With NAME: its value alone on a line (a number in the unit of 'show', a\n"
+	  "  word, a path; in_place: yes or no), for scripts:\n"
+	  "    fcachectl get p0 writeback_high      ->  80\n"
+	  "  Without NAME: the same as 'fcachectl show' (--json: fcache.show).\n"
+	  "  NAME: pool:   flash block_sectors writeback_high writeback_low\n"
+	  "                max_dirty_age writeback_jobs commit_interval\n"
+	  "        volume: pool origin id label in_place mode sequential_cutoff" },
 	{ "flush", cmd_flush, 1, "write back all dirty data of a pool or volume",
 	  "flush POOL|VOLUME\n"
 	  "  Writes back dirty data now and waits, with a progress bar.  Dirty data\n"
@@ -174,7 +192,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fcachectl [-v] [--version] VERB [ARGS...]\n\nverbs:\n");
 	for (c = cmds; c->name; c++)
 		if (c->summary)
-			fprintf(f, "  %-11s %s\n", c->name, c->summary);
+			fprintf(f, "  %-14s %s\n", c->name, c->summary);
 	fprintf(f, "\n'fcachectl VERB --help' describes a verb.  Options may come before or\n"
 		"after the other arguments (long options in full); '--' ends the options.\n"
 		"exit codes: 0 ok, 1 failed (nothing changed unless stated), 2 usage error,\n"

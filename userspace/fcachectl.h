@@ -240,4 +240,8 @@ static inline const char *fc_conf_file(const struct fc_conf_opt *co)
 /* resolve verb */
 int cmd_resolve(int argc, char **argv);
 
+/* show.c: show, get */
+int cmd_show(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+
 #endif
