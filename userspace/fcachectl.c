@@ -131,6 +131,14 @@ static const struct fc_cmd cmds[] = {
 	  "  NAME: pool:   flash block_sectors writeback_high writeback_low\n"
 	  "                max_dirty_age writeback_jobs commit_interval\n"
 	  "        volume: pool origin id label in_place mode sequential_cutoff" },
+	{ "reset-counters", cmd_reset_counters, 1, "zero the counters of a pool's volumes or a volume",
+	  "reset-counters POOL|VOLUME\n"
+	  "  Sends clear_stats: for a VOLUME its counters (status: reads, hits,\n"
+	  "  writes, bypassed, errors, promotions, writebacks; status --counters:\n"
+	  "  every counter of the volume) become 0; for a POOL those of every volume\n"
+	  "  of the pool, attached or not.  The pool's commit and writeback counters\n"
+	  "  ('commit counters' of status --counters) are not reset.  The block\n"
+	  "  counts (cached, dirty) are state, not counters: they stay." },
 	{ "flush", cmd_flush, 1, "write back all dirty data of a pool or volume",
 	  "flush POOL|VOLUME\n"
 	  "  Writes back dirty data now and waits, with a progress bar.  Dirty data\n"

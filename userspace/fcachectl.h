@@ -243,5 +243,7 @@ int cmd_resolve(int argc, char **argv);
 /* show.c: show, get */
 int cmd_show(int argc, char **argv);
 int cmd_get(int argc, char **argv);
+/* counters.c: reset-counters */
+int cmd_reset_counters(int argc, char **argv);
 
 #endif
