@@ -139,6 +139,22 @@ static const struct fc_cmd cmds[] = {
 	  "  of the pool, attached or not.  The pool's commit and writeback counters\n"
 	  "  ('commit counters' of status --counters) are not reset.  The block\n"
 	  "  counts (cached, dirty) are state, not counters: they stay." },
+	{ "forget", cmd_forget, 1, "release the slot of a volume that is not attached",
+	  "forget POOL ID|LABEL [--discard-dirty [--yes]] [-c FILE | --no-persist]\n"
+	  "  Releases a registered volume that is not attached (left by 'down' or\n"
+	  "  'disable --no-flush', or detached at run time), e.g. one whose origin is\n"
+	  "  gone: its cached blocks and its id are freed (pool message 'forget').\n"
+	  "  Refused for an attached volume ('disable' releases it) and for one with\n"
+	  "  dirty data, which its origin does not have:\n"
+	  "  --discard-dirty  for a volume detached at run time (see 'resolve'): drop\n"
+	  "                   its dirty data ('resolve ID --discard') and forget it;\n"
+	  "                   asks 'yes' on a terminal.  The dirty data of a volume\n"
+	  "                   that fcachectl took down is never discarded: attach it\n"
+	  "                   ('enable ORIGIN --pool POOL --id ID') and 'disable' it.\n"
+	  "  --yes            discard without asking (needed without a terminal:\n"
+	  "                   else exit 2, naming the command)\n"
+	  "  The volume's line is removed from " FC_DEFAULT_CONFIG " (or -c\n"
+	  "  FILE); --no-persist changes nothing in it." },
 	{ "flush", cmd_flush, 1, "write back all dirty data of a pool or volume",
 	  "flush POOL|VOLUME\n"
 	  "  Writes back dirty data now and waits, with a progress bar.  Dirty data\n"

@@ -245,5 +245,13 @@ int cmd_show(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 /* counters.c: reset-counters */
 int cmd_reset_counters(int argc, char **argv);
+/* forget.c */
+int cmd_forget(int argc, char **argv);
+
+/* confirm.c: the question before a step that destroys data */
+int fc_have_tty(void);			/* stdin and stderr are terminals */
+int fc_confirm(const char *question);	/* prints @question, reads "yes": 1, else 0 */
+/* "fcachectl VERB ARGS... @extra" (shell-quoted; @extra before a "--") */
+void fc_cmdline(char *buf, size_t len, int argc, char **argv, const char *extra);
 
 #endif
