@@ -248,6 +248,14 @@ int cmd_reset_counters(int argc, char **argv);
 /* forget.c */
 int cmd_forget(int argc, char **argv);
 
+/* fc_pool_create()'s @force: bits */
+#define FC_CREATE_FORCE	1	/* --force: overwrite signatures, reformat a pool */
+#define FC_CREATE_YES	2	/* --yes: reformatting a pool needs no question */
+
+/* reformat.c: pool create --force on a pool (@force: FC_CREATE_* bits, @cmd: to run with --yes) */
+int fc_reformat_gate(const char *flash, int force, const char *cmd);	/* before device-mapper */
+int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force, const char *cmd);
+
 /* confirm.c: the question before a step that destroys data */
 int fc_have_tty(void);			/* stdin and stderr are terminals */
 int fc_confirm(const char *question);	/* prints @question, reads "yes": 1, else 0 */
