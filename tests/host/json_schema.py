@@ -122,9 +122,20 @@ BENCH = {
                  "avg_rt_ratio": "num|null",
                  "rounds": "int"}],
 }
+SHOW = {
+    "schema": "str", "schema_version": "int", "kind": "str", "name": "str", "table": "str",
+    "?flash": "str", "?block_sectors": "int",
+    "?pool": "str", "?origin": "str", "?id": "int", "?label": "str", "?in_place": "bool",
+    "settings": {
+        "?writeback_high": "int", "?writeback_low": "int", "?max_dirty_age": "int",
+        "?writeback_jobs": "int", "?commit_interval": "int",
+        "?mode": "str", "?sequential_cutoff": "int",
+    },
+    "defaults": ["str"],
+}
 SCHEMAS = {
     "fcache.status": STATUS, "fcache.pool-list": POOL_LIST, "fcache.check": CHECK,
-    "fcache.dump": DUMP, "fcache.bench": BENCH,
+    "fcache.dump": DUMP, "fcache.bench": BENCH, "fcache.show": SHOW,
 }
 ERROR = {"schema": "str", "schema_version": "int", "error": "str"}
 OUTCOMES = ("clean", "leftovers", "damaged", "not_a_pool")
@@ -193,6 +204,39 @@ def check_doc(d, want, where):
     check(SCHEMAS[name], d, where, errs)
     if name in ("fcache.check", "fcache.dump") and d.get("outcome") not in OUTCOMES:
         errs.append("%s: outcome %r" % (where, d.get("outcome")))
+    if name == "fcache.show":
+        errs += show_shape(d, where)
+    return errs
+
+
+SHOW_KEYS = {
+    "pool": ({"flash", "block_sectors"},
+             {"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
+              "commit_interval"}),
+    "volume": ({"pool", "origin", "id", "label", "in_place"}, {"mode", "sequential_cutoff"}),
+}
+
+
+def show_shape(d, where):
+    """fcache.show: a pool's keys or a volume's, every setting, defaults among them."""
+    kind = d.get("kind")
+    if kind not in SHOW_KEYS:
+        return ["%s: kind %r" % (where, kind)]
+    errs = []
+    fixed, settings = SHOW_KEYS[kind]
+    other = set().union(*[a | b for k, (a, b) in SHOW_KEYS.items() if k != kind])
+    for k in fixed:
+        if k not in d:
+            errs.append("%s: a %s without %r" % (where, kind, k))
+    for k in other:
+        if k in d:
+            errs.append("%s: a %s with %r" % (where, kind, k))
+    got = set(d.get("settings") or {})
+    if got != settings:
+        errs.append("%s: settings %s, expected %s" % (where, sorted(got), sorted(settings)))
+    for k in d.get("defaults") or []:
+        if k not in settings:
+            errs.append("%s: default %r is not a setting" % (where, k))
     return errs
 
 

@@ -45,15 +45,24 @@ static const struct fc_cmd cmds[] = {
 	/* hidden (no summary): names for shell completion, no sampling */
 	{ "__complete", cmd_complete, 1, NULL, "__complete pools|volumes|targets" },
 	{ "pool", cmd_pool, 1, "create, remove or list cache pools",
-	  "pool create NAME FLASHDEV [--block-size SIZE] [--force] [TUNABLE=VALUE...]\n"
+	  "pool create NAME FLASHDEV [--block-size SIZE] [--force [--yes]] [TUNABLE=VALUE...]\n"
 	  "       pool remove NAME\n"
 	  "       pool list [--json]\n"
 	  "  create: make /dev/mapper/NAME own FLASHDEV.  A device that already holds\n"
-	  "          an fcache pool is loaded as it is (never reformatted); a blank one\n"
-	  "          is formatted.  A device with a filesystem, partition table or RAID\n"
-	  "          signature is refused unless --force.\n"
-	  "          --block-size SIZE  cache block size, 4K..1M, power of two (32K)\n"
-	  "          --force            overwrite existing signatures\n"
+	  "          an fcache pool is loaded as it is (reformatted only with --force);\n"
+	  "          a blank one is formatted.  A device with a filesystem, partition\n"
+	  "          table or RAID signature is refused unless --force.\n"
+	  "          --block-size SIZE  cache block size, 4K..1M, power of two (32K,\n"
+	  "                             also when reformatting)\n"
+	  "          --force            overrides two refusals: a filesystem, partition\n"
+	  "                             table or RAID signature (wiped, then formatted),\n"
+	  "                             and an fcache pool on FLASHDEV (reformatted as an\n"
+	  "                             empty pool: its cached data and the dirty data of\n"
+	  "                             its volumes are lost; asks 'yes' on a terminal).\n"
+	  "                             Never: a device in use (mounted, held by a table,\n"
+	  "                             RAID or LVM), the flash of an active pool.\n"
+	  "          --yes              reformat a pool without asking (needed without a\n"
+	  "                             terminal: else exit 2, naming the command)\n"
 	  "          TUNABLE=VALUE      writeback_high, writeback_low, max_dirty_age,\n"
 	  "                             writeback_jobs, commit_interval\n"
 	  "  remove: remove the pool device (refused while volumes are attached)\n"
@@ -111,6 +120,48 @@ static const struct fc_cmd cmds[] = {
 	  "               sequential_cutoff (KiB, 0 disables)\n"
 	  "  Recorded on the pool's or volume's line of " FC_DEFAULT_CONFIG "\n"
 	  "  (or -c FILE); --no-persist records nothing." },
+	{ "show", cmd_show, 1, "print the settings of a pool or volume",
+	  "show POOL|VOLUME [--json]\n"
+	  "  The current settings, from the live table ('dmsetup table'); a setting\n"
+	  "  the table does not carry has the target's default and says so.\n"
+	  "  pool:   flash, block_sectors, writeback_high (%), writeback_low (%),\n"
+	  "          max_dirty_age (s), writeback_jobs, commit_interval (ms)\n"
+	  "  volume: pool, origin, id, label, in_place, mode, sequential_cutoff (KiB)\n"
+	  "  --json  machine-readable output (docs/JSON.md: fcache.show)\n"
+	  "  'fcachectl get POOL|VOLUME NAME' prints one of them; 'set' changes them." },
+	{ "get", cmd_get, 1, "print one setting (get POOL|VOLUME NAME), or all as show",
+	  "get POOL|VOLUME [NAME] [--json]\n"
+	  "  With NAME: its value alone on a line (a number in the unit of 'show', a\n"
+	  "  word, a path; in_place: yes or no), for scripts:\n"
+	  "    fcachectl get p0 writeback_high      ->  80\n"
+	  "  Without NAME: the same as 'fcachectl show' (--json: fcache.show).\n"
+	  "  NAME: pool:   flash block_sectors writeback_high writeback_low\n"
+	  "                max_dirty_age writeback_jobs commit_interval\n"
+	  "        volume: pool origin id label in_place mode sequential_cutoff" },
+	{ "reset-counters", cmd_reset_counters, 1, "zero the counters of a pool's volumes or a volume",
+	  "reset-counters POOL|VOLUME\n"
+	  "  Sends clear_stats: for a VOLUME its counters (status: reads, hits,\n"
+	  "  writes, bypassed, errors, promotions, writebacks; status --counters:\n"
+	  "  every counter of the volume) become 0; for a POOL those of every volume\n"
+	  "  of the pool, attached or not.  The pool's commit and writeback counters\n"
+	  "  ('commit counters' of status --counters) are not reset.  The block\n"
+	  "  counts (cached, dirty) are state, not counters: they stay." },
+	{ "forget", cmd_forget, 1, "release the slot of a volume that is not attached",
+	  "forget POOL ID|LABEL [--discard-dirty [--yes]] [-c FILE | --no-persist]\n"
+	  "  Releases a registered volume that is not attached (left by 'down' or\n"
+	  "  'disable --no-flush', or detached at run time), e.g. one whose origin is\n"
+	  "  gone: its cached blocks and its id are freed (pool message 'forget').\n"
+	  "  Refused for an attached volume ('disable' releases it) and for one with\n"
+	  "  dirty data, which its origin does not have:\n"
+	  "  --discard-dirty  for a volume detached at run time (see 'resolve'): drop\n"
+	  "                   its dirty data ('resolve ID --discard') and forget it;\n"
+	  "                   asks 'yes' on a terminal.  The dirty data of a volume\n"
+	  "                   that fcachectl took down is never discarded: attach it\n"
+	  "                   ('enable ORIGIN --pool POOL --id ID') and 'disable' it.\n"
+	  "  --yes            discard without asking (needed without a terminal:\n"
+	  "                   else exit 2, naming the command)\n"
+	  "  The volume's line is removed from " FC_DEFAULT_CONFIG " (or -c\n"
+	  "  FILE); --no-persist changes nothing in it." },
 	{ "flush", cmd_flush, 1, "write back all dirty data of a pool or volume",
 	  "flush POOL|VOLUME\n"
 	  "  Writes back dirty data now and waits, with a progress bar.  Dirty data\n"
@@ -172,7 +223,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fcachectl [-v] [--version] VERB [ARGS...]\n\nverbs:\n");
 	for (c = cmds; c->name; c++)
 		if (c->summary)
-			fprintf(f, "  %-11s %s\n", c->name, c->summary);
+			fprintf(f, "  %-14s %s\n", c->name, c->summary);
 	fprintf(f, "\n'fcachectl VERB --help' describes a verb.  Options may come before or\n"
 		"after the other arguments (long options in full); '--' ends the options.\n"
 		"exit codes: 0 ok, 1 failed (nothing changed unless stated), 2 usage error,\n"

@@ -216,4 +216,26 @@ static inline const char *fc_conf_file(const struct fc_conf_opt *co)
 /* fc_opt_next() of a verb with FC_CONF_LONGOPTS: takes those into @co itself. */
 int fc_opt_next_conf(struct fc_opt *o, struct fc_conf_opt *co);
 
+/* show.c: show, get */
+int cmd_show(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+/* counters.c: reset-counters */
+int cmd_reset_counters(int argc, char **argv);
+/* forget.c */
+int cmd_forget(int argc, char **argv);
+
+/* fc_pool_create()'s @force: bits */
+#define FC_CREATE_FORCE	1	/* --force: overwrite signatures, reformat a pool */
+#define FC_CREATE_YES	2	/* --yes: reformatting a pool needs no question */
+
+/* reformat.c: pool create --force on a pool (@force: FC_CREATE_* bits, @cmd: to run with --yes) */
+int fc_reformat_gate(const char *flash, int force, const char *cmd);	/* before device-mapper */
+int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force, const char *cmd);
+
+/* confirm.c: the question before a step that destroys data */
+int fc_have_tty(void);			/* stdin and stderr are terminals */
+int fc_confirm(const char *question);	/* prints @question, reads "yes": 1, else 0 */
+/* "fcachectl VERB ARGS... @extra" (shell-quoted; @extra before a "--") */
+void fc_cmdline(char *buf, size_t len, int argc, char **argv, const char *extra);
+
 #endif

@@ -5,9 +5,10 @@
  * create checks everything before it writes anything: the name is free, the
  * device is a block device nobody holds (O_EXCL), and it carries no
  * filesystem, partition table or RAID signature (libblkid) unless --force.
- * A device that already holds an fcache superblock is loaded as it is; any
- * other device gets its first two pages (the superblock slots) zeroed, which
- * makes the pool target format it.
+ * A device that already holds an fcache superblock is loaded as it is
+ * (reformatted with --force, once confirmed: reformat.c); any other device
+ * gets its first two pages (the superblock slots) zeroed, which makes the
+ * pool target format it.
  */
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
@@ -23,6 +24,9 @@
 #include "fc_json.h"
 #include "fc_check.h"
 #include "fc_probe.h"
+
+/* the command line of pool create, to name with --yes (reformat.c) */
+static char create_cmd[2048] = "fcachectl pool create NAME FLASHDEV --force --yes";
 
 static const char *const pool_keys[] = {
 	"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
@@ -70,7 +74,7 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 	uint32_t have_bs = 0;
 	uint64_t bytes, sectors;
 	dev_t dev;
-	int fd, dfd, existing, sig;
+	int fd, dfd, existing, sig, i, r;
 
 	if (fc_dm_info(name, &info))
 		return fc_fail("pool create: cannot talk to device-mapper: %s", fc_dm_error());
@@ -89,6 +93,20 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 				return fc_fail("pool create: %s is an fcache device itself; give a flash device", flash);
 		}
 	}
+	{
+		struct fc_live l;
+		char active[128] = "";
+
+		if (!fc_live_scan(&l)) {
+			for (i = 0; i < l.npools; i++)
+				if (l.pools[i].flash == dev)
+					snprintf(active, sizeof(active), "%s", l.pools[i].name);
+			fc_live_free(&l);
+		}
+		if (active[0])
+			return fc_fail("pool create: %s is the flash of pool %s, which is active; nothing changed (to reuse the device: disable its volumes, 'fcachectl pool remove %s', then create again)",
+				       flash, active, active);
+	}
 	fd = open(flash, O_RDWR | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
 		return fc_fail("pool create: cannot open %s exclusively: %s%s", flash, strerror(errno),
@@ -100,6 +118,16 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 	}
 	sectors = bytes / 512;
 	existing = fc_probe_pool(dfd, &have_bs);
+	if (existing && (force & FC_CREATE_FORCE)) {
+		/* reformat: asked now, after every check */
+		r = fc_reformat_confirm(dfd, flash, have_bs, force, create_cmd);
+		if (r) {
+			close(dfd);
+			close(fd);
+			return r;
+		}
+		existing = 0;
+	}
 	if (existing) {
 		if (bs_given && have_bs != bs) {
 			close(dfd);
@@ -121,7 +149,7 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 			close(fd);
 			return fc_fail("pool create: cannot probe %s for signatures", flash);
 		}
-		if (sig && !force) {
+		if (sig && !(force & FC_CREATE_FORCE)) {
 			close(dfd);
 			close(fd);
 			return fc_fail("pool create: %s holds %s; use --force to overwrite it", flash, what);
@@ -170,6 +198,9 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 	if (!fc_valid_name(pos[0]))
 		return fc_usage("pool", "pool create: bad name '%s' (letters, digits and -_.+ only)", pos[0]);
 	r = fc_pool_tunables("pool", npos - 2, pos + 2, topts, sizeof(topts), &words);
+	if (r)
+		return r;
+	r = fc_reformat_gate(pos[1], force, create_cmd);
 	if (r)
 		return r;
 	return fc_pool_create(pos[0], pos[1], bs, bs_given, force, topts, words);
@@ -305,12 +336,13 @@ int cmd_pool(int argc, char **argv)
 		{ "block-size", required_argument, NULL, 'b' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "yes", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *pos[3 + 16];
 	const char *sub, *create_opt = NULL;
 	struct fc_opt o;
-	int npos = 0, force = 0, bs_given = 0, json = 0, c;
+	int npos = 0, force = 0, bs_given = 0, json = 0, yes = 0, c;
 	uint64_t bytes;
 	uint32_t bs = 64;	/* 32 KiB, FC_DEFAULT_BLOCK_SECTORS */
 
@@ -342,6 +374,9 @@ int cmd_pool(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'y':
+			yes = 1;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -351,12 +386,16 @@ int cmd_pool(int argc, char **argv)
 	sub = pos[0];
 	if (strcmp(sub, "create") && strcmp(sub, "remove") && strcmp(sub, "list"))
 		return fc_usage("pool", "pool: unknown subcommand '%s' (create, remove, list)", sub);
-	if (strcmp(sub, "create") && create_opt)
-		return fc_usage("pool", "pool %s: %s is an option of pool create", sub, create_opt);
+	if (strcmp(sub, "create") && (create_opt || yes))
+		return fc_usage("pool", "pool %s: %s is an option of pool create", sub, yes ? "--yes" : create_opt);
+	if (yes && !force)
+		return fc_usage("pool", "pool create: --yes confirms --force (reformatting a pool); give both");
 	if (strcmp(sub, "list") && json)
 		return fc_usage("pool", "pool %s: --json is an option of pool list", sub);
-	if (!strcmp(sub, "create"))
-		return pool_create(npos - 1, pos + 1, bs, bs_given, force);
+	if (!strcmp(sub, "create")) {
+		fc_cmdline(create_cmd, sizeof(create_cmd), argc, argv, "--yes");
+		return pool_create(npos - 1, pos + 1, bs, bs_given, force | (yes ? FC_CREATE_YES : 0));
+	}
 	if (!strcmp(sub, "remove")) {
 		if (npos != 2)
 			return fc_usage("pool", "pool remove: expected one NAME");
