@@ -10,24 +10,6 @@ ctl_build
 MK=$BIN/ctl_mkimage
 "$MK" "$T/g.img" >/dev/null || { fail "options: mkimage"; exit 0; }
 
-# same_run NAME RC CMD1 :: CMD2: both exit RC with the same stdout and stderr
-same_run() {
-	name=$1 want=$2
-	shift 2
-	a="" b=""
-	while [ "$1" != "::" ]; do a="$a '$1'"; shift; done
-	shift
-	for w in "$@"; do b="$b '$w'"; done
-	eval "\"\$CTL\" $a" >"$T/o1" 2>"$T/e1"
-	r1=$?
-	eval "\"\$CTL\" $b" >"$T/o2" 2>"$T/e2"
-	r2=$?
-	if [ $r1 -eq "$want" ] && [ $r2 -eq "$want" ] && cmp -s "$T/o1" "$T/o2" && cmp -s "$T/e1" "$T/e2"; then
-		pass "$name"
-	else
-		fail "$name" "exit $r1 and $r2, wanted $want: $(head -c 200 "$T/e1") / $(head -c 200 "$T/e2")"
-	fi
-}
 
 # ---- check / dump: the order of --json and FLASHDEV
 same_run "options: check IMG --json = check --json IMG" 0 check "$T/g.img" --json :: check --json "$T/g.img"

@@ -74,23 +74,6 @@ usage_err "usage: pool list --yes" "pool list: --yes is an option of pool create
 usage_err "usage: pool create --yes, bad tunable" "unknown pool tunable 'frob'" pool create p0 /dev/null frob=1 --force --yes
 
 # ---- options before and after the operands: the same result
-same_run() {
-	name=$1 want=$2
-	shift 2
-	a="" b=""
-	while [ "$1" != "::" ]; do a="$a '$1'"; shift; done
-	shift
-	for w in "$@"; do b="$b '$w'"; done
-	eval "\"\$CTL\" $a" >"$T/o1" 2>"$T/e1"
-	r1=$?
-	eval "\"\$CTL\" $b" >"$T/o2" 2>"$T/e2"
-	r2=$?
-	if [ $r1 -eq "$want" ] && [ $r2 -eq "$want" ] && cmp -s "$T/o1" "$T/o2" && cmp -s "$T/e1" "$T/e2"; then
-		pass "$name"
-	else
-		fail "$name" "exit $r1 and $r2, wanted $want: $(head -c 200 "$T/e1") / $(head -c 200 "$T/e2")"
-	fi
-}
 same_run "options: get --json before and after NAME (usage)" 2 get --json p0 mode :: get p0 mode --json
 same_run "options: forget --yes before and after (usage)" 2 forget --yes p0 1 :: forget p0 1 --yes
 same_run "options: pool create --yes before the subcommand (usage)" 2 pool --yes create p0 /dev/null :: \
