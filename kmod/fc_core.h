@@ -20,7 +20,8 @@
  *                             pending lists, page dirty bits, vslot block
  *                             counters, bio lists.  Never held across I/O.
  *   pool->commit_lock (mutex) serialises commits and metadata writes.
- *   pool->wb_lock (mutex)     one writeback batch at a time.
+ *   pool->wb_lock (mutex)     one writeback worker at a time (it overlaps
+ *                             two batches).
  * Order: fc_registry_lock -> commit_lock -> pool->lock.
  */
 #ifndef FC_CORE_H
@@ -200,7 +201,9 @@ struct fc_pool {
 	bool ser_window;		/* multi-batch commit serialising: no allocation */
 	atomic64_t flash_read_errors, flash_write_errors, metadata_errors;
 	int wb_state;
-	atomic_t wb_inflight;
+	atomic_t wb_inflight;		/* entries of running batches */
+	atomic_t wb_copies;		/* copies in flight (pacing) */
+	wait_queue_head_t wb_slot;	/* woken when a copy ends */
 	wait_queue_head_t wb_wait;
 	unsigned long last_io;		/* jiffies of last foreground I/O */
 	u64 commits_wanted;		/* commit requests (pool->lock) */
@@ -212,7 +215,8 @@ struct fc_pool {
 	u64 st_commits, st_commit_pages, st_commit_ns, st_commit_max_ns;
 	u64 st_groups, st_group_bios, st_group_max;
 	/* writeback statistics: written under wb_lock */
-	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns;
+	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns, st_wb_raced;
+	u64 st_wb_aged;
 };
 
 /* Per pool table instance. */

@@ -108,6 +108,13 @@ enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight)
 	return FC_WB_IDLE;
 }
 
+__u32 fc_wb_hot_quota(__u64 dirty, __u64 total, __u32 low, __u32 batch)
+{
+	if (!total || dirty * 100 < total * low)
+		return batch;
+	return batch / 4 ? batch / 4 : 1;
+}
+
 const char *fc_wb_state_name(enum fc_wb_state s)
 {
 	switch (s) {

@@ -78,6 +78,15 @@ bool fc_wb_above_high(__u64 dirty, __u64 total, __u32 high);
 __u32 fc_wb_hard_limit(__u32 high);
 bool fc_wb_admit_new(__u64 dirty, __u64 total, __u32 high, bool urgent);
 
+/*
+ * How many blocks of a writeback batch of @batch may be hot blocks (hit
+ * since the hand last passed) taken only because their data is older than
+ * max_dirty_age.  Below @low percent dirty that is the only writeback under
+ * load: all of them.  At or above it freeing flash comes first: a quarter
+ * (at least one), cold dirty blocks the rest.
+ */
+__u32 fc_wb_hot_quota(__u64 dirty, __u64 total, __u32 low, __u32 batch);
+
 const char *fc_wb_state_name(enum fc_wb_state s);
 
 #endif

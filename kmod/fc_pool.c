@@ -217,6 +217,8 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	bio_list_init(&pool->deferred);
 	bio_list_init(&pool->busy_wait);
 	init_waitqueue_head(&pool->wb_wait);
+	init_waitqueue_head(&pool->wb_slot);
+	atomic_set(&pool->wb_copies, 0);
 	INIT_WORK(&pool->commit_work, fc_commit_work);
 	INIT_WORK(&pool->worker, fc_worker);
 	INIT_WORK(&pool->wb_work, fc_wb_work);
@@ -662,6 +664,8 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	       READ_ONCE(pool->st_wb_batches), READ_ONCE(pool->st_wb_blocks),
 	       READ_ONCE(pool->st_wb_ios), READ_ONCE(pool->st_wb_merged),
 	       div_u64(READ_ONCE(pool->st_wb_ns), NSEC_PER_USEC));
+	DMEMIT(" writeback_raced=%llu writeback_aged=%llu", READ_ONCE(pool->st_wb_raced),
+	       READ_ONCE(pool->st_wb_aged));
 	return 1;
 }
 

@@ -2,7 +2,10 @@
 /*
  * fc_writeback: copies dirty sub-blocks from the flash to the origins.
  *
- * One batch at a time (pool->wb_lock).  A batch is collected by a cursor
+ * One writeback worker at a time (pool->wb_lock); it keeps two batches
+ * going, the next one's copies starting while the last copies of the one
+ * before finish (fc_wb_work()), and the pacing limit counts the copies of
+ * both (pool->wb_copies).  A batch is collected by a cursor
  * scan of the entry array under pool->lock, then sorted by (volume, origin
  * block) so each origin sees ascending LBAs, and copied with dm-kcopyd, one
  * job per contiguous run of dirty sub-blocks, all jobs in flight together
@@ -19,6 +22,10 @@
  *  - Writeback vs a new write: only idle entries (no I/O in flight) are
  *    taken; their generation is snapshotted and sub-blocks are marked clean
  *    only if it is unchanged when the copy and the origin flush are done.
+ *    A block that lost the race keeps its dirty bits, and its age counts
+ *    from the batch's start (everything older reached the origin).
+ *  - Two batches in flight: the collect skips entries of the other one
+ *    (FC_E_WB), and each batch flushes the origins after its own copies.
  *  - Discard / eviction vs writeback: FC_E_WB pins the entry (discard waits,
  *    CLOCK skips it) until the batch ends.
  *  - Writeback durability: the origin is flushed before marking clean.
@@ -51,10 +58,13 @@ struct wb_item {
 };
 
 struct wb_batch {
+	struct fc_pool *pool;
+	struct wb_item *items;
+	unsigned int n;
+	u16 start_ts;		/* seconds (wrapping) when its copies began */
+	u64 t0;
 	atomic_t count;		/* copies in flight + 1 */
 	struct completion done;
-	atomic_t inflight;	/* copies in flight (pacing) */
-	wait_queue_head_t slot;	/* woken when a copy ends */
 	struct list_head runs;	/* merged runs, freed when the batch ends */
 };
 
@@ -82,8 +92,11 @@ static int item_cmp(const void *a, const void *b)
 
 static void end_copy(struct wb_batch *b)
 {
-	atomic_dec(&b->inflight);
-	wake_up(&b->slot);
+	struct fc_pool *pool = b->pool;
+
+	/* Pacing is per pool: the copies of two overlapping batches count. */
+	atomic_dec(&pool->wb_copies);
+	wake_up(&pool->wb_slot);
 	if (atomic_dec_and_test(&b->count))
 		complete(&b->done);
 }
@@ -204,14 +217,15 @@ static bool aged(struct fc_pool *pool, struct fc_entry *e, u32 max_age)
  * rewritten again and again; copying them spends origin bandwidth on data
  * that is dirty again a moment later, while cold dirty blocks pin flash
  * that reads could use.  (The eviction hand clears REF on clean blocks
- * only, so the two hands never fight over a block.)
+ * only, so the two hands never fight over a block.)  A hot block whose data
+ * is older than max_dirty_age is taken anyway, at most @hot_max of them.
  */
 static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigned int max,
-			    int only, bool only_aged, bool cold_first)
+			    int only, bool only_aged, bool cold_first, unsigned int hot_max)
 {
 	u32 max_age = pool->opts.val[FC_OPT_MAX_DIRTY_AGE];
 	u64 nr = pool->g.nr_blocks;
-	unsigned int n = 0, scanned;
+	unsigned int n = 0, scanned, hot = 0;
 	bool old;
 
 	spin_lock_irq(&pool->lock);
@@ -228,10 +242,15 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 		old = (only_aged || cold_first) && aged(pool, e, max_age);
 		if (only_aged && !old)
 			continue;
-		/* Data past max_dirty_age goes now, hot or not. */
-		if (cold_first && (e->flags & FC_E_REF) && !old) {
-			e->flags &= ~FC_E_REF;
-			continue;
+		if (cold_first && (e->flags & FC_E_REF)) {
+			if (!old) {
+				e->flags &= ~FC_E_REF;
+				continue;
+			}
+			/* Hot data past max_dirty_age: at most @hot_max of the batch. */
+			if (hot >= hot_max)
+				continue;
+			hot++;
 		}
 		e->flags |= FC_E_WB;
 		e->wb_raced = 0;
@@ -245,51 +264,60 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 		n++;
 	}
 	spin_unlock_irq(&pool->lock);
+	WRITE_ONCE(pool->st_wb_aged, pool->st_wb_aged + hot);
 	return n;
 }
 
-/* Copy, flush the origins, mark clean.  Returns the number of failures. */
-static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n,
-		     unsigned int limit)
+/* Wait until fewer than @limit copies of the pool are in flight, take one. */
+static void take_slot(struct fc_pool *pool, struct wb_batch *b, unsigned int limit)
+{
+	wait_event(pool->wb_slot, atomic_read(&pool->wb_copies) < limit);
+	atomic_inc(&pool->wb_copies);
+	atomic_inc(&b->count);
+}
+
+/*
+ * Sort the batch and start its copies, at most @limit of the pool's copies
+ * in flight, in LBA order.  Returns when the last one is issued; the copies
+ * of the previous batch may still be running (end_batch() waits).
+ */
+static void start_batch(struct fc_pool *pool, struct wb_batch *b, struct wb_item *items,
+			unsigned int n, unsigned int limit)
 {
 	u32 sub = pool->g.subblock_sectors;
-	bool flushed[FC_MAX_VOLUMES] = { false };
-	int flush_err[FC_MAX_VOLUMES] = { 0 };
-	struct wb_batch batch;
-	struct wb_run *run, *tmp;
-	unsigned int k, i, j, m, failed = 0;
-	u64 t0 = ktime_get_ns();
+	unsigned int k, i, j, m;
 
 	sort(items, n, sizeof(*items), item_cmp, NULL);
 	WRITE_ONCE(pool->st_wb_batches, pool->st_wb_batches + 1);
 	WRITE_ONCE(pool->st_wb_blocks, pool->st_wb_blocks + n);
-	atomic_set(&batch.count, 1);
-	init_completion(&batch.done);
-	atomic_set(&batch.inflight, 0);
-	init_waitqueue_head(&batch.slot);
-	INIT_LIST_HEAD(&batch.runs);
+	b->pool = pool;
+	b->items = items;
+	b->n = n;
+	b->start_ts = (u16)(jiffies / HZ);
+	b->t0 = ktime_get_ns();
+	atomic_set(&b->count, 1);
+	init_completion(&b->done);
+	INIT_LIST_HEAD(&b->runs);
 	limit = max(limit, 1u);
 	atomic_add(n, &pool->wb_inflight);
 	for (k = 0; k < n; k++)
-		items[k].batch = &batch;
+		items[k].batch = b;
 	for (k = 0; k < n; k++) {
 		struct wb_item *it = &items[k];
 		struct block_device *origin = pool->vol[it->vol].active->origin;
 
 		m = run_length(pool, it, n - k);
 		if (m > 1) {
-			/* At most @limit copies in flight, a run counting as one. */
-			wait_event(batch.slot, atomic_read(&batch.inflight) < limit);
-			atomic_inc(&batch.inflight);
-			atomic_inc(&batch.count);
-			if (merge_run(pool, &batch, it, m, origin)) {
+			/* A run counts as one copy. */
+			take_slot(pool, b, limit);
+			if (merge_run(pool, b, it, m, origin)) {
 				WRITE_ONCE(pool->st_wb_ios, pool->st_wb_ios + 1);
 				WRITE_ONCE(pool->st_wb_merged, pool->st_wb_merged + m);
 				k += m - 1;
 				continue;
 			}
-			atomic_dec(&batch.inflight);
-			atomic_dec(&batch.count);
+			atomic_dec(&pool->wb_copies);
+			atomic_dec(&b->count);
 		}
 		for (i = 0; i < pool->g.nr_subblocks;) {
 			struct dm_io_region from, to;
@@ -306,19 +334,30 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 			to.bdev = origin;
 			to.sector = (it->oblock << pool->block_shift) + i * sub;
 			to.count = from.count;
-			/* At most @limit copies in flight, issued in LBA order. */
-			wait_event(batch.slot, atomic_read(&batch.inflight) < limit);
-			atomic_inc(&batch.inflight);
-			atomic_inc(&batch.count);
+			take_slot(pool, b, limit);
 			WRITE_ONCE(pool->st_wb_ios, pool->st_wb_ios + 1);
 			dm_kcopyd_copy(pool->kc, &from, 1, &to, 0, copy_done, it);
 			i = j;
 		}
 	}
-	if (!atomic_dec_and_test(&batch.count))
-		wait_for_completion_io(&batch.done);
+}
+
+/*
+ * Wait for the batch's copies, flush the origins, mark clean.  Returns the
+ * number of failures.
+ */
+static int end_batch(struct fc_pool *pool, struct wb_batch *b)
+{
+	bool flushed[FC_MAX_VOLUMES] = { false };
+	int flush_err[FC_MAX_VOLUMES] = { 0 };
+	struct wb_item *items = b->items;
+	struct wb_run *run, *tmp;
+	unsigned int k, n = b->n, failed = 0, raced = 0;
+
+	if (!atomic_dec_and_test(&b->count))
+		wait_for_completion_io(&b->done);
 	atomic_sub(n, &pool->wb_inflight);
-	list_for_each_entry_safe(run, tmp, &batch.runs, list) {
+	list_for_each_entry_safe(run, tmp, &b->runs, list) {
 		vfree(run->buf);
 		kfree(run);
 	}
@@ -333,7 +372,7 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 		flush_err[vol] = blkdev_issue_flush(pool->vol[vol].active->origin);
 	}
 
-	WRITE_ONCE(pool->st_wb_ns, pool->st_wb_ns + ktime_get_ns() - t0);
+	WRITE_ONCE(pool->st_wb_ns, pool->st_wb_ns + ktime_get_ns() - b->t0);
 
 	spin_lock_irq(&pool->lock);
 	for (k = 0; k < n; k++) {
@@ -355,25 +394,56 @@ static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n
 			 */
 			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
 			fc_stat_inc(pool, it->vol, FC_ST_WRITEBACKS);
+		} else if (e->gen != it->gen || e->wb_raced) {
+			/*
+			 * Rewritten during the copy: what was written before
+			 * the copy began is on the origin now (copied, then
+			 * flushed), so the block's oldest unwritten data is
+			 * no older than the batch.  Without this a hot block
+			 * dirty for longer than max_dirty_age would be copied
+			 * on every pass of the hand and lose the race every
+			 * time, taking the origin time cold blocks need.
+			 */
+			e->dirty_ts = b->start_ts;
+			raced++;
 		}
 		atomic_dec(&s->wb_inflight);
 	}
 	fc_kick_locked(pool);
 	spin_unlock_irq(&pool->lock);
+	WRITE_ONCE(pool->st_wb_raced, pool->st_wb_raced + raced);
 	wake_up_all(&pool->wb_wait);
 	if (failed)
 		DMERR_LIMIT("writeback: %u blocks failed and stay dirty", failed);
 	return failed;
 }
 
+/* Copy, flush the origins, mark clean.  Returns the number of failures. */
+static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n,
+		     unsigned int limit)
+{
+	struct wb_batch b;
+
+	start_batch(pool, &b, items, n, limit);
+	return end_batch(pool, &b);
+}
+
+/*
+ * Background writeback.  Batches overlap: the next batch is collected and
+ * its copies started while the previous batch's last copies finish, so the
+ * origins never wait for a batch's slowest copy, its origin flush and its
+ * commit (the collect skips entries of the running batch: FC_E_WB).
+ */
 void fc_wb_work(struct work_struct *ws)
 {
 	struct fc_pool *pool = container_of(ws, struct fc_pool, wb_work);
+	struct wb_item *items = pool->wb_items;
+	struct wb_batch batch[2], *prev = NULL;
 	struct fc_wb_input in;
-	struct wb_item *items;
 	unsigned long start = jiffies;
 	enum fc_wb_state st;
-	unsigned int n;
+	unsigned int n, cur = 0;
+	bool more;
 	u32 max;
 
 	if (pool->suspended || READ_ONCE(pool->md_mode) != FC_MD_RW ||
@@ -391,29 +461,41 @@ void fc_wb_work(struct work_struct *ws)
 	in.jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
 	st = fc_wb_decide(&in, &max);
 	pool->wb_state = st;
-	if (!max)
-		goto out;
-	items = pool->wb_items;
 	/* Batches back to back for up to a second, then let the tick requeue us. */
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
-		/* Below low and not idle: only data older than max_dirty_age. */
-		n = collect(pool, items, FC_WB_MAX_BATCH, -1,
-			    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle);
+		struct wb_item *it = items + cur * FC_WB_MAX_BATCH;
+
+		/*
+		 * Below low and not idle: only data older than max_dirty_age.
+		 * Above low, freeing flash for new data comes first: hot blocks
+		 * past max_dirty_age (rewritten every few seconds, so a copy
+		 * often loses the race) get a quarter of each batch, cold
+		 * dirty blocks the rest.
+		 */
+		n = collect(pool, it, FC_WB_MAX_BATCH, -1,
+			    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle,
+			    fc_wb_hot_quota(in.dirty, in.total, in.low, FC_WB_MAX_BATCH));
+		if (n)
+			start_batch(pool, &batch[cur], it, n, max);
+		more = true;
+		if (prev) {
+			if (end_batch(pool, prev) || fc_request_commit(pool))
+				more = false;
+			prev = NULL;
+		}
 		if (!n) {
 			if (st != FC_WB_THROTTLED)
 				pool->wb_state = FC_WB_IDLE;
 			break;
 		}
-		if (run_batch(pool, items, n, max))
-			break;
-		if (fc_request_commit(pool))
-			break;
+		prev = &batch[cur];
+		cur ^= 1;
 		/*
 		 * A small batch (cold data trickling in, the rest hot): wait for
 		 * the next tick rather than pay an origin flush and a commit for
 		 * every few blocks.
 		 */
-		if (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED)
+		if (!more || (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED))
 			break;
 		spin_lock_irq(&pool->lock);
 		in.dirty = pool->nr_dirty;
@@ -422,16 +504,18 @@ void fc_wb_work(struct work_struct *ws)
 		st = fc_wb_decide(&in, &max);
 		pool->wb_state = st;
 	}
-out:
+	if (prev && !end_batch(pool, prev))
+		fc_request_commit(pool);
 	mutex_unlock(&pool->wb_lock);
 	/* Budget used up with work left: go on now rather than at the next tick. */
 	if (max && !pool->suspended && !time_before(jiffies, start + HZ))
 		queue_work(pool->wq, &pool->wb_work);
 }
 
+/* Two batches: fc_wb_work() overlaps them. */
 void *fc_wb_alloc_items(void)
 {
-	return kvmalloc_array(FC_WB_MAX_BATCH, sizeof(struct wb_item), GFP_KERNEL);
+	return kvmalloc_array(2 * FC_WB_MAX_BATCH, sizeof(struct wb_item), GFP_KERNEL);
 }
 
 void fc_wb_wait_slot(struct fc_pool *pool, int slot)
@@ -464,7 +548,7 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 		spin_unlock_irq(&pool->lock);
 		if (!left)
 			break;
-		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false, false);
+		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false, false, FC_WB_MAX_BATCH);
 		if (!n) {
 			/* Entries with I/O in flight: try again shortly. */
 			if (++idle > 500) {

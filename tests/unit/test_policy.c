@@ -72,6 +72,14 @@ static void test_pacing(void)
 	CHECK("high 100: never refused below full", fc_wb_admit_new(999, 1000, 100, false) &&
 	      !fc_wb_admit_new(1000, 1000, 100, true));
 	CHECK("empty pool refuses nothing", fc_wb_admit_new(0, 0, 80, false));
+	CHECK("below low aged hot blocks fill the batch", fc_wb_hot_quota(499, 1000, 50, 256) == 256 &&
+	      fc_wb_hot_quota(0, 1000, 50, 256) == 256);
+	CHECK("at or above low a quarter", fc_wb_hot_quota(500, 1000, 50, 256) == 64 &&
+	      fc_wb_hot_quota(1000, 1000, 50, 256) == 64);
+	CHECK("quota never 0", fc_wb_hot_quota(900, 1000, 50, 3) == 1 &&
+	      fc_wb_hot_quota(900, 1000, 0, 1) == 1);
+	CHECK("low 100 or empty pool: all", fc_wb_hot_quota(999, 1000, 100, 256) == 256 &&
+	      fc_wb_hot_quota(0, 0, 50, 256) == 256);
 	in.dirty = 10;
 	in.flushing = true;
 	CHECK("flush full speed", fc_wb_decide(&in, &max) == FC_WB_ACTIVE && max == 32);
