@@ -18,6 +18,7 @@
 #include "fc_dev.h"
 #include "fc_err.h"
 #include "fc_util.h"
+#include "tunables.h"
 
 #ifndef FC_VERSION
 #define FC_VERSION "0.1"
@@ -80,8 +81,6 @@ int cmd_resolve(int argc, char **argv);
 
 /* util.c */
 int fc_valid_name(const char *name);			/* usable dm name */
-/* Is @w one of the NULL-terminated @list? */
-int fc_word_in(const char *const *list, const char *w);
 void fc_install_sigint(void);
 
 /* Progress of a writeback: call with the dirty bytes left until done. */
@@ -161,8 +160,6 @@ int fc_vol_table_with_mode(const struct fc_vol *v, const char *mode, char *buf, 
 int fc_vol_reload(const struct fc_vol *v, const char *params);
 /* Write back dirty data of a pool (vol == NULL) or a volume with a progress bar. */
 int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
-
-int fc_valid_mode(const char *mode);
 
 /* pool.c, shared with config.c */
 int fc_pool_key(const char *k);

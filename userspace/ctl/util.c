@@ -121,16 +121,6 @@ int fc_opt_next_conf(struct fc_opt *o, struct fc_conf_opt *co)
 	return c;
 }
 
-int fc_word_in(const char *const *list, const char *w)
-{
-	int i;
-
-	for (i = 0; list[i]; i++)
-		if (!strcmp(list[i], w))
-			return 1;
-	return 0;
-}
-
 int fc_valid_name(const char *name)
 {
 	const char *p;
