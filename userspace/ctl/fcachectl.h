@@ -225,9 +225,16 @@ int cmd_forget(int argc, char **argv);
 #define FC_CREATE_FORCE	1	/* --force: overwrite signatures, reformat a pool */
 #define FC_CREATE_YES	2	/* --yes: reformatting a pool needs no question */
 
-/* reformat.c: pool create --force on a pool (@force: FC_CREATE_* bits, @cmd: to run with --yes) */
-int fc_reformat_gate(const char *flash, int force, const char *cmd);	/* before device-mapper */
+/*
+ * reformat.c: pool create on a device holding a pool (@force: FC_CREATE_*
+ * bits, @cmd: to run with --yes): --force on a pool is confirmed, a damaged
+ * pool is refused without --force.  fc_create_gate() decides what it can
+ * before device-mapper is asked anything; fc_pool_create() asks again.
+ */
+int fc_create_gate(const char *flash, int force, const char *cmd);
 int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force, const char *cmd);
+/* EXIT_FAIL, said, if @fd holds what 'check' calls a damaged pool; else 0 */
+int fc_refuse_damaged(int fd, const char *flash);
 
 /* confirm.c: the question before a step that destroys data */
 int fc_have_tty(void);			/* stdin and stderr are terminals */

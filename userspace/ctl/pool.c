@@ -6,9 +6,10 @@
  * device is a block device nobody holds (O_EXCL), and it carries no
  * filesystem, partition table or RAID signature (libblkid) unless --force.
  * A device that already holds an fcache superblock is loaded as it is
- * (reformatted with --force, once confirmed: reformat.c); any other device
- * gets its first two pages (the superblock slots) zeroed, which makes the
- * pool target format it.
+ * (reformatted with --force, once confirmed: reformat.c); one that holds a
+ * damaged pool (fcache metadata without a usable superblock) is refused
+ * unless --force; any other device gets its first two pages (the
+ * superblock slots) zeroed, which makes the pool target format it.
  */
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
@@ -129,6 +130,12 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 		}
 		bs = have_bs;
 	} else {
+		r = force & FC_CREATE_FORCE ? 0 : fc_refuse_damaged(dfd, flash);
+		if (r) {
+			close(dfd);
+			close(fd);
+			return r;
+		}
 		if (fc_pool_blocks(sectors, bs) < 16) {
 			close(dfd);
 			close(fd);
@@ -192,7 +199,7 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 	r = fc_pool_tunables("pool", npos - 2, pos + 2, topts, sizeof(topts), &words);
 	if (r)
 		return r;
-	r = fc_reformat_gate(pos[1], force, create_cmd);
+	r = fc_create_gate(pos[1], force, create_cmd);
 	if (r)
 		return r;
 	return fc_pool_create(pos[0], pos[1], bs, bs_given, force, topts, words);
