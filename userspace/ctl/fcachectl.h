@@ -63,6 +63,14 @@ struct fc_opt {
 void fc_opt_init(struct fc_opt *o, int argc, char **argv, const char *shortopts,
 		 const struct option *longopts, const char *verb, const char *what);
 int fc_opt_next(struct fc_opt *o);
+/*
+ * The operand o->arg into the first empty one of @ops[@n]: 0, or a usage
+ * error naming it when all are taken ("WHAT: unexpected argument 'x' (one
+ * @unit at a time)").
+ */
+int fc_opt_operand(struct fc_opt *o, const char **ops, int n, const char *unit);
+/* Does volume @id labelled @label answer to @which (a number 1..: its id, else its label)? */
+int fc_vol_is(unsigned int id, const char *label, const char *which);
 
 /* verbs */
 int cmd_pool(int argc, char **argv);
@@ -182,6 +190,14 @@ int64_t fc_pool_flash_dirty(struct fc_pool *p, unsigned int slot);
 /* Its volume slots no live table of @l attaches (@dirty_only: with a dirty hint); -1. */
 int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vol *out, int max,
 		       int dirty_only);
+/*
+ * The start of forget and resolve (@verb): scan @l, find the pool named
+ * @pool (into *@pp) and read its unattached volumes into @ov (at most 64),
+ * the index of the last one answering to @which (fc_vol_is) into *@found
+ * (-1: none).  Their count, or -1 said, with @l freed.
+ */
+int fc_pool_vol_lookup(const char *verb, struct fc_live *l, const char *pool, const char *which,
+		       struct fc_pool **pp, struct fc_ondisk_vol *ov, int *found);
 
 /* config.c: recording in the config file (@file) what enable/disable/set did */
 int fc_conf_check(const char *file);	/* 0: missing or parses */
