@@ -29,18 +29,8 @@ grep -qx '_fcachectl_vol_set="mode= sequential_cutoff="' "$T/gen" && pass "tunab
 	fail "tunables: completion offers the volume settings"
 grep -qx '_fcachectl_enable_modes="writeback writethrough writearound"' "$T/gen" &&
 	pass "tunables: enable's modes, without passthrough" || fail "tunables: enable's modes, without passthrough"
-# completing with a fcachectl that would hang on anything but names
-mkdir -p "$T/bin"
-printf '#!/bin/sh\ncase "$*" in "__complete pools") echo p0 ;; "__complete targets") echo p0; echo vol0 ;; *) sleep 5 ;; esac\n' >"$T/bin/fcachectl"
-chmod +x "$T/bin/fcachectl"
-cmp_out() {	# cmp_out NAME WANT WORDS... (the last word is completed)
-	name=$1 want=$2
-	shift 2
-	words="" n=0
-	for w in "$@"; do words="$words '$w'"; n=$((n + 1)); done
-	out=$(PATH="$T/bin:$PATH" bash -c ". '$top/completion/fcachectl'; COMP_WORDS=($words); COMP_CWORD=$((n - 1)); _fcachectl; echo \${COMPREPLY[*]}")
-	[ "$out" = "$want" ] && pass "$name" || fail "$name" "got '$out'"
-}
+# completing with a fcachectl that hangs on anything but names
+comp_fake
 t0=$(date +%s)
 cmp_out "tunables: completion: set volume settings" "sequential_cutoff=" fcachectl set vol0 seq
 cmp_out "tunables: completion: set pool tunables" "writeback_high= writeback_low= writeback_jobs=" fcachectl set p0 writeback_

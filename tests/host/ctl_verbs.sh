@@ -132,17 +132,7 @@ else
 fi
 
 # ---- completion: the new verbs and options, names from __complete, at once
-cmp_out() {	# cmp_out NAME WANT WORDS... (the last word is completed)
-	name=$1 want=$2
-	shift 2
-	words="" n=0
-	for w in "$@"; do words="$words '$w'"; n=$((n + 1)); done
-	out=$(PATH="$T/bin:$PATH" bash -c ". '$top/completion/fcachectl'; COMP_WORDS=($words); COMP_CWORD=$((n - 1)); _fcachectl; echo \${COMPREPLY[*]}")
-	[ "$out" = "$want" ] && pass "$name" || fail "$name" "got '$out'"
-}
-mkdir -p "$T/bin"
-printf '#!/bin/sh\ncase "$*" in "__complete pools") echo p0 ;; "__complete targets") echo p0; echo vol0 ;; *) sleep 5 ;; esac\n' >"$T/bin/fcachectl"
-chmod +x "$T/bin/fcachectl"
+comp_fake
 t0=$(date +%s)
 cmp_out "completion: verbs show and get" "show" fcachectl sh
 cmp_out "completion: reset-counters" "reset-counters" fcachectl rese
