@@ -61,7 +61,8 @@ static void tunables(void)
 	CHECK("tunables: 5 pool tunables and 2 volume settings", n == 7);
 	t = fc_tunable(FC_TUN_POOL, "writeback_jobs");
 	CHECK("tunables: writeback_jobs 1..1024, default from fcache_abi.h",
-	      t && t->min == 1 && t->max == 1024 && t->def == FC_DEFAULT_WRITEBACK_JOBS && !t->is_mode);
+	      t && t->min == 1 && t->max == 1024 && t->def == FC_DEFAULT_WRITEBACK_JOBS &&
+	      !t->is_mode);
 	t = fc_tunable(FC_TUN_VOL, "sequential_cutoff");
 	CHECK("tunables: sequential_cutoff in KiB", t && t->max == 4194304 && t->def == FC_DEFAULT_SEQ_CUTOFF_KIB &&
 	      !strcmp(t->unit, "KiB"));

@@ -163,7 +163,8 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 			*eq = 0;
 			if (!fc_pool_key(kv[i]))
 				return cfg_err(c, ln, "unknown pool setting '%s'", kv[i]);
-			if (fc_tunable_check(FC_TUN_POOL, kv[i], eq + 1, NULL, NULL, why, sizeof(why)))
+			if (fc_tunable_check(FC_TUN_POOL, kv[i], eq + 1, NULL, NULL, why,
+					     sizeof(why)))
 				return cfg_err(c, ln, "%s", why);
 			*eq = '=';
 		}
@@ -208,7 +209,8 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 					return cfg_err(c, ln, "bad name '%s'", w[i] + 5);
 				snprintf(v->name, sizeof(v->name), "%s", w[i] + 5);
 			} else if (!strncmp(w[i], "sequential_cutoff=", 18)) {
-				if (fc_tunable_check(FC_TUN_VOL, sc->name, w[i] + 18, NULL, &cut, why, sizeof(why)))
+				if (fc_tunable_check(FC_TUN_VOL, sc->name, w[i] + 18, NULL, &cut,
+						     why, sizeof(why)))
 					return cfg_err(c, ln, "bad sequential_cutoff '%s': KiB, 0..%u", w[i] + 18, sc->max);
 				v->cutoff = (int)cut;
 			} else {

@@ -65,7 +65,8 @@ int cmd_set(int argc, char **argv)
 		eq = strchr(kv[i], '=');
 		memcpy(key, kv[i], eq - kv[i]);
 		key[eq - kv[i]] = 0;
-		if (fc_tunable_check(p ? FC_TUN_POOL : FC_TUN_VOL, key, eq + 1, &t, NULL, why, sizeof(why))) {
+		if (fc_tunable_check(p ? FC_TUN_POOL : FC_TUN_VOL, key, eq + 1, &t, NULL, why,
+				     sizeof(why))) {
 			rc = fc_usage("set", "set: %s", why);
 			goto out;
 		}

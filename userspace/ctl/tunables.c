@@ -65,7 +65,8 @@ static void fill(void)
 			t->range = "mode must be a cache mode";
 			continue;
 		}
-		d = t->kind == FC_TUN_POOL ? fc_pool_opt_desc(rows[i].kopt) : fc_vol_opt_desc(rows[i].kopt);
+		d = t->kind == FC_TUN_POOL ? fc_pool_opt_desc(rows[i].kopt) :
+					     fc_vol_opt_desc(rows[i].kopt);
 		t->name = d->name;
 		t->min = d->min;
 		t->max = d->max;
@@ -146,11 +147,12 @@ int fc_tunable_check(enum fc_tun_kind kind, const char *key, const char *val,
 			 key, fc_tunable_names(kind, ", ", names, sizeof(names)));
 		return -1;
 	}
-	if (t->is_mode ? !fc_valid_mode(val) : (fc_parse_u32(val, &v) || v < t->min || v > t->max)) {
-		if (t->is_mode)
-			snprintf(why, len, "bad mode '%s': %s", val, fc_mode_list(names, sizeof(names), 0));
-		else
-			snprintf(why, len, "bad value for %s: '%s': %s", key, val, t->range);
+	if (t->is_mode && !fc_valid_mode(val)) {
+		snprintf(why, len, "bad mode '%s': %s", val, fc_mode_list(names, sizeof(names), 0));
+		return -1;
+	}
+	if (!t->is_mode && (fc_parse_u32(val, &v) || v < t->min || v > t->max)) {
+		snprintf(why, len, "bad value for %s: '%s': %s", key, val, t->range);
 		return -1;
 	}
 	if (tp)

@@ -349,7 +349,8 @@ static int cmd_enable_(int argc, char **argv)
 				return fc_usage("enable", "enable: bad --id '%s': 1..%d", o.arg, MAX_ID);
 			break;
 		case 's':
-			if (fc_tunable_check(FC_TUN_VOL, sc->name, o.arg, NULL, &cut, modes, sizeof(modes)))
+			if (fc_tunable_check(FC_TUN_VOL, sc->name, o.arg, NULL, &cut, modes,
+					     sizeof(modes)))
 				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..%u", o.arg, sc->max);
 			cutoff = (int)cut;
 			break;
