@@ -5,13 +5,7 @@
  */
 #include "fc_parse.h"
 
-struct opt_desc {
-	const char *name;
-	__u32 min, max, def;
-	const char *range;
-};
-
-static const struct opt_desc pool_opts[FC_NR_POOL_OPTS] = {
+static const struct fc_opt_desc pool_opts[FC_NR_POOL_OPTS] = {
 	[FC_OPT_WRITEBACK_HIGH] = { "writeback_high", 1, 100,
 		FC_DEFAULT_WRITEBACK_HIGH, "writeback_high must be 1..100 (percent)" },
 	[FC_OPT_WRITEBACK_LOW] = { "writeback_low", 0, 100,
@@ -22,6 +16,11 @@ static const struct opt_desc pool_opts[FC_NR_POOL_OPTS] = {
 		FC_DEFAULT_WRITEBACK_JOBS, "writeback_jobs must be 1..1024" },
 	[FC_OPT_COMMIT_INTERVAL] = { "commit_interval", 0, 3600000,
 		FC_DEFAULT_COMMIT_INTERVAL, "commit_interval must be 0..3600000 (ms)" },
+};
+
+static const struct fc_opt_desc seq_cutoff_desc = {
+	"sequential_cutoff", 0, FC_SEQ_CUTOFF_MAX_KIB, FC_DEFAULT_SEQ_CUTOFF_KIB,
+	"sequential_cutoff must be 0..4194304 (KiB, 0 = off)"
 };
 
 static const char *const vol_opt_names[FC_NR_VOL_OPTS] = {
@@ -59,7 +58,7 @@ int fc_parse_mode(const char *s)
 
 	if (!s)
 		return -EINVAL;
-	for (i = 0; i <= FC_MODE_PASSTHROUGH; i++)
+	for (i = 0; i < FC_NR_MODES; i++)
 		if (!strcmp(s, mode_names[i]))
 			return (int)i;
 	return -EINVAL;
@@ -75,6 +74,16 @@ const char *fc_mode_name(int mode)
 const char *fc_pool_opt_name(unsigned int opt)
 {
 	return opt < FC_NR_POOL_OPTS ? pool_opts[opt].name : NULL;
+}
+
+const struct fc_opt_desc *fc_pool_opt_desc(unsigned int opt)
+{
+	return opt < FC_NR_POOL_OPTS ? &pool_opts[opt] : NULL;
+}
+
+const struct fc_opt_desc *fc_vol_opt_desc(unsigned int opt)
+{
+	return opt == FC_VOPT_SEQUENTIAL_CUTOFF ? &seq_cutoff_desc : NULL;
 }
 
 const char *fc_vol_opt_name(unsigned int opt)
@@ -94,7 +103,7 @@ void fc_pool_opts_default(struct fc_pool_opts *o)
 void fc_vol_opts_default(struct fc_vol_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->seq_cutoff_kib = FC_DEFAULT_SEQ_CUTOFF_KIB;
+	o->seq_cutoff_kib = seq_cutoff_desc.def;
 }
 
 static void record_given(__u8 *order, __u8 *nr, unsigned int max, unsigned int opt)
@@ -187,8 +196,8 @@ int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,
 	__u32 v;
 
 	if (!strcmp(key, "sequential_cutoff")) {
-		if (fc_parse_u32(val, &v) || v > 4194304) {
-			*why = "sequential_cutoff must be 0..4194304 (KiB, 0 = off)";
+		if (fc_parse_u32(val, &v) || v > seq_cutoff_desc.max) {
+			*why = seq_cutoff_desc.range;
 			return -EINVAL;
 		}
 		o->seq_cutoff_kib = v;
@@ -349,7 +358,7 @@ int fc_parse_vol_msg(unsigned int argc, char **argv, struct fc_msg *m,
 	if (r <= 0)
 		return r;
 	if (!strcmp(argv[0], "sequential_cutoff")) {
-		if (argc != 2 || fc_parse_u32(argv[1], &v) || v > 4194304) {
+		if (argc != 2 || fc_parse_u32(argv[1], &v) || v > FC_SEQ_CUTOFF_MAX_KIB) {
 			*why = "usage: sequential_cutoff <KiB 0..4194304>";
 			return -EINVAL;
 		}

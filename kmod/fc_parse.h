@@ -24,6 +24,22 @@ enum fc_pool_opt {
 	FC_NR_POOL_OPTS
 };
 
+/*
+ * A numeric option's name, range, default and the reason given when a value
+ * is out of range.  fcachectl reads them too (userspace/ctl/tunables.c), so
+ * the tool and the target accept the same values.
+ */
+struct fc_opt_desc {
+	const char *name;
+	__u32 min, max, def;
+	const char *range;
+};
+
+/* sequential_cutoff, KiB: 0 (off) .. 4 GiB */
+#define FC_SEQ_CUTOFF_MAX_KIB	4194304
+/* the cache modes FC_MODE_* of fcache_abi.h */
+#define FC_NR_MODES		(FC_MODE_PASSTHROUGH + 1)
+
 struct fc_pool_opts {
 	__u32 val[FC_NR_POOL_OPTS];
 	/* Options the user gave, in the order given (for the TABLE status). */
@@ -53,7 +69,11 @@ int fc_parse_mode(const char *s);
 const char *fc_mode_name(int mode);
 
 const char *fc_pool_opt_name(unsigned int opt);
+/* The description of pool tunable @opt (enum fc_pool_opt), NULL past the last. */
+const struct fc_opt_desc *fc_pool_opt_desc(unsigned int opt);
 const char *fc_vol_opt_name(unsigned int opt);
+/* sequential_cutoff's (FC_VOPT_SEQUENTIAL_CUTOFF); NULL for the label and past the last. */
+const struct fc_opt_desc *fc_vol_opt_desc(unsigned int opt);
 
 void fc_pool_opts_default(struct fc_pool_opts *o);
 void fc_vol_opts_default(struct fc_vol_opts *o);

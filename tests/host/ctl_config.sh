@@ -93,7 +93,7 @@ grep -q 'no-persist' "$T/err" && pass "enable: broken config message names --no-
 
 # ---- recording enable / disable / set (fc_conf_record_*) ----
 make -s -C "$top/userspace" fcachectl >/dev/null 2>&1
-objs=$(ls "$top"/userspace/obj/fc_format.o "$top"/userspace/obj/lib/*.o "$top"/userspace/obj/ctl/*.o | grep -v '/fcachectl.o$')
+objs=$(ls "$top"/userspace/obj/fc_format.o "$top"/userspace/obj/fc_parse.o "$top"/userspace/obj/lib/*.o "$top"/userspace/obj/ctl/*.o | grep -v '/fcachectl.o$')
 if cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -I"$top/userspace/ctl" $(pkg-config --cflags devmapper blkid) \
 	-o "$BIN/ctl_confedit" "$top/tests/host/ctl_confedit.c" $objs $(pkg-config --libs devmapper blkid) -lm -pthread \
 	>"$T/cc.log" 2>&1; then

@@ -51,6 +51,24 @@ ctl_build() {
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=halt_on_error=1:exitcode=99
 
+# comp_fake: $T/bin/fcachectl answers __complete pools (p0) and targets
+# (p0, vol0) and sleeps 5 s on anything else: completion must not wait
+comp_fake() {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\ncase "$*" in "__complete pools") echo p0 ;; "__complete targets") echo p0; echo vol0 ;; *) sleep 5 ;; esac\n' >"$T/bin/fcachectl"
+	chmod +x "$T/bin/fcachectl"
+}
+# cmp_out NAME WANT WORDS...: bash completion of WORDS (the last word is
+# completed, with comp_fake's fcachectl first in PATH) gives WANT
+cmp_out() {
+	name=$1 want=$2
+	shift 2
+	words="" n=0
+	for w in "$@"; do words="$words '$w'"; n=$((n + 1)); done
+	out=$(PATH="$T/bin:$PATH" bash -c ". '$top/completion/fcachectl'; COMP_WORDS=($words); COMP_CWORD=$((n - 1)); _fcachectl; echo \${COMPREPLY[*]}")
+	[ "$out" = "$want" ] && pass "$name" || fail "$name" "got '$out'"
+}
+
 # same_run NAME RC CMD1 :: CMD2: both exit RC with the same stdout and stderr
 same_run() {
 	name=$1 want=$2

@@ -132,17 +132,7 @@ else
 fi
 
 # ---- completion: the new verbs and options, names from __complete, at once
-cmp_out() {	# cmp_out NAME WANT WORDS... (the last word is completed)
-	name=$1 want=$2
-	shift 2
-	words="" n=0
-	for w in "$@"; do words="$words '$w'"; n=$((n + 1)); done
-	out=$(PATH="$T/bin:$PATH" bash -c ". '$top/completion/fcachectl'; COMP_WORDS=($words); COMP_CWORD=$((n - 1)); _fcachectl; echo \${COMPREPLY[*]}")
-	[ "$out" = "$want" ] && pass "$name" || fail "$name" "got '$out'"
-}
-mkdir -p "$T/bin"
-printf '#!/bin/sh\ncase "$*" in "__complete pools") echo p0 ;; "__complete targets") echo p0; echo vol0 ;; *) sleep 5 ;; esac\n' >"$T/bin/fcachectl"
-chmod +x "$T/bin/fcachectl"
+comp_fake
 t0=$(date +%s)
 cmp_out "completion: verbs show and get" "show" fcachectl sh
 cmp_out "completion: reset-counters" "reset-counters" fcachectl rese
@@ -192,6 +182,42 @@ if [ -n "$loop" ]; then
 else
 	echo "# ctl_verbs: no loop device (not root?): pool create --force refusal not checked here"
 fi
+# ---- pool create on a damaged pool (what check calls damaged: torn or
+# garbage superblocks with fcache magic, superblocks wiped over a pool's
+# metadata pages): refused without --force, exit 1, one line saying what
+# check found and that --force reformats it, nothing written; a device
+# that is not a pool (zeros) is not refused for it; with --force it goes on
+"$MK" "$T/sbboth.img" --damage sb-both >/dev/null
+"$MK" "$T/wiped.img" >/dev/null
+dd if=/dev/zero of="$T/wiped.img" bs=4096 count=2 conv=notrunc 2>/dev/null
+head -c 8388608 /dev/zero >"$T/zeros.img"
+for img in sbboth wiped zeros; do
+	loop=$(losetup -f --show "$T/$img.img" 2>/dev/null) || { echo "# ctl_verbs: no loop device: damaged-pool refusal not checked"; break; }
+	trap 'losetup -d "$loop" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+	sum0=$(md5sum <"$T/$img.img")
+	expect_rc 1 "damaged ($img): pool create exits 1" "$CTL" pool create p0 "$loop"
+	if [ $img = zeros ]; then
+		grep -q 'damaged' "$T/err" && fail "damaged ($img): not a pool is not called damaged" "$(cat "$T/err")" ||
+			pass "damaged ($img): not a pool is not called damaged"
+	else
+		err_one_line "damaged ($img): one line"
+		grep -q "^fcachectl: pool create: $loop holds a damaged fcache pool (.*superblock.*); nothing changed: 'fcachectl check $loop' reports what is wrong, and --force reformats it" "$T/err" &&
+			pass "damaged ($img): says what check found and what --force does" ||
+			fail "damaged ($img): says what check found and what --force does" "$(cat "$T/err")"
+		"$CTL" pool create p0 "$loop" writeback_high=70 >"$T/out" 2>"$T/err2"
+		grep -q 'holds a damaged fcache pool' "$T/err2" && pass "damaged ($img): refused with tunables too" ||
+			fail "damaged ($img): refused with tunables too" "$(cat "$T/err2")"
+		if [ $nodm -eq 1 ]; then
+			expect_rc 1 "damaged ($img): --force goes past the refusal (no device-mapper: exit 1)" \
+				"$CTL" pool create p0 "$loop" --force
+			grep -q 'damaged' "$T/err" && fail "damaged ($img): --force is not refused for it" "$(cat "$T/err")" ||
+				pass "damaged ($img): --force is not refused for it"
+		fi
+	fi
+	[ "$(md5sum <"$T/$img.img")" = "$sum0" ] && pass "damaged ($img): nothing written" || fail "damaged ($img): nothing written"
+	losetup -d "$loop"
+	trap 'rm -rf "$T"' EXIT INT TERM
+done
 # a plain image file: not a block device, whatever --force (exit 1, untouched)
 sum0=$(md5sum <"$T/pool.img")
 expect_rc 1 "force: an image file is no block device, even with --force --yes" "$CTL" pool create p0 "$T/pool.img" --force --yes

@@ -3,6 +3,6 @@
 # fuzzed pool images, the JSON schemas and the Prometheus text, the verbs
 # show/get/reset-counters/forget and pool create --force (tests/host/ctl_*.sh).
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for t in usage options check outcome fuzz install config json prom verbs; do
+for t in usage options check outcome fuzz install config json prom verbs tunables; do
 	sh "$top/tests/host/ctl_$t.sh"
 done

@@ -14,6 +14,8 @@
 #include <string.h>
 #include "unit.h"
 #include "fc_show.h"
+#include "tunables.h"
+#include "fcache_abi.h"
 
 static const char *get(const struct fc_show *sh, const char *key)
 {
@@ -45,6 +47,43 @@ static char *out(const struct fc_show *sh, int json)
 static const char *pool_table = "253:16 64 4 writeback_high 70 commit_interval 500";
 static const char *vol_table = "253:3 8:32 7 writethrough 4 label sdc sequential_cutoff 0";
 static const char *vol_bare = "253:3 8:48 2 writeback";
+
+/* the table of settings (ctl/tunables.c): the kernel's ranges and defaults, the reasons */
+static void tunables(void)
+{
+	const struct fc_tunable *t;
+	char why[512];
+	uint32_t v = 0;
+	int n = 0;
+
+	for (t = fc_tunables(); t->name; t++)
+		n++;
+	CHECK("tunables: 5 pool tunables and 2 volume settings", n == 7);
+	t = fc_tunable(FC_TUN_POOL, "writeback_jobs");
+	CHECK("tunables: writeback_jobs 1..1024, default from fcache_abi.h",
+	      t && t->min == 1 && t->max == 1024 && t->def == FC_DEFAULT_WRITEBACK_JOBS &&
+	      !t->is_mode);
+	t = fc_tunable(FC_TUN_VOL, "sequential_cutoff");
+	CHECK("tunables: sequential_cutoff in KiB", t && t->max == 4194304 && t->def == FC_DEFAULT_SEQ_CUTOFF_KIB &&
+	      !strcmp(t->unit, "KiB"));
+	CHECK("tunables: a pool tunable is no volume setting", !fc_tunable(FC_TUN_VOL, "writeback_high"));
+	CHECK("tunables: 1024 jobs accepted",
+	      !fc_tunable_check(FC_TUN_POOL, "writeback_jobs", "1024", &t, &v, why, sizeof(why)) && v == 1024);
+	CHECK("tunables: 0 jobs refused with the kernel's words",
+	      fc_tunable_check(FC_TUN_POOL, "writeback_jobs", "0", NULL, NULL, why, sizeof(why)) &&
+	      !strcmp(why, "bad value for writeback_jobs: '0': writeback_jobs must be 1..1024"));
+	CHECK("tunables: hex refused", fc_tunable_check(FC_TUN_POOL, "max_dirty_age", "0x10", NULL, NULL, why, sizeof(why)));
+	CHECK("tunables: unknown pool tunable listed",
+	      fc_tunable_check(FC_TUN_POOL, "frob", "1", NULL, NULL, why, sizeof(why)) &&
+	      !strcmp(why, "unknown pool tunable 'frob' (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval)"));
+	CHECK("tunables: a mode", !fc_tunable_check(FC_TUN_VOL, "mode", "passthrough", &t, NULL, why, sizeof(why)) &&
+	      t->is_mode);
+	CHECK("tunables: a bad mode",
+	      fc_tunable_check(FC_TUN_VOL, "mode", "fast", NULL, NULL, why, sizeof(why)) &&
+	      !strcmp(why, "bad mode 'fast': writeback, writethrough, writearound or passthrough"));
+	CHECK("tunables: enable takes no passthrough", fc_enable_mode("writearound") && !fc_enable_mode("passthrough"));
+	CHECK("tunables: get keys", !strcmp(fc_show_vol_keys(), "pool, origin, id, label, in_place, mode, sequential_cutoff"));
+}
 
 int main(int argc, char **argv)
 {
@@ -119,5 +158,6 @@ int main(int argc, char **argv)
 	      "\"table\":\"253:3 8:48 2 writeback\",\"pool\":\"253:3\",\"origin\":\"8:48\",\"id\":2,\"label\":\"\",\"in_place\":false,"
 	      "\"settings\":{\"mode\":\"writeback\",\"sequential_cutoff\":1024},\"defaults\":[\"sequential_cutoff\"]}\n"));
 	free(t);
+	tunables();
 	return unit_failed;
 }

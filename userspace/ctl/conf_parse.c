@@ -123,7 +123,7 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 
 	if (!strcmp(w[0], "pool")) {
 		struct cpool *p;
-		char *kv[64];
+		char *kv[64], why[512];
 		int nkv = 0;
 		uint64_t b;
 
@@ -163,6 +163,9 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 			*eq = 0;
 			if (!fc_pool_key(kv[i]))
 				return cfg_err(c, ln, "unknown pool setting '%s'", kv[i]);
+			if (fc_tunable_check(FC_TUN_POOL, kv[i], eq + 1, NULL, NULL, why,
+					     sizeof(why)))
+				return cfg_err(c, ln, "%s", why);
 			*eq = '=';
 		}
 		if (nkv && fc_pool_tunables("up", nkv, kv, p->opts, sizeof(p->opts), &p->words))
@@ -171,8 +174,11 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 		return 0;
 	}
 	if (!strcmp(w[0], "volume")) {
+		const struct fc_tunable *sc = fc_tunable(FC_TUN_VOL, "sequential_cutoff");
 		struct cvol *v;
+		char why[256];
 		uint64_t id;
+		uint32_t cut;
 
 		if (n < 4)
 			return cfg_err(c, ln, "expected 'volume POOL VOLUMEDEV id=N [mode=MODE] [name=DMNAME]'");
@@ -196,16 +202,17 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 				v->id = (unsigned int)id;
 			} else if (!strncmp(w[i], "mode=", 5)) {
 				if (!fc_valid_mode(w[i] + 5))
-					return cfg_err(c, ln, "bad mode '%s': writeback, writethrough, writearound or passthrough", w[i] + 5);
+					return cfg_err(c, ln, "bad mode '%s': %s", w[i] + 5, fc_mode_list(why, sizeof(why), 0));
 				snprintf(v->mode, sizeof(v->mode), "%s", w[i] + 5);
 			} else if (!strncmp(w[i], "name=", 5)) {
 				if (!fc_valid_name(w[i] + 5))
 					return cfg_err(c, ln, "bad name '%s'", w[i] + 5);
 				snprintf(v->name, sizeof(v->name), "%s", w[i] + 5);
 			} else if (!strncmp(w[i], "sequential_cutoff=", 18)) {
-				if (fc_parse_u64(w[i] + 18, &id) || id > 4194304)
-					return cfg_err(c, ln, "bad sequential_cutoff '%s': KiB, 0..4194304", w[i] + 18);
-				v->cutoff = (int)id;
+				if (fc_tunable_check(FC_TUN_VOL, sc->name, w[i] + 18, NULL, &cut,
+						     why, sizeof(why)))
+					return cfg_err(c, ln, "bad sequential_cutoff '%s': KiB, 0..%u", w[i] + 18, sc->max);
+				v->cutoff = (int)cut;
 			} else {
 				return cfg_err(c, ln, "unknown volume setting '%s' (id=, mode=, name=, sequential_cutoff=)", w[i]);
 			}

@@ -28,7 +28,7 @@ struct family {
 	enum src src;
 	size_t off;		/* SRC_FIELD: offset of the u64 in the status struct */
 	const char *label;	/* SRC_STATE: the label naming the state */
-	const char *const *states;
+	const char *const *states;	/* NULL: the cache modes (fc_mode_words()) */
 };
 
 #define FAM(n, t, h, s) { .name = n, .type = t, .help = h, .src = s }
@@ -40,7 +40,6 @@ struct family {
 
 static const char *const md_modes[] = { "rw", "ro", "fail", NULL };
 static const char *const wb_states[] = { "idle", "background", "active", "throttled", NULL };
-static const char *const vol_modes[] = { "writeback", "writethrough", "writearound", "passthrough", NULL };
 
 static const struct family pool_fams[] = {
 	FAM("fcache_pool_info", "gauge",
@@ -92,7 +91,7 @@ static const struct family vol_fams[] = {
 	    "Size of the cached volume in bytes.", SRC_SIZE),
 	STATES("fcache_volume_mode",
 	       "1 for the current cache mode: writeback, writethrough, writearound or passthrough.",
-	       "mode", vol_modes),
+	       "mode", NULL),	/* NULL: the mode words of tunables.c */
 	VF("fcache_volume_cached_blocks", "gauge", "Cache blocks of this volume holding valid data.",
 	   cached_blocks),
 	VF("fcache_volume_dirty_blocks", "gauge", "Cache blocks of this volume holding dirty data.",
@@ -195,15 +194,16 @@ static void value(FILE *f, uint64_t val)
 static void states(FILE *f, const struct family *m, const struct fc_pool *p,
 		   const struct fc_vol *v, const char *cur)
 {
+	const char *const *st = m->states ? m->states : fc_mode_words();
 	int i, known = 0;
 
 	if (!cur[0])
 		return;
-	for (i = 0; m->states[i]; i++) {
+	for (i = 0; st[i]; i++) {
 		start(f, m->name, p, v);
-		label(f, m->label, m->states[i]);
-		value(f, !strcmp(cur, m->states[i]));
-		known |= !strcmp(cur, m->states[i]);
+		label(f, m->label, st[i]);
+		value(f, !strcmp(cur, st[i]));
+		known |= !strcmp(cur, st[i]);
 	}
 	if (!known) {	/* a state this fcachectl does not know yet */
 		start(f, m->name, p, v);
@@ -212,24 +212,42 @@ static void states(FILE *f, const struct family *m, const struct fc_pool *p,
 	}
 }
 
+/*
+ * The samples pools and volumes (@v NULL: pool @p) give alike: status_ok,
+ * size, and a counter or gauge of the status (@st: its fields).  1 if @m
+ * is one of them (printed, or left out without a status), else 0.
+ */
+static int common_sample(FILE *f, const struct family *m, const struct fc_pool *p,
+			 const struct fc_vol *v, const void *st)
+{
+	int have = v ? v->have_status : p->have_status;
+
+	if (m->src != SRC_STATUS_OK && m->src != SRC_SIZE && m->src != SRC_FIELD)
+		return 0;
+	if (m->src == SRC_FIELD && !have)
+		return 1;
+	start(f, m->name, p, v);
+	if (m->src == SRC_STATUS_OK)
+		value(f, !!have);
+	else if (m->src == SRC_SIZE)
+		value(f, (v ? v->sectors : p->sectors) * 512);
+	else
+		value(f, *(const uint64_t *)((const char *)st + m->off));
+	return 1;
+}
+
 static void pool_sample(FILE *f, const struct family *m, const struct fc_pool *p,
 			const char *(*dev_path)(dev_t dev))
 {
 	const struct fc_pool_status *st = &p->st;
 
+	if (common_sample(f, m, p, NULL, st))
+		return;
 	switch (m->src) {
 	case SRC_INFO:
 		start(f, m->name, p, NULL);
 		label(f, "flash", dev_path(p->flash));
 		value(f, 1);
-		return;
-	case SRC_STATUS_OK:
-		start(f, m->name, p, NULL);
-		value(f, !!p->have_status);
-		return;
-	case SRC_SIZE:
-		start(f, m->name, p, NULL);
-		value(f, p->sectors * 512);
 		return;
 	case SRC_BLOCK_SIZE:
 		start(f, m->name, p, NULL);
@@ -244,11 +262,8 @@ static void pool_sample(FILE *f, const struct family *m, const struct fc_pool *p
 		states(f, m, p, NULL, m->states == md_modes ? st->metadata_mode : st->wb_state);
 		return;
 	}
-	start(f, m->name, p, NULL);
-	if (m->src == SRC_NEEDS_CHECK)
-		value(f, !!st->needs_check);
-	else
-		value(f, *(const uint64_t *)((const char *)st + m->off));
+	start(f, m->name, p, NULL);	/* SRC_NEEDS_CHECK */
+	value(f, !!st->needs_check);
 }
 
 static void vol_sample(FILE *f, const struct family *m, const struct fc_pool *p,
@@ -256,6 +271,8 @@ static void vol_sample(FILE *f, const struct family *m, const struct fc_pool *p,
 {
 	char id[16];
 
+	if (common_sample(f, m, p, v, &v->st))
+		return;
 	switch (m->src) {
 	case SRC_INFO:
 		snprintf(id, sizeof(id), "%u", v->id);
@@ -266,24 +283,10 @@ static void vol_sample(FILE *f, const struct family *m, const struct fc_pool *p,
 		label(f, "in_place", v->in_place ? "1" : "0");
 		value(f, 1);
 		return;
-	case SRC_STATUS_OK:
-		start(f, m->name, p, v);
-		value(f, !!v->have_status);
-		return;
-	case SRC_SIZE:
-		start(f, m->name, p, v);
-		value(f, v->sectors * 512);
-		return;
-	case SRC_STATE:		/* the table's mode when the status is unreadable */
+	default:		/* SRC_STATE: the table's mode when the status is unreadable */
 		states(f, m, p, v, v->have_status && v->st.mode[0] ? v->st.mode : v->mode);
 		return;
-	default:
-		break;
 	}
-	if (!v->have_status)
-		return;
-	start(f, m->name, p, v);
-	value(f, *(const uint64_t *)((const char *)&v->st + m->off));
 }
 
 static void head(FILE *f, const struct family *m)

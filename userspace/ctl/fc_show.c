@@ -8,59 +8,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fcache_abi.h"
 #include "fc_json.h"
 #include "fc_show.h"
+#include "tunables.h"
 
-struct setting {
-	const char *key, *unit;
-	unsigned int def;
-};
-
-/* The pool tunables of the table (docs/TABLES.md), in that order. */
-static const struct setting pool_settings[] = {
-	{ "writeback_high", "%", FC_DEFAULT_WRITEBACK_HIGH },
-	{ "writeback_low", "%", FC_DEFAULT_WRITEBACK_LOW },
-	{ "max_dirty_age", "s", FC_DEFAULT_MAX_DIRTY_AGE },
-	{ "writeback_jobs", "", FC_DEFAULT_WRITEBACK_JOBS },
-	{ "commit_interval", "ms", FC_DEFAULT_COMMIT_INTERVAL },
-	{ NULL, NULL, 0 }
-};
-
-static const char *pool_fixed[] = { "flash", "block_sectors", NULL };
-static const char *vol_fixed[] = { "pool", "origin", "id", "label", "in_place", NULL };
-
-int fc_show_pool_key(const char *key)
+static int in(const char *const *list, const char *key)
 {
 	int i;
 
-	for (i = 0; pool_fixed[i]; i++)
-		if (!strcmp(pool_fixed[i], key))
-			return 1;
-	for (i = 0; pool_settings[i].key; i++)
-		if (!strcmp(pool_settings[i].key, key))
+	for (i = 0; list[i]; i++)
+		if (!strcmp(list[i], key))
 			return 1;
 	return 0;
 }
 
+int fc_show_pool_key(const char *key)
+{
+	return in(fc_show_pool_fixed, key) || fc_tunable(FC_TUN_POOL, key);
+}
+
 int fc_show_vol_key(const char *key)
 {
+	return in(fc_show_vol_fixed, key) || fc_tunable(FC_TUN_VOL, key);
+}
+
+/* "flash, block_sectors, writeback_high, ...": the fixed keys, then the settings */
+static const char *keys(const char *const *fixed, enum fc_tun_kind kind, char *buf, size_t len)
+{
+	char names[256];
+	size_t o = 0;
 	int i;
 
-	for (i = 0; vol_fixed[i]; i++)
-		if (!strcmp(vol_fixed[i], key))
-			return 1;
-	return !strcmp(key, "mode") || !strcmp(key, "sequential_cutoff");
+	for (i = 0; fixed[i]; i++)
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s, ", fixed[i]);
+	snprintf(buf + o, o < len ? len - o : 0, "%s", fc_tunable_names(kind, ", ", names, sizeof(names)));
+	return buf;
 }
 
 const char *fc_show_pool_keys(void)
 {
-	return "flash, block_sectors, writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval";
+	static char buf[256];
+
+	return keys(fc_show_pool_fixed, FC_TUN_POOL, buf, sizeof(buf));
 }
 
 const char *fc_show_vol_keys(void)
 {
-	return "pool, origin, id, label, in_place, mode, sequential_cutoff";
+	static char buf[256];
+
+	return keys(fc_show_vol_fixed, FC_TUN_VOL, buf, sizeof(buf));
 }
 
 /* Split @params (copied into @buf) into at most @max words. */
@@ -113,11 +109,49 @@ static int opt_args(char **w, int n, int first)
 	return 0;
 }
 
+/*
+ * The settings of @kind, each with its default, then the values of the
+ * table's optional args (the count at @first, "key value" pairs after it);
+ * a volume's mode is @mode (its table always has one), its label goes to
+ * sh->label.  0, or -1 for a setting whose value is not a number.
+ */
+static int settings(struct fc_show *sh, enum fc_tun_kind kind, char **w, int n, int first,
+		    const char *mode)
+{
+	const struct fc_tunable *t;
+	struct fc_show_item *it;
+	uint64_t v;
+	int i, k;
+
+	for (t = fc_tunables(); t->name; t++) {
+		if (t->kind != kind)
+			continue;
+		it = item(sh, t->name, t->unit, !t->is_mode);
+		if (t->is_mode)
+			snprintf(it->value, sizeof(it->value), "%s", mode);
+		else
+			snprintf(it->value, sizeof(it->value), "%u", t->def);
+		it->is_default = !t->is_mode;
+	}
+	for (i = first + 1; i + 1 < n; i += 2) {
+		if (kind == FC_TUN_VOL && !strcmp(w[i], "label"))
+			snprintf(sh->label, sizeof(sh->label), "%s", w[i + 1]);
+		for (k = 0; k < sh->n; k++) {
+			if (!sh->s[k].is_int || strcmp(sh->s[k].key, w[i]))
+				continue;
+			if (number(w[i + 1], &v))
+				return -1;
+			snprintf(sh->s[k].value, sizeof(sh->s[k].value), "%s", w[i + 1]);
+			sh->s[k].is_default = 0;
+		}
+	}
+	return 0;
+}
+
 int fc_show_parse_pool(struct fc_show *sh, const char *name, const char *params)
 {
 	char buf[1024], *w[64];
-	uint64_t v;
-	int n, i, k;
+	int n;
 
 	memset(sh, 0, sizeof(*sh));
 	sh->is_pool = 1;
@@ -127,26 +161,13 @@ int fc_show_parse_pool(struct fc_show *sh, const char *name, const char *params)
 	if (n < 2 || number(w[1], &sh->block_sectors) || opt_args(w, n, 2))
 		return -1;
 	snprintf(sh->flash, sizeof(sh->flash), "%s", w[0]);
-	for (k = 0; pool_settings[k].key; k++)
-		snprintf(item(sh, pool_settings[k].key, pool_settings[k].unit, 1)->value,
-			 sizeof(sh->s[0].value), "%u", pool_settings[k].def);
-	for (i = 3; i + 1 < n; i += 2)
-		for (k = 0; k < sh->n; k++)
-			if (!strcmp(sh->s[k].key, w[i])) {
-				if (number(w[i + 1], &v))
-					return -1;
-				snprintf(sh->s[k].value, sizeof(sh->s[k].value), "%s", w[i + 1]);
-				sh->s[k].is_default = 0;
-			}
-	return 0;
+	return settings(sh, FC_TUN_POOL, w, n, 2, NULL);
 }
 
 int fc_show_parse_vol(struct fc_show *sh, const char *name, const char *params)
 {
 	char buf[1024], *w[64];
-	struct fc_show_item *mode, *cut;
-	uint64_t v;
-	int n, i;
+	int n;
 
 	memset(sh, 0, sizeof(*sh));
 	snprintf(sh->name, sizeof(sh->name), "%s", name);
@@ -156,22 +177,7 @@ int fc_show_parse_vol(struct fc_show *sh, const char *name, const char *params)
 		return -1;
 	snprintf(sh->pool, sizeof(sh->pool), "%s", w[0]);
 	snprintf(sh->origin, sizeof(sh->origin), "%s", w[1]);
-	mode = item(sh, "mode", "", 0);
-	snprintf(mode->value, sizeof(mode->value), "%s", w[3]);
-	mode->is_default = 0;
-	cut = item(sh, "sequential_cutoff", "KiB", 1);
-	snprintf(cut->value, sizeof(cut->value), "%u", FC_DEFAULT_SEQ_CUTOFF_KIB);
-	for (i = 5; i + 1 < n; i += 2) {
-		if (!strcmp(w[i], "sequential_cutoff")) {
-			if (number(w[i + 1], &v))
-				return -1;
-			snprintf(cut->value, sizeof(cut->value), "%s", w[i + 1]);
-			cut->is_default = 0;
-		} else if (!strcmp(w[i], "label")) {
-			snprintf(sh->label, sizeof(sh->label), "%s", w[i + 1]);
-		}
-	}
-	return 0;
+	return settings(sh, FC_TUN_VOL, w, n, 4, w[3]);
 }
 
 const char *fc_show_get(const struct fc_show *sh, const char *key, char *buf, size_t len)

@@ -43,7 +43,7 @@ static int no_bench(int argc, char **argv)
 
 static const struct fc_cmd cmds[] = {
 	/* hidden (no summary): names for shell completion, no sampling */
-	{ "__complete", cmd_complete, 1, NULL, "__complete pools|volumes|targets" },
+	{ "__complete", cmd_complete, 1, NULL, "__complete pools|volumes|targets|bash" },
 	{ "pool", cmd_pool, 1, "create, remove or list cache pools",
 	  "pool create NAME FLASHDEV [--block-size SIZE] [--force [--yes]] [TUNABLE=VALUE...]\n"
 	  "       pool remove NAME\n"
@@ -51,20 +51,24 @@ static const struct fc_cmd cmds[] = {
 	  "  create: make /dev/mapper/NAME own FLASHDEV.  A device that already holds\n"
 	  "          an fcache pool is loaded as it is (reformatted only with --force);\n"
 	  "          a blank one is formatted.  A device with a filesystem, partition\n"
-	  "          table or RAID signature is refused unless --force.\n"
+	  "          table or RAID signature, or a damaged pool (what 'check' calls\n"
+	  "          damaged: fcache metadata without a usable superblock), is\n"
+	  "          refused unless --force.\n"
 	  "          --block-size SIZE  cache block size, 4K..1M, power of two (32K,\n"
 	  "                             also when reformatting)\n"
-	  "          --force            overrides two refusals: a filesystem, partition\n"
+	  "          --force            overrides three refusals: a filesystem, partition\n"
 	  "                             table or RAID signature (wiped, then formatted),\n"
-	  "                             and an fcache pool on FLASHDEV (reformatted as an\n"
-	  "                             empty pool: its cached data and the dirty data of\n"
-	  "                             its volumes are lost; asks 'yes' on a terminal).\n"
+	  "                             a damaged pool (formatted), and an\n"
+	  "                             fcache pool on FLASHDEV (reformatted as an\n"
+	  "                             empty pool: its cached data and the dirty data\n"
+	  "                             of its volumes are lost; asks 'yes' on a\n"
+	  "                             terminal).\n"
 	  "                             Never: a device in use (mounted, held by a table,\n"
 	  "                             RAID or LVM), the flash of an active pool.\n"
 	  "          --yes              reformat a pool without asking (needed without a\n"
 	  "                             terminal: else exit 2, naming the command)\n"
-	  "          TUNABLE=VALUE      writeback_high, writeback_low, max_dirty_age,\n"
-	  "                             writeback_jobs, commit_interval\n"
+	  "          TUNABLE=VALUE      one of:\n"
+	  "            @pool-tunables\n"
 	  "  remove: remove the pool device (refused while volumes are attached)\n"
 	  "  list:   list the pools" },
 	{ "enable", cmd_enable, 1, "cache a volume through a pool",
@@ -81,9 +85,9 @@ static const struct fc_cmd cmds[] = {
 	  "    devices { global_filter = [ \"a|^/dev/mapper/md0c$|\", \"r|^/dev/md0$|\" ] }\n"
 	  "  (man fcachectl, LVM).  writethrough/writearound in place on an LV\n"
 	  "  are allowed: an LVM command then only takes the cache away.\n"
-	  "  --mode  writeback (default) | writethrough | writearound\n"
+	  "  @enable-modes\n"
 	  "  --id N  volume id in the pool (default: lowest unused), 1..63\n"
-	  "  --sequential-cutoff KIB  streams longer than this bypass (1024; 0 off)\n"
+	  "  @enable-cutoff\n"
 	  "  Recorded in " FC_DEFAULT_CONFIG " (or -c FILE) for 'up' at boot,\n"
 	  "  with the pool if it is not there yet; --no-persist records nothing." },
 	{ "disable", cmd_disable, 1, "write back and stop caching a volume",
@@ -114,19 +118,18 @@ static const struct fc_cmd cmds[] = {
 	  "                   FUA, flushes, commits and their group sizes)" },
 	{ "set", cmd_set, 1, "change a mode or tunable online",
 	  "set POOL|VOLUME KEY=VALUE... [-c FILE | --no-persist]\n"
-	  "  pool keys:   writeback_high writeback_low max_dirty_age writeback_jobs\n"
-	  "               commit_interval\n"
-	  "  volume keys: mode (writeback|writethrough|writearound|passthrough)\n"
-	  "               sequential_cutoff (KiB, 0 disables)\n"
+	  "  pool keys:\n"
+	  "    @pool-tunables\n"
+	  "  volume keys:\n"
+	  "    @volume-settings\n"
 	  "  Recorded on the pool's or volume's line of " FC_DEFAULT_CONFIG "\n"
 	  "  (or -c FILE); --no-persist records nothing." },
 	{ "show", cmd_show, 1, "print the settings of a pool or volume",
 	  "show POOL|VOLUME [--json]\n"
 	  "  The current settings, from the live table ('dmsetup table'); a setting\n"
 	  "  the table does not carry has the target's default and says so.\n"
-	  "  pool:   flash, block_sectors, writeback_high (%), writeback_low (%),\n"
-	  "          max_dirty_age (s), writeback_jobs, commit_interval (ms)\n"
-	  "  volume: pool, origin, id, label, in_place, mode, sequential_cutoff (KiB)\n"
+	  "  @show-pool\n"
+	  "  @show-volume\n"
 	  "  --json  machine-readable output (docs/JSON.md: fcache.show)\n"
 	  "  'fcachectl get POOL|VOLUME NAME' prints one of them; 'set' changes them." },
 	{ "get", cmd_get, 1, "print one setting (get POOL|VOLUME NAME), or all as show",
@@ -135,9 +138,9 @@ static const struct fc_cmd cmds[] = {
 	  "  word, a path; in_place: yes or no), for scripts:\n"
 	  "    fcachectl get p0 writeback_high      ->  80\n"
 	  "  Without NAME: the same as 'fcachectl show' (--json: fcache.show).\n"
-	  "  NAME: pool:   flash block_sectors writeback_high writeback_low\n"
-	  "                max_dirty_age writeback_jobs commit_interval\n"
-	  "        volume: pool origin id label in_place mode sequential_cutoff" },
+	  "  NAME of a\n"
+	  "    @get-pool\n"
+	  "    @get-volume" },
 	{ "reset-counters", cmd_reset_counters, 1, "zero the counters of a pool's volumes or a volume",
 	  "reset-counters POOL|VOLUME\n"
 	  "  Sends clear_stats: for a VOLUME its counters (status: reads, hits,\n"
@@ -234,9 +237,12 @@ static void print_verb_help(const char *verb, FILE *f)
 {
 	const struct fc_cmd *c;
 
-	for (c = cmds; c->name; c++)
-		if (!strcmp(c->name, verb))
-			fprintf(f, "usage: fcachectl %s\n", c->usage);
+	for (c = cmds; c->name; c++) {
+		if (strcmp(c->name, verb))
+			continue;
+		fprintf(f, "usage: fcachectl ");
+		fc_tunables_help(f, c->usage);	/* "@..." lines: from the table of settings */
+	}
 }
 
 int main(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include "fc_dev.h"
 #include "fc_err.h"
 #include "fc_util.h"
+#include "tunables.h"
 
 #ifndef FC_VERSION
 #define FC_VERSION "0.1"
@@ -62,6 +63,14 @@ struct fc_opt {
 void fc_opt_init(struct fc_opt *o, int argc, char **argv, const char *shortopts,
 		 const struct option *longopts, const char *verb, const char *what);
 int fc_opt_next(struct fc_opt *o);
+/*
+ * The operand o->arg into the first empty one of @ops[@n]: 0, or a usage
+ * error naming it when all are taken ("WHAT: unexpected argument 'x' (one
+ * @unit at a time)").
+ */
+int fc_opt_operand(struct fc_opt *o, const char **ops, int n, const char *unit);
+/* Does volume @id labelled @label answer to @which (a number 1..: its id, else its label)? */
+int fc_vol_is(unsigned int id, const char *label, const char *which);
 
 /* verbs */
 int cmd_pool(int argc, char **argv);
@@ -80,8 +89,6 @@ int cmd_resolve(int argc, char **argv);
 
 /* util.c */
 int fc_valid_name(const char *name);			/* usable dm name */
-/* Is @w one of the NULL-terminated @list? */
-int fc_word_in(const char *const *list, const char *w);
 void fc_install_sigint(void);
 
 /* Progress of a writeback: call with the dirty bytes left until done. */
@@ -162,8 +169,6 @@ int fc_vol_reload(const struct fc_vol *v, const char *params);
 /* Write back dirty data of a pool (vol == NULL) or a volume with a progress bar. */
 int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
 
-int fc_valid_mode(const char *mode);
-
 /* pool.c, shared with config.c */
 int fc_pool_key(const char *k);
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words);
@@ -185,6 +190,14 @@ int64_t fc_pool_flash_dirty(struct fc_pool *p, unsigned int slot);
 /* Its volume slots no live table of @l attaches (@dirty_only: with a dirty hint); -1. */
 int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vol *out, int max,
 		       int dirty_only);
+/*
+ * The start of forget and resolve (@verb): scan @l, find the pool named
+ * @pool (into *@pp) and read its unattached volumes into @ov (at most 64),
+ * the index of the last one answering to @which (fc_vol_is) into *@found
+ * (-1: none).  Their count, or -1 said, with @l freed.
+ */
+int fc_pool_vol_lookup(const char *verb, struct fc_live *l, const char *pool, const char *which,
+		       struct fc_pool **pp, struct fc_ondisk_vol *ov, int *found);
 
 /* config.c: recording in the config file (@file) what enable/disable/set did */
 int fc_conf_check(const char *file);	/* 0: missing or parses */
@@ -228,9 +241,16 @@ int cmd_forget(int argc, char **argv);
 #define FC_CREATE_FORCE	1	/* --force: overwrite signatures, reformat a pool */
 #define FC_CREATE_YES	2	/* --yes: reformatting a pool needs no question */
 
-/* reformat.c: pool create --force on a pool (@force: FC_CREATE_* bits, @cmd: to run with --yes) */
-int fc_reformat_gate(const char *flash, int force, const char *cmd);	/* before device-mapper */
+/*
+ * reformat.c: pool create on a device holding a pool (@force: FC_CREATE_*
+ * bits, @cmd: to run with --yes): --force on a pool is confirmed, a damaged
+ * pool is refused without --force.  fc_create_gate() decides what it can
+ * before device-mapper is asked anything; fc_pool_create() asks again.
+ */
+int fc_create_gate(const char *flash, int force, const char *cmd);
 int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force, const char *cmd);
+/* EXIT_FAIL, said, if @fd holds what 'check' calls a damaged pool; else 0 */
+int fc_refuse_damaged(int fd, const char *flash);
 
 /* confirm.c: the question before a step that destroys data */
 int fc_have_tty(void);			/* stdin and stderr are terminals */

@@ -46,7 +46,7 @@ int cmd_forget(int argc, char **argv)
 		FC_CONF_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *pool = NULL, *which = NULL, *conf;
+	const char *ops[2] = { NULL, NULL }, *which, *conf;
 	struct fc_conf_opt co = { NULL, 0 };
 	struct fc_ondisk_vol ov[64], *fv = NULL;
 	struct fc_live l;
@@ -55,7 +55,7 @@ int cmd_forget(int argc, char **argv)
 	char msg[64], cmd[2048], q[1024], sz[32];
 	uint64_t id = 0, dirty;
 	int64_t counted;
-	int discard = 0, yes = 0, c, i, n, rc = EXIT_FAIL;
+	int discard = 0, yes = 0, c, i, found, rc = EXIT_FAIL;
 
 	fc_opt_init(&o, argc, argv, "c:", opts, "forget", "forget");
 	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
@@ -73,38 +73,28 @@ int cmd_forget(int argc, char **argv)
 			co.no_persist = 1;
 			break;
 		case FC_OPT_OPERAND:
-			if (!pool)
-				pool = o.arg;
-			else if (!which)
-				which = o.arg;
-			else
-				return fc_usage("forget", "forget: unexpected argument '%s' (one volume at a time)", o.arg);
+			if (fc_opt_operand(&o, ops, 2, "volume"))
+				return EXIT_USAGE;
 			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
-	if (!pool || !which)
+	which = ops[1];
+	if (!which)
 		return fc_usage("forget", "forget: expected POOL ID|LABEL");
 	if (yes && !discard)
 		return fc_usage("forget", "forget: --yes confirms --discard-dirty; forgetting a volume without dirty data asks nothing");
 	conf = fc_conf_file(&co);
 	if (conf && fc_conf_check(conf))
 		return EXIT_FAIL;
-	if (fc_parse_u64(which, &id))
-		id = 0;
-	if (fc_live_scan(&l))
-		return fc_fail("forget: cannot talk to device-mapper: %s", fc_dm_error());
-	p = fc_live_pool(&l, pool);
-	if (!p) {
-		fc_fail("forget: no pool named '%s' (see 'fcachectl pool list')", pool);
-		goto out;
-	}
+	if (fc_pool_vol_lookup("forget", &l, ops[0], which, &p, ov, &found) < 0)
+		return EXIT_FAIL;
 	/* attached: the pool refuses; say what releases it */
 	for (i = 0; i < l.nvols; i++) {
 		struct fc_vol *v = &l.vols[i];
 
-		if (v->pool_dev != p->dev || (id ? v->id != id : strcmp(v->label, which)))
+		if (v->pool_dev != p->dev || !fc_vol_is(v->id, v->label, which))
 			continue;
 		fc_fail("forget: volume %u ('%s') of pool %s is attached as %s; 'fcachectl disable %s' writes back its dirty data and releases its slot",
 			v->id, v->label, p->name, v->name, v->name);
@@ -115,17 +105,10 @@ int cmd_forget(int argc, char **argv)
 			p->name, p->st.metadata_mode, fc_dev_path(p->flash));
 		goto out;
 	}
-	n = fc_pool_unattached(&l, p, ov, 64, 0);
-	if (n < 0) {
-		fc_fail("forget: cannot read the volume table of %s", fc_dev_path(p->flash));
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		if (id ? ov[i].id == id : !strcmp(ov[i].label, which))
-			fv = &ov[i];
+	fv = found < 0 ? NULL : &ov[found];
 	if (!fv) {
 		fc_fail("forget: pool %s has no volume %s '%s' (see 'fcachectl status %s')", p->name,
-			id ? "id" : "labelled", which, p->name);
+			fc_parse_u64(which, &id) || !id ? "labelled" : "id", which, p->name);
 		goto out;
 	}
 	/* the table's count may lag the entries: the larger of the two */

@@ -17,13 +17,6 @@
 #include "fc_dm.h"
 #include "fc_check.h"
 
-static const char *const modes[] = { "writeback", "writethrough", "writearound", "passthrough", NULL };
-
-int fc_valid_mode(const char *mode)
-{
-	return fc_word_in(modes, mode);
-}
-
 int fc_parse_pool_status(const char *s, struct fc_pool_status *st)
 {
 	int n;

@@ -6,9 +6,10 @@
  * device is a block device nobody holds (O_EXCL), and it carries no
  * filesystem, partition table or RAID signature (libblkid) unless --force.
  * A device that already holds an fcache superblock is loaded as it is
- * (reformatted with --force, once confirmed: reformat.c); any other device
- * gets its first two pages (the superblock slots) zeroed, which makes the
- * pool target format it.
+ * (reformatted with --force, once confirmed: reformat.c); one that holds a
+ * damaged pool (fcache metadata without a usable superblock) is refused
+ * unless --force; any other device gets its first two pages (the
+ * superblock slots) zeroed, which makes the pool target format it.
  */
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
@@ -24,26 +25,22 @@
 #include "fc_json.h"
 #include "fc_check.h"
 #include "fc_probe.h"
+#include "tunables.h"
 
 /* the command line of pool create, to name with --yes (reformat.c) */
 static char create_cmd[2048] = "fcachectl pool create NAME FLASHDEV --force --yes";
 
-static const char *const pool_keys[] = {
-	"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
-	"commit_interval", NULL
-};
-
 int fc_pool_key(const char *k)
 {
-	return fc_word_in(pool_keys, k);
+	return fc_tunable(FC_TUN_POOL, k) != NULL;
 }
 
 /* Validate KEY=VALUE pool tunables, append "key value" words to @opts. */
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words)
 {
-	char key[64];
-	uint64_t v;
+	char key[64], why[512];
 	const char *eq;
+	uint32_t v;
 	size_t o = strlen(opts);
 	int i;
 
@@ -53,13 +50,9 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 			return fc_usage(verb, "%s: expected TUNABLE=VALUE, got '%s'", verb, kv[i]);
 		memcpy(key, kv[i], eq - kv[i]);
 		key[eq - kv[i]] = 0;
-		if (!fc_pool_key(key))
-			return fc_usage(verb, "%s: unknown pool tunable '%s' (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval)",
-					verb, key);
-		if (fc_parse_u64(eq + 1, &v) || v > UINT32_MAX ||
-		    (!strncmp(key, "writeback_", 10) && strcmp(key, "writeback_jobs") && v > 100))
-			return fc_usage(verb, "%s: bad value for %s: '%s'", verb, key, eq + 1);
-		o += snprintf(opts + o, o < len ? len - o : 0, " %s %" PRIu64, key, v);
+		if (fc_tunable_check(FC_TUN_POOL, key, eq + 1, NULL, &v, why, sizeof(why)))
+			return fc_usage(verb, "%s: %s", verb, why);
+		o += snprintf(opts + o, o < len ? len - o : 0, " %s %u", key, v);
 		*words += 2;
 	}
 	return 0;
@@ -137,6 +130,12 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 		}
 		bs = have_bs;
 	} else {
+		r = force & FC_CREATE_FORCE ? 0 : fc_refuse_damaged(dfd, flash);
+		if (r) {
+			close(dfd);
+			close(fd);
+			return r;
+		}
 		if (fc_pool_blocks(sectors, bs) < 16) {
 			close(dfd);
 			close(fd);
@@ -200,7 +199,7 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 	r = fc_pool_tunables("pool", npos - 2, pos + 2, topts, sizeof(topts), &words);
 	if (r)
 		return r;
-	r = fc_reformat_gate(pos[1], force, create_cmd);
+	r = fc_create_gate(pos[1], force, create_cmd);
 	if (r)
 		return r;
 	return fc_pool_create(pos[0], pos[1], bs, bs_given, force, topts, words);

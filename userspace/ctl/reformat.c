@@ -5,8 +5,11 @@
  * volumes that their origins do not have, are lost, so it is confirmed
  * first: "yes" typed on a terminal, or --yes.  Without a terminal and
  * without --yes it is a usage error (exit 2) naming the command to run;
- * that is decided before device-mapper is asked anything (fc_reformat_gate),
+ * that is decided before device-mapper is asked anything (fc_create_gate),
  * the question itself comes after every other check (fc_reformat_confirm).
+ * A device that 'check' calls damaged (fcache metadata, no usable
+ * superblock: torn or overwritten superblocks) is not formatted without
+ * --force: fc_refuse_damaged() says what check found.
  * The device must not be in use: an active pool holds it, and pool create
  * opens it O_EXCL.
  */
@@ -51,14 +54,25 @@ static int refuse(const char *flash, const char *what, const char *cmd)
 	return EXIT_USAGE;
 }
 
-int fc_reformat_gate(const char *flash, int force, const char *cmd)
+int fc_refuse_damaged(int fd, const char *flash)
 {
+	char why[512];
+
+	if (fc_probe_damaged(fd, why, sizeof(why)) != 1)
+		return 0;
+	return fc_fail("pool create: %s holds a damaged fcache pool (%s); nothing changed: 'fcachectl check %s' reports what is wrong, and --force reformats it as an empty pool, losing whatever it held",
+		       flash, why, flash);
+}
+
+int fc_create_gate(const char *flash, int force, const char *cmd)
+{
+	int ask = (force & FC_CREATE_FORCE) && !(force & FC_CREATE_YES) && !fc_have_tty();
 	char what[512];
 	uint32_t bs = 0;
 	struct stat st;
-	int fd;
+	int fd, r = 0;
 
-	if (!(force & FC_CREATE_FORCE) || (force & FC_CREATE_YES) || fc_have_tty())
+	if (!ask && (force & FC_CREATE_FORCE))
 		return 0;
 	/* not a block device, in use, unreadable: pool create says so */
 	if (stat(flash, &st) || !S_ISBLK(st.st_mode))
@@ -66,13 +80,16 @@ int fc_reformat_gate(const char *flash, int force, const char *cmd)
 	fd = open(flash, O_RDONLY | O_EXCL | O_DIRECT | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	if (!fc_probe_pool(fd, &bs)) {
-		close(fd);
-		return 0;
+	if (fc_probe_pool(fd, &bs)) {
+		if (ask) {
+			describe(fd, bs, what, sizeof(what));
+			r = refuse(flash, what, cmd);
+		}
+	} else if (!(force & FC_CREATE_FORCE)) {
+		r = fc_refuse_damaged(fd, flash);
 	}
-	describe(fd, bs, what, sizeof(what));
 	close(fd);
-	return refuse(flash, what, cmd);
+	return r;
 }
 
 int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force, const char *cmd)

@@ -59,6 +59,31 @@ int fc_pool_unattached(struct fc_live *l, struct fc_pool *p, struct fc_ondisk_vo
 	return n < 0 ? -1 : k;
 }
 
+int fc_pool_vol_lookup(const char *verb, struct fc_live *l, const char *pool, const char *which,
+		       struct fc_pool **pp, struct fc_ondisk_vol *ov, int *found)
+{
+	int i, n;
+
+	if (fc_live_scan(l))
+		return fc_fail("%s: cannot talk to device-mapper: %s", verb, fc_dm_error()), -1;
+	*pp = fc_live_pool(l, pool);
+	if (!*pp) {
+		fc_fail("%s: no pool named '%s' (see 'fcachectl pool list')", verb, pool);
+		fc_live_free(l);
+		return -1;
+	}
+	n = fc_pool_unattached(l, *pp, ov, 64, 0);
+	if (n < 0) {
+		fc_fail("%s: cannot read the volume table of %s", verb, fc_dev_path((*pp)->flash));
+		fc_live_free(l);
+		return -1;
+	}
+	for (i = 0, *found = -1; i < n; i++)
+		if (fc_vol_is(ov[i].id, ov[i].label, which))
+			*found = i;
+	return n;
+}
+
 /*
  * resolve POOL ID|LABEL --replay|--discard: the admin's choice for a volume
  * detached at run time with dirty data (pool message "resolve").
@@ -73,11 +98,10 @@ int cmd_resolve(int argc, char **argv)
 		{ "discard", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *pool = NULL, *which = NULL, *choice = NULL, *opt;
+	const char *ops[2] = { NULL, NULL }, *which, *choice = NULL, *opt;
 	struct fc_opt o;
 	char msg[64];
-	uint64_t id = 0;
-	int i, n, rc = EXIT_FAIL, found = -1, c;
+	int rc = EXIT_FAIL, found = -1, c;
 
 	fc_opt_init(&o, argc, argv, "", opts, "resolve", "resolve");
 	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
@@ -90,36 +114,18 @@ int cmd_resolve(int argc, char **argv)
 			choice = opt;
 			break;
 		case FC_OPT_OPERAND:
-			if (!pool)
-				pool = o.arg;
-			else if (!which)
-				which = o.arg;
-			else
-				return fc_usage("resolve", "resolve: unexpected argument '%s'", o.arg);
+			if (fc_opt_operand(&o, ops, 2, "volume"))
+				return EXIT_USAGE;
 			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
-	if (!pool || !which || !choice)
+	which = ops[1];
+	if (!which || !choice)
 		return fc_usage("resolve", "resolve: expected POOL ID|LABEL --replay|--discard");
-	if (fc_live_scan(&l))
-		return fc_fail("resolve: cannot talk to device-mapper: %s", fc_dm_error());
-	p = fc_live_pool(&l, pool);
-	if (!p) {
-		fc_fail("resolve: no pool named '%s'", pool);
-		goto out;
-	}
-	n = fc_pool_unattached(&l, p, ov, 64, 0);
-	if (n < 0) {
-		fc_fail("resolve: cannot read the volume table of %s", fc_dev_path(p->flash));
-		goto out;
-	}
-	if (fc_parse_u64(which, &id))
-		id = 0;
-	for (i = 0; i < n; i++)
-		if ((id && ov[i].id == id) || (!id && !strcmp(ov[i].label, which)))
-			found = i;
+	if (fc_pool_vol_lookup("resolve", &l, ops[0], which, &p, ov, &found) < 0)
+		return EXIT_FAIL;
 	if (found < 0) {
 		fc_fail("resolve: pool %s has no unattached volume '%s' (see 'fcachectl status %s')", p->name,
 			which, p->name);

@@ -10,24 +10,22 @@
 #include "fcachectl.h"
 #include "fc_dm.h"
 
-static const char *vol_keys = "mode, sequential_cutoff";
-
 int cmd_set(int argc, char **argv)
 {
 	struct fc_live l;
 	struct fc_pool *p;
 	struct fc_vol *v;
+	const struct fc_tunable *t;
 	static const struct option opts[] = {
 		FC_CONF_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	char key[64], msg[128], params[1024];
+	char key[64], msg[128], params[1024], why[512];
 	const char *eq, *newmode = NULL, *conf, *target = NULL;
 	struct fc_conf_opt co = { NULL, 0 };
 	struct fc_opt o;
 	char *kv[255];
-	uint64_t val;
-	int i, r, rc = EXIT_FAIL, words = 0, pass, failed, nkv = 0, c;
+	int i, r, rc = EXIT_FAIL, pass, failed, nkv = 0, c;
 	char done[255] = { 0 };
 
 	fc_opt_init(&o, argc, argv, "c:", opts, "set", "set");
@@ -67,26 +65,13 @@ int cmd_set(int argc, char **argv)
 		eq = strchr(kv[i], '=');
 		memcpy(key, kv[i], eq - kv[i]);
 		key[eq - kv[i]] = 0;
-		if (p) {
-			msg[0] = 0;
-			rc = fc_pool_tunables("set", 1, &kv[i], msg, sizeof(msg), &words);
-			if (rc)
-				goto out;
-		} else if (!strcmp(key, "mode")) {
-			if (!fc_valid_mode(eq + 1)) {
-				rc = fc_usage("set", "set: bad mode '%s': writeback, writethrough, writearound or passthrough", eq + 1);
-				goto out;
-			}
-			newmode = eq + 1;
-		} else if (!strcmp(key, "sequential_cutoff")) {
-			if (fc_parse_u64(eq + 1, &val) || val > UINT32_MAX) {
-				rc = fc_usage("set", "set: bad sequential_cutoff '%s' (KiB)", eq + 1);
-				goto out;
-			}
-		} else {
-			rc = fc_usage("set", "set: unknown volume key '%s' (%s)", key, vol_keys);
+		if (fc_tunable_check(p ? FC_TUN_POOL : FC_TUN_VOL, key, eq + 1, &t, NULL, why,
+				     sizeof(why))) {
+			rc = fc_usage("set", "set: %s", why);
 			goto out;
 		}
+		if (t->is_mode)
+			newmode = eq + 1;
 	}
 	rc = EXIT_FAIL;
 	if (newmode && !strcmp(newmode, "writeback") && v->in_place && fc_is_lvm_lv(v->name)) {

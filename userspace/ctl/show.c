@@ -65,71 +65,60 @@ out:
 	return rc;
 }
 
-int cmd_show(int argc, char **argv)
+/* show and get: [--json] and the operands POOL|VOLUME, then NAME (get only) */
+static int parse(int argc, char **argv, const char *verb, const char **ops, int *json)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *target = NULL;
+	int get = !strcmp(verb, "get"), c;
 	struct fc_opt o;
-	int json = 0, c;
 
-	fc_opt_init(&o, argc, argv, "", opts, "show", "show");
+	fc_opt_init(&o, argc, argv, "", opts, verb, verb);
 	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case FC_OPT_OPERAND:
-			if (target)
-				return fc_usage("show", "show: one POOL or VOLUME at a time ('%s' is extra; 'fcachectl get %s NAME' prints one setting)",
-						o.arg, target);
-			target = o.arg;
-			break;
-		default:
+		if (c == 'j') {
+			*json = 1;
+		} else if (c != FC_OPT_OPERAND) {
+			return EXIT_USAGE;
+		} else if (!get && ops[0]) {
+			return fc_usage("show", "show: one POOL or VOLUME at a time ('%s' is extra; 'fcachectl get %s NAME' prints one setting)",
+					o.arg, ops[0]);
+		} else if (fc_opt_operand(&o, ops, 2, "NAME")) {
 			return EXIT_USAGE;
 		}
 	}
-	if (!target)
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	const char *ops[2] = { NULL, NULL };
+	int json = 0, r;
+
+	r = parse(argc, argv, "show", ops, &json);
+	if (r)
+		return r;
+	if (!ops[0])
 		return fc_usage("show", "show: expected POOL or VOLUME");
-	return show_target("show", target, json, NULL);
+	return show_target("show", ops[0], json, NULL);
 }
 
 int cmd_get(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *target = NULL, *key = NULL;
-	struct fc_opt o;
-	int json = 0, c;
+	const char *ops[2] = { NULL, NULL }, *key;
+	int json = 0, r;
 
-	fc_opt_init(&o, argc, argv, "", opts, "get", "get");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case FC_OPT_OPERAND:
-			if (!target)
-				target = o.arg;
-			else if (!key)
-				key = o.arg;
-			else
-				return fc_usage("get", "get: unexpected argument '%s' (one NAME at a time)", o.arg);
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (!target)
+	r = parse(argc, argv, "get", ops, &json);
+	if (r)
+		return r;
+	key = ops[1];
+	if (!ops[0])
 		return fc_usage("get", "get: expected POOL|VOLUME [NAME]");
 	if (key && json)
 		return fc_usage("get", "get: --json prints every setting; give NAME or --json, not both");
 	if (key && !fc_show_pool_key(key) && !fc_show_vol_key(key))
 		return fc_usage("get", "get: unknown setting '%s' (pool: %s; volume: %s)", key, fc_show_pool_keys(),
 				fc_show_vol_keys());
-	return show_target("get", target, json, key);
+	return show_target("get", ops[0], json, key);
 }

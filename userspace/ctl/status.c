@@ -467,6 +467,8 @@ int cmd_status(int argc, char **argv)
  * fcachectl __complete pools|volumes|targets: the names, one a line, for
  * the shell completion (completion/fcachectl).  One scan of device-mapper,
  * no sampling, nothing on stderr; exit 1 without device-mapper.
+ * __complete bash: the completion's word lists of settings and modes, from
+ * the table of tunables.c (the generated part of completion/fcachectl).
  */
 int cmd_complete(int argc, char **argv)
 {
@@ -475,6 +477,10 @@ int cmd_complete(int argc, char **argv)
 
 	if (argc != 2)
 		return EXIT_USAGE;
+	if (!strcmp(argv[1], "bash")) {	/* the word lists of completion/fcachectl: no scan */
+		fc_tunables_bash(stdout);
+		return EXIT_OK;
+	}
 	pools = !strcmp(argv[1], "pools") || !strcmp(argv[1], "targets");
 	vols = !strcmp(argv[1], "volumes") || !strcmp(argv[1], "targets");
 	if (!pools && !vols)

@@ -68,6 +68,28 @@ static int full_name(struct fc_opt *o, const struct option *lo)
 	return n == strlen(lo->name) && !strncmp(a, lo->name, n);
 }
 
+int fc_opt_operand(struct fc_opt *o, const char **ops, int n, const char *unit)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!ops[i]) {
+			ops[i] = o->arg;
+			return 0;
+		}
+	}
+	return fc_usage(o->verb, "%s: unexpected argument '%s' (one %s at a time)", o->what, o->arg, unit);
+}
+
+int fc_vol_is(unsigned int id, const char *label, const char *which)
+{
+	uint64_t n;
+
+	if (!fc_parse_u64(which, &n) && n)
+		return n == id;
+	return !strcmp(label, which);
+}
+
 int fc_opt_next(struct fc_opt *o)
 {
 	char buf[64];
@@ -119,16 +141,6 @@ int fc_opt_next_conf(struct fc_opt *o, struct fc_conf_opt *co)
 			co->no_persist = 1;
 	}
 	return c;
-}
-
-int fc_word_in(const char *const *list, const char *w)
-{
-	int i;
-
-	for (i = 0; list[i]; i++)
-		if (!strcmp(list[i], w))
-			return 1;
-	return 0;
 }
 
 int fc_valid_name(const char *name)

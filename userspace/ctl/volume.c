@@ -321,7 +321,10 @@ static int cmd_enable_(int argc, char **argv)
 	const char *pool = NULL, *mode = "writeback", *name = NULL, *vol = NULL, *conf;
 	struct fc_conf_opt co = { NULL, 0 };
 	struct fc_opt o;
-	uint64_t id = 0, cut = 0;
+	char modes[128];
+	const struct fc_tunable *sc = fc_tunable(FC_TUN_VOL, "sequential_cutoff");
+	uint64_t id = 0;
+	uint32_t cut = 0;
 	int c, cutoff = -1;
 
 	fc_opt_init(&o, argc, argv, "p:m:n:i:s:c:", opts, "enable", "enable");
@@ -346,8 +349,9 @@ static int cmd_enable_(int argc, char **argv)
 				return fc_usage("enable", "enable: bad --id '%s': 1..%d", o.arg, MAX_ID);
 			break;
 		case 's':
-			if (fc_parse_u64(o.arg, &cut) || cut > 4194304)
-				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..4194304", o.arg);
+			if (fc_tunable_check(FC_TUN_VOL, sc->name, o.arg, NULL, &cut, modes,
+					     sizeof(modes)))
+				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..%u", o.arg, sc->max);
 			cutoff = (int)cut;
 			break;
 		default:
@@ -359,8 +363,8 @@ static int cmd_enable_(int argc, char **argv)
 		return fc_usage("enable", "enable: expected VOLUME");
 	if (!pool)
 		return fc_usage("enable", "enable: --pool NAME is required");
-	if (strcmp(mode, "writeback") && strcmp(mode, "writethrough") && strcmp(mode, "writearound"))
-		return fc_usage("enable", "enable: bad --mode '%s': writeback, writethrough or writearound", mode);
+	if (!fc_enable_mode(mode))
+		return fc_usage("enable", "enable: bad --mode '%s': %s", mode, fc_mode_list(modes, sizeof(modes), 1));
 	if (name && !fc_valid_name(name))
 		return fc_usage("enable", "enable: bad --name '%s' (letters, digits and -_.+ only)", name);
 	if (conf && fc_conf_check(conf))

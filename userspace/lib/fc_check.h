@@ -75,6 +75,14 @@ int fc_read_voltable(int fd, struct fc_disk_superblock *sb, struct fc_disk_volta
 /* Does @fd hold an fcache pool?  1 (and its block size) or 0. */
 int fc_probe_pool(int fd, uint32_t *block_sectors);
 
+/*
+ * Without a usable superblock, is @fd what check calls damaged rather than
+ * not a pool (torn or garbage superblocks with fcache magic, superblocks
+ * overwritten over a pool's metadata pages)?  1 with the checker's finding
+ * in @why, 0 (not a pool, or a superblock is usable), -1 (no memory).
+ */
+int fc_probe_damaged(int fd, char *why, size_t len);
+
 /* Cache blocks a pool of @sectors would have (0: too small / bad size). */
 uint64_t fc_pool_blocks(uint64_t sectors, uint32_t block_sectors);
 

@@ -41,6 +41,24 @@ int fc_probe_pool(int fd, uint32_t *block_sectors)
 	return 1;
 }
 
+int fc_probe_damaged(int fd, char *why, size_t len)
+{
+	struct ctx *c = chk_open(fd, "flash");
+	int r = 0, i;
+
+	if (!c)
+		return -1;
+	if (chk_read_superblock(c) && !c->not_a_pool) {
+		r = 1;
+		snprintf(why, len, "no usable superblock");
+		for (i = 0; i < c->nmsgs; i++)	/* the verdict, after any read errors */
+			if (!strcmp(c->msgs[i].kind, "superblock"))
+				snprintf(why, len, "%s", c->msgs[i].msg);
+	}
+	chk_close(c);
+	return r;
+}
+
 uint64_t fc_pool_blocks(uint64_t sectors, uint32_t block_sectors)
 {
 	struct fc_geometry g;
