@@ -6,7 +6,9 @@
 #     writeback counter grows by about the number of cold blocks instead of
 #     with every rewrite of a hot block.
 #  2. max_dirty_age: once set, the same hot blocks are written back under
-#     the same load (their dirty data is older than the limit).
+#     the same load (their dirty data is older than the limit), each about
+#     once per max_dirty_age: a copy that lost the race with a rewrite
+#     restarts the block's age.
 #  3. Read hits complete without the pool lock: discards and fills over
 #     dirty data must still wait for them and then run (no stranded bio):
 #     random reads of cached blocks race discards and rewrites of the same
@@ -15,6 +17,8 @@
 #  4. A REQ_PREFLUSH goes on to the origin only if a write reached the
 #     origin since the last origin flush (counted on an origin with a
 #     volatile write cache).
+#  5. A writeback copy that loses the race with a rewrite restarts the
+#     block's max_dirty_age clock (slow origin: every copy races).
 FC_T=fc_writeback
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -81,26 +85,24 @@ fi
 field_is hot-still-dirty /dev/mapper/wbv $V_DIRTY -ge $((HOT / 2))
 wait $hp		# (a background shell function: kill would miss fio)
 
-# 2. max_dirty_age 2: the hot blocks go out under the same load, but a
-# copy that loses the race with a rewrite restarts the block's age: each hot
-# block is copied about once per max_dirty_age, not on every pass of the
-# hand (~10 a second: the module before this check copied each hot block
-# on every tick, a few hundred copies in the window).  The bound grows with
-# the elapsed time, so a slow machine only makes it looser.
+# 2. max_dirty_age 4: the hot blocks go out under the same load, each at
+# most about once per 3 s (the age counts in whole seconds; a copy that
+# loses the race with a rewrite restarts the age, see 5).  The bound grows
+# with the elapsed time: a slow machine only loosens it.
 # pstat NAME: one counter of the pool's "stats" message answer
 pstat() { dmsetup message wbp 0 stats | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-check age-set dmsetup message wbp 0 max_dirty_age 2
-hot_writer 12 &
+check age-set dmsetup message wbp 0 max_dirty_age 4
+hot_writer 20 &
 hp=$!
 sleep 2
 wb0=$(status_field wbv $V_WRITEBACKS)
 cp0=$(pstat writeback_blocks) rc0=$(pstat writeback_raced) t0=$(date +%s)
-sleep 8
+sleep 16
 wb1=$(status_field wbv $V_WRITEBACKS)
 cp1=$(pstat writeback_blocks) rc1=$(pstat writeback_raced) t1=$(date +%s)
 wait $hp
-copies=$((cp1 - cp0)) bound=$((HOT * (t1 - t0 + 3)))
-echo "max_dirty_age 2: writebacks $wb0 -> $wb1, copies $copies (raced $((rc1 - rc0))) in $((t1 - t0)) s"
+copies=$((cp1 - cp0)) bound=$((HOT * ((t1 - t0) / 3 + 2)))
+echo "max_dirty_age 4: writebacks $wb0 -> $wb1, copies $copies (raced $((rc1 - rc0))) in $((t1 - t0)) s"
 if [ "$wb1" -ge $((wb0 + HOT)) ]; then pass aged-hot-written-back; else
 	fail aged-hot-written-back "writebacks $wb0 -> $wb1, expected >= +$HOT"; fi
 if [ "$copies" -ge $HOT ] && [ "$copies" -le "$bound" ]; then pass aged-hot-copied-once-per-age; else
@@ -193,5 +195,37 @@ check flush-data-back sh -c "dd if=/dev/mapper/wfv bs=64k skip=64 count=16 iflag
 check flush-vol-flush dmsetup message wfv 0 flush
 check flush-vol-remove dm_remove wfv
 check flush-pool-remove dm_remove wfp
+
+# 5. A copy that loses the race with a rewrite restarts the block's age.
+# The origin takes 30 ms an I/O, so nearly every copy of a block rewritten
+# every 20 ms loses the race.  With max_dirty_age 4 each hot block is copied
+# at most once per 3 s (the age counts in whole seconds); the module before
+# this check kept the block's first-dirtied time and copied it again
+# whenever the worker found it idle (every tick: hundreds of copies in the
+# window).  The bound grows with the elapsed time: a slow machine only
+# loosens it.
+flash3=$(mk_fast_disk 32) &&
+	slow=$(_nullb "$(_nullb_next fcslow)" 32 memory_backed=1 irqmode=2 \
+		completion_nsec=30000000 queue_mode=2) || die "race disks"
+check age-pool fc_pool wrp "$flash3" 64 writeback_low 0 writeback_high 95 max_dirty_age 4
+check age-vol fc_vol wrv wrp "$slow" 1 writeback sequential_cutoff 0
+vol=/dev/mapper/wrv
+# wrstat NAME: one counter of the pool's "stats" message answer
+wrstat() { dmsetup message wrp 0 stats | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+hot_writer 24 &
+hp=$!
+sleep 4
+cp0=$(wrstat writeback_blocks) rc0=$(wrstat writeback_raced) t0=$(date +%s)
+sleep 16
+cp1=$(wrstat writeback_blocks) rc1=$(wrstat writeback_raced) t1=$(date +%s)
+wait $hp
+copies=$((cp1 - cp0)) raced=$((rc1 - rc0)) bound=$((HOT * ((t1 - t0) / 3 + 2)))
+echo "raced copies: $copies copies, $raced raced, in $((t1 - t0)) s (bound $bound)"
+if [ "$copies" -ge 1 ] && [ "$copies" -le "$bound" ]; then pass raced-age-restarts; else
+	fail raced-age-restarts "$copies copies of $HOT hot blocks in $((t1 - t0)) s, expected 1..$bound"; fi
+check age-flush dmsetup message wrv 0 flush
+check age-origin-exact same_direct "$vol" "$slow" 0 1
+check age-vol-remove dm_remove wrv
+check age-pool-remove dm_remove wrp
 dmesg_clean
 finish
