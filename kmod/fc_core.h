@@ -276,7 +276,6 @@ struct fc_bio {
 	u8 kind;
 	u8 flags;
 	u8 mask;
-	u8 was_dirty;
 	s64 ow_mark;		/* FC_BK_FLUSH: ow_done when it was sent */
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
@@ -357,11 +356,17 @@ static inline sector_t fc_block_sector(struct fc_pool *pool, u32 eidx)
 }
 
 /* fc_volume.c */
-extern struct target_type fc_volume_target;
 void fc_defer_bio(struct fc_pool *pool, struct bio *bio);
 void fc_worker(struct work_struct *ws);
 void fc_kick_waiters(struct fc_pool *pool);
 void fc_kick_locked(struct fc_pool *pool);
+/* The target's map method: classify @bio and remap, defer or park it. */
+int fc_map(struct dm_target *ti, struct bio *bio);
+/* The target's end_io method: settle the entry, retry or hold the bio. */
+int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
+
+/* fc_vtarget.c */
+extern struct target_type fc_volume_target;
 
 /* fc_pool.c */
 extern struct target_type fc_pool_target;

@@ -6,7 +6,7 @@
  * words the way dm_split_args() splits a table or message line (white
  * space separates, a backslash escapes the next character) and handed to
  * the parser the selector names, as the constructors and message handlers
- * of kmod/fc_pool.c and kmod/fc_volume.c do.  Invariants checked:
+ * of kmod/fc_pool.c and kmod/fc_vtarget.c do.  Invariants checked:
  *   - a failure always comes with a reason;
  *   - an accepted pool or volume table, printed the way STATUSTYPE_TABLE
  *     prints it and split again, parses to the same options (round trip);
@@ -153,7 +153,7 @@ static void fuzz_vol_table(unsigned int argc, char **argv)
 		if (o.order[i] == FC_VOPT_LABEL)
 			CHECK(len >= 1 && len <= FC_VOLUME_LABEL_LEN);
 	}
-	/* STATUSTYPE_TABLE of kmod/fc_volume.c, the option part */
+	/* STATUSTYPE_TABLE of kmod/fc_vtarget.c, the option part */
 	n = 0;
 	if (o.nr_given) {
 		n += snprintf(line + n, sizeof(line) - n, "%u", 2 * o.nr_given);
@@ -247,7 +247,7 @@ static void fuzz_vol_msg(unsigned int argc, char **argv)
 	}
 }
 
-/* Pool and volume table heads (kmod/fc_pool.c, kmod/fc_volume.c ctrs). */
+/* Pool and volume table heads (kmod/fc_pool.c, kmod/fc_vtarget.c ctrs). */
 static void fuzz_words(unsigned int argc, char **argv)
 {
 	char buf[16];

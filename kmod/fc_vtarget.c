@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_vtarget: the fcache target's table lifecycle and control, one cached
+ * origin volume of a pool; the data path (map, end_io, fills, writethrough,
+ * the worker) is in fc_volume.c.
+ *
+ * The constructor opens the pool and origin devices, takes a reference on
+ * the pool and registers the volume in a slot of the pool's volume table
+ * (register_slot(), under fc_registry_lock).  Preresume makes the table the
+ * slot's active one; postsuspend and the destructor deactivate it, after
+ * the slot's writeback copies in flight have ended.  A table torn down at
+ * run time without fcachectl's "detach" message marks its slot detached on
+ * the flash (mark_detached()); the next table checks it (check_detached()).
+ * Also here: status, messages, iterate_devices, io_hints and the target
+ * type, fc_volume_target.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+
+#include "fc_core.h"
+
+/* ---- constructor / destructor ---- */
+
+/*
+ * Slot @i is FC_VOL_DETACHED: its last table was torn down at run time by
+ * something other than fcachectl (an LVM command that replaced the table,
+ * dmsetup remove), so its origin may since have been written directly.
+ * Dirty data would be replayed over those writes: refused until "resolve".
+ * Clean data may be stale: dropped, and the flag cleared.  Called with
+ * fc_registry_lock held by the constructor and preresume of a new table.
+ */
+static int check_detached(struct fc_pool *pool, int i, char **error)
+{
+	struct fc_vslot *s = &pool->vol[i];
+	u64 dirty;
+
+	if (!s->detached)
+		return 0;
+	spin_lock_irq(&pool->lock);
+	dirty = s->dirty;
+	spin_unlock_irq(&pool->lock);
+	if (dirty) {
+		DMERR("volume %u: its cache was detached at run time with dirty data (%llu blocks); its origin may hold newer writes; choose with `fcachectl resolve POOL %u --replay|--discard` (pool message: resolve %u replay|discard)",
+		      s->id, dirty, s->id, s->id);
+		*error = "fcache: the volume's cache was detached at run time with dirty data; its origin may hold newer writes; choose with fcachectl resolve --replay|--discard";
+		return -EBUSY;
+	}
+	if (pool->md_mode != FC_MD_RW) {
+		*error = "fcache: the volume was detached at run time and the pool's metadata is read-only: its clean data cannot be dropped";
+		return -EROFS;
+	}
+	fc_invalidate_volume(pool, i, false);
+	spin_lock_irq(&pool->lock);
+	s->detached = false;
+	fc_mark_vt_dirty(pool);
+	spin_unlock_irq(&pool->lock);
+	DMINFO("volume %u was detached at run time without dirty data: its clean cached data is dropped (the origin may have changed)",
+	       s->id);
+	return 0;
+}
+
+/*
+ * The destructor of a table that was active: unless fcachectl announced
+ * the teardown ("detach" message) or another table of the slot took over
+ * (a reload), remember on the flash that the volume was detached at run
+ * time.  A crash runs no destructor: its dirty data is replayed as usual.
+ */
+static void mark_detached(struct fc_volume *v)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	bool commit = false;
+	u64 dirty = 0;
+
+	mutex_lock(&fc_registry_lock);
+	if (s->id == v->id && !s->active && !s->detached) {
+		spin_lock_irq(&pool->lock);
+		s->detached = true;
+		dirty = s->dirty;
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+		commit = true;
+	}
+	mutex_unlock(&fc_registry_lock);
+	if (!commit)
+		return;
+	DMWARN("volume %u: its table was torn down at run time without fcachectl (an LVM command? dmsetup remove?): marked detached, %llu dirty blocks kept in the pool; a new table is refused while it has dirty data until `fcachectl resolve`",
+	       v->id, dirty);
+	if (fc_commit(pool, false))
+		DMERR("volume %u: could not record the detach on the flash", v->id);
+}
+
+static int register_slot(struct fc_volume *v, char **error)
+{
+	struct fc_pool *pool = v->pool;
+	sector_t size = bdev_nr_sectors(v->origin);
+	int i, r, free_slot = -1;
+
+	for (i = 0; i < FC_MAX_VOLUMES; i++) {
+		if (pool->vol[i].id == v->id)
+			break;
+		if (!pool->vol[i].id && free_slot < 0)
+			free_slot = i;
+	}
+	if (i < FC_MAX_VOLUMES && !pool->vol[i].active) {
+		r = check_detached(pool, i, error);
+		if (r)
+			return r;
+	}
+	if (i == FC_MAX_VOLUMES) {
+		if (free_slot < 0) {
+			*error = "fcache: the pool already has 63 volumes; forget one first";
+			return -ENOSPC;
+		}
+		i = free_slot;
+		spin_lock_irq(&pool->lock);
+		pool->vol[i].id = v->id;
+		pool->vol[i].detached = false;
+		pool->vol[i].origin_sectors = size;
+		memset(pool->vol[i].label, 0, sizeof(pool->vol[i].label));
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+	} else if (pool->vol[i].origin_sectors != size) {
+		/*
+		 * A table with another origin size must not misplace dirty
+		 * data: refused while the volume has any.
+		 */
+		if (pool->vol[i].active) {
+			/* Never touch the slot of a live volume from a new table. */
+			*error = "fcache: the volume is active with an origin of another size; refusing";
+			return -EBUSY;
+		}
+		/* Inactive (fc_registry_lock held): its counters cannot grow. */
+		if (READ_ONCE(pool->vol[i].dirty)) {
+			DMERR("volume %u has dirty data for an origin of %llu sectors, this origin has %llu",
+			      v->id, pool->vol[i].origin_sectors, (u64)size);
+			*error = "fcache: the volume has dirty data for an origin of another size; refusing";
+			return -EINVAL;
+		}
+		/* No dirty data: forget the clean blocks of the old origin. */
+		fc_invalidate_volume(pool, i, false);
+		spin_lock_irq(&pool->lock);
+		pool->vol[i].origin_sectors = size;
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+	}
+	if (v->opts.label[0] && strncmp(pool->vol[i].label, v->opts.label, FC_VOLUME_LABEL_LEN)) {
+		spin_lock_irq(&pool->lock);
+		memcpy(pool->vol[i].label, v->opts.label, sizeof(pool->vol[i].label));
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+	}
+	v->slot = i;
+	return 0;
+}
+
+static void deactivate(struct fc_volume *v)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+
+	mutex_lock(&fc_registry_lock);
+	spin_lock_irq(&pool->lock);
+	if (s->active == v)
+		s->wb_allowed = false;
+	spin_unlock_irq(&pool->lock);
+	mutex_unlock(&fc_registry_lock);
+	/* Suspend quiesces: no writeback copy of this volume in flight after. */
+	fc_wb_wait_slot(pool, v->slot);
+	mutex_lock(&fc_registry_lock);
+	spin_lock_irq(&pool->lock);
+	if (s->active == v) {
+		s->active = NULL;
+		/* the volume table's dirty count for tools, with the next commit */
+		fc_mark_vt_dirty(pool);
+	}
+	spin_unlock_irq(&pool->lock);
+	v->active = false;
+	mutex_unlock(&fc_registry_lock);
+}
+
+static void fc_dtr(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+
+	if (v->active)
+		deactivate(v);
+	if (v->pool && v->was_active && !v->detach_ok)
+		mark_detached(v);
+	if (v->origin_dev)
+		dm_put_device(ti, v->origin_dev);
+	if (v->pool)
+		fc_pool_put(v->pool);
+	if (v->pool_dev)
+		dm_put_device(ti, v->pool_dev);
+	kfree(v);
+}
+
+/* fcache <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...] */
+static int fc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct mapped_device *pool_md;
+	struct fc_volume *v;
+	const char *why;
+	int r;
+
+	v = fc_ctr_alloc(ti, argc, 4, sizeof(*v),
+			 "fcache: usage: <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...]",
+			 "fcache: out of memory");
+	if (IS_ERR(v))
+		return PTR_ERR(v);
+	v->ti = ti;
+	/* Writes done through an earlier table: the first flush goes on. */
+	atomic64_set(&v->ow_done, 1);
+	atomic64_set(&v->ow_synced, 0);
+	fc_vol_opts_default(&v->opts);
+	fc_seq_init(&v->seq);
+	if (fc_parse_volume_id(argv[2], &v->id, &why)) {
+		ti->error = (char *)why;
+		r = -EINVAL;
+		goto bad;
+	}
+	v->mode = fc_parse_mode(argv[3]);
+	if (v->mode < 0) {
+		ti->error = "fcache: mode must be writeback, writethrough, writearound or passthrough";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (fc_vol_opts_parse(&v->opts, argc - 4, argv + 4, &why)) {
+		ti->error = (char *)why;
+		r = -EINVAL;
+		goto bad;
+	}
+	r = dm_get_device(ti, argv[0], FMODE_READ | FMODE_WRITE, &v->pool_dev);
+	if (r) {
+		ti->error = "fcache: cannot open the pool device";
+		goto bad;
+	}
+	pool_md = dm_get_md(v->pool_dev->bdev->bd_dev);
+	if (!pool_md) {
+		ti->error = "fcache: pool_dev is not a device-mapper device";
+		r = -EINVAL;
+		goto bad;
+	}
+	mutex_lock(&fc_registry_lock);
+	v->pool = fc_pool_lookup(pool_md);
+	if (v->pool)
+		v->pool->refs++;
+	mutex_unlock(&fc_registry_lock);
+	dm_put(pool_md);
+	if (!v->pool) {
+		ti->error = "fcache: pool_dev is not an fcache-pool device";
+		r = -EINVAL;
+		goto bad;
+	}
+	r = dm_get_device(ti, argv[1], FMODE_READ | FMODE_WRITE, &v->origin_dev);
+	if (r) {
+		ti->error = "fcache: cannot open the origin device";
+		goto bad;
+	}
+	v->origin = v->origin_dev->bdev;
+	if (v->origin == v->pool->flash || v->origin == v->pool_dev->bdev) {
+		ti->error = "fcache: the origin cannot be the pool or its flash device";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (ti->len > bdev_nr_sectors(v->origin)) {
+		ti->error = "fcache: the target is longer than the origin device";
+		r = -EINVAL;
+		goto bad;
+	}
+	mutex_lock(&fc_registry_lock);
+	r = register_slot(v, &ti->error);
+	mutex_unlock(&fc_registry_lock);
+	if (r)
+		goto bad;
+
+	ti->num_flush_bios = 1;
+	ti->flush_supported = true;
+	ti->num_discard_bios = 1;
+	ti->discards_supported = true;
+	ti->per_io_data_size = sizeof(struct fc_bio);
+	return 0;
+bad:
+	fc_dtr(ti);
+	return r;
+}
+
+static int fc_preresume(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	u64 dirty;
+	char *why = NULL;
+	int r = 0;
+
+	mutex_lock(&fc_registry_lock);
+	if (s->id != v->id) {
+		DMERR("volume %u was forgotten by its pool; load the table again", v->id);
+		r = -EINVAL;
+	} else if (s->active && s->active != v) {
+		DMERR("volume %u is already active on another device", v->id);
+		r = -EBUSY;
+	} else if (!s->active && check_detached(pool, v->slot, &why)) {
+		/* detached after this table was loaded */
+		DMERR("volume %u: %s", v->id, why);
+		r = -EBUSY;
+	} else {
+		spin_lock_irq(&pool->lock);
+		s->active = v;
+		s->wb_allowed = true;
+		spin_unlock_irq(&pool->lock);
+		v->active = true;
+		v->was_active = true;
+		v->detach_ok = false;
+	}
+	mutex_unlock(&fc_registry_lock);
+	if (r)
+		return r;
+	/*
+	 * Leaving writeback: no writeback here, the device is suspended until
+	 * preresume returns and a writeback to slow spindles can take minutes.
+	 * Every mode honours dirty data (reads of it come from the flash,
+	 * writes to it stay in the flash), so the switch is safe at once;
+	 * the data is written back with I/O flowing: by a flush message
+	 * (fcachectl set mode= and disable send one right after the switch)
+	 * or by the background writeback.
+	 */
+	dirty = READ_ONCE(s->dirty);
+	if (v->mode != FC_MODE_WRITEBACK && dirty)
+		DMINFO("volume %u: %s mode with %llu dirty blocks; they stay cached until written back (dmsetup message <device> 0 flush)",
+		       v->id, fc_mode_name(v->mode), dirty);
+	return 0;
+}
+
+static void fc_postsuspend(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+
+	deactivate(v);
+	fc_request_commit(v->pool);
+}
+
+static void fc_status(struct dm_target *ti, status_type_t type,
+		      unsigned int status_flags, char *result, unsigned int maxlen)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	unsigned int sz = 0, i;
+	u64 cached, dirty;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		spin_lock_irq(&pool->lock);
+		cached = s->cached;
+		dirty = s->dirty;
+		spin_unlock_irq(&pool->lock);
+		DMEMIT("%s %llu %llu %llu %llu %llu %llu %llu %d %llu %llu %llu %u",
+		       fc_mode_name(v->mode), cached, dirty,
+		       fc_stat_read(pool, v->slot, FC_ST_READS),
+		       fc_stat_read(pool, v->slot, FC_ST_READ_HITS),
+		       fc_stat_read(pool, v->slot, FC_ST_WRITES),
+		       fc_stat_read(pool, v->slot, FC_ST_WRITE_HITS),
+		       fc_stat_read(pool, v->slot, FC_ST_BYPASSED), atomic_read(&s->wb_inflight),
+		       fc_stat_read(pool, v->slot, FC_ST_ERRORS),
+		       fc_stat_read(pool, v->slot, FC_ST_PROMOTIONS),
+		       fc_stat_read(pool, v->slot, FC_ST_WRITEBACKS), v->id);
+		break;
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s %s %u %s", v->pool_dev->name, v->origin_dev->name, v->id,
+		       fc_mode_name(v->mode));
+		if (v->opts.nr_given) {
+			DMEMIT(" %u", 2 * v->opts.nr_given);
+			for (i = 0; i < v->opts.nr_given; i++) {
+				if (v->opts.order[i] == FC_VOPT_LABEL)
+					DMEMIT(" label %s", v->opts.label);
+				else
+					DMEMIT(" sequential_cutoff %u", v->opts.seq_cutoff_kib);
+			}
+		}
+		break;
+	case STATUSTYPE_IMA:
+		*result = '\0';
+		break;
+	}
+}
+
+/* The "stats" message: every counter as name=value (docs/TABLES.md, "Counters"). */
+static int vol_stats(struct fc_volume *v, char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0;
+	int i;
+
+	for (i = 0; i < FC_ST_NR; i++)
+		DMEMIT("%s%s=%llu", i ? " " : "", fc_stat_names[i],
+		       fc_stat_read(v->pool, v->slot, i));
+	return 1;
+}
+
+static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
+		      char *result, unsigned int maxlen)
+{
+	struct fc_volume *v = ti->private;
+	struct fc_pool *pool = v->pool;
+	struct fc_msg m;
+	const char *why;
+
+	if (fc_parse_vol_msg(argc, argv, &m, &why)) {
+		DMWARN("volume message refused: %s", why);
+		return -EINVAL;
+	}
+	switch (m.kind) {
+	case FC_MSG_FLUSH:
+		if (!v->active) {
+			DMWARN("flush: volume %u is not active", v->id);
+			return -EINVAL;
+		}
+		return fc_flush_volumes(pool, v->slot);
+	case FC_MSG_CLEAR_STATS:
+		fc_stats_clear(pool, v->slot);
+		return 0;
+	case FC_MSG_STATS:
+		return vol_stats(v, result, maxlen);
+	case FC_MSG_SET:
+		if (fc_vol_opt_set(&v->opts, m.key, m.val, &why)) {
+			DMWARN("volume message refused: %s", why);
+			return -EINVAL;
+		}
+		return 0;
+	case FC_MSG_DETACH:
+		/* fcachectl's down/disable: the teardown that follows is orderly */
+		v->detach_ok = true;
+		return 0;
+	case FC_MSG_CANCEL_DETACH:
+		v->detach_ok = false;
+		return 0;
+	case FC_MSG_INVALIDATE:
+		if (pool->md_mode != FC_MD_RW) {
+			DMWARN("invalidate: the pool's metadata is read-only");
+			return -EROFS;
+		}
+		fc_invalidate_volume(pool, v->slot, false);
+		return fc_request_commit(pool);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int fc_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn fn,
+			      void *data)
+{
+	struct fc_volume *v = ti->private;
+
+	return fn(ti, v->origin_dev, 0, ti->len, data);
+}
+
+static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct fc_volume *v = ti->private;
+	struct block_device *flash = v->pool->flash;
+
+	/* Bios are remapped to the flash too: honour its sector size. */
+	limits->logical_block_size = max_t(unsigned int, limits->logical_block_size,
+					   bdev_logical_block_size(flash));
+	limits->physical_block_size = max_t(unsigned int, limits->physical_block_size,
+					    limits->logical_block_size);
+	limits->io_min = max_t(unsigned int, limits->io_min, limits->physical_block_size);
+	if (!limits->max_discard_sectors) {
+		/* Discards still invalidate cached data even if the origin ignores them. */
+		limits->max_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
+		limits->max_hw_discard_sectors = limits->max_discard_sectors;
+		limits->discard_granularity = v->pool->g.subblock_sectors << SECTOR_SHIFT;
+	}
+	/* map_discard() looks up every block under pool->lock: bound the work. */
+	limits->max_discard_sectors = min_t(unsigned int, limits->max_discard_sectors,
+					    65536u << v->pool->block_shift);
+	limits->max_hw_discard_sectors = min(limits->max_hw_discard_sectors,
+					     limits->max_discard_sectors);
+}
+
+struct target_type fc_volume_target = {
+	.name = FC_VOLUME_TARGET,
+	.version = {1, 0, 0},
+	.module = THIS_MODULE,
+	.ctr = fc_ctr,
+	.dtr = fc_dtr,
+	.map = fc_map,
+	.end_io = fc_end_io,
+	.preresume = fc_preresume,
+	.postsuspend = fc_postsuspend,
+	.status = fc_status,
+	.message = fc_message,
+	.iterate_devices = fc_iterate_devices,
+	.io_hints = fc_io_hints,
+};
