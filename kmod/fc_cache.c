@@ -238,7 +238,6 @@ static struct fc_entry *clock_evict(struct fc_pool *pool)
 			e->flags &= ~FC_E_REF;
 			continue;
 		}
-		fc_ghost_remember(&pool->ghost, fc_ghost_key(e->vol, e->oblock));
 		fc_entry_release(pool, e);
 		if (e->flags & FC_E_FREE)
 			return e;

@@ -339,12 +339,6 @@ static inline void fc_entry_bump(struct fc_entry *e)
 		e->wb_raced = 1;
 }
 
-/* The ghost table's key of a volume's block. */
-static inline u64 fc_ghost_key(u8 vol, u64 oblock)
-{
-	return (oblock << 6) | vol;
-}
-
 static inline u32 fc_eidx(struct fc_pool *pool, struct fc_entry *e)
 {
 	return (u32)(e - pool->e);

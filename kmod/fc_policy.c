@@ -22,31 +22,18 @@ void fc_ghost_init(struct fc_ghost *g, __u32 *slots, __u32 nr_slots)
 	g->mask = nr_slots - 1;
 }
 
-static __u32 *ghost_slot(struct fc_ghost *g, __u64 key, __u32 *fp)
-{
-	__u64 h = mix64(key);
-
-	*fp = (__u32)(h >> 32) | 1;	/* never 0: 0 is an empty slot */
-	return &g->slot[(__u32)h & g->mask];
-}
-
 bool fc_ghost_admit(struct fc_ghost *g, __u64 key)
 {
-	__u32 fp, *slot = ghost_slot(g, key, &fp);
+	__u64 h = mix64(key);
+	__u32 idx = (__u32)h & g->mask;
+	__u32 fp = (__u32)(h >> 32) | 1;	/* never 0: 0 is an empty slot */
 
-	if (*slot == fp) {
-		*slot = 0;
+	if (g->slot[idx] == fp) {
+		g->slot[idx] = 0;
 		return true;
 	}
-	*slot = fp;
+	g->slot[idx] = fp;
 	return false;
-}
-
-void fc_ghost_remember(struct fc_ghost *g, __u64 key)
-{
-	__u32 fp, *slot = ghost_slot(g, key, &fp);
-
-	*slot = fp;
 }
 
 void fc_seq_init(struct fc_seq *d)

@@ -25,13 +25,6 @@ struct fc_ghost {
 void fc_ghost_init(struct fc_ghost *g, __u32 *slots, __u32 nr_slots);
 /* True if @key was seen recently (and forget it), else remember it. */
 bool fc_ghost_admit(struct fc_ghost *g, __u64 key);
-/*
- * An evicted block: remember it as seen, so that its next miss is admitted
- * at once.  A block the cache held until the CLOCK hand took it was worth
- * caching; making it pay a second origin read to come back favours the
- * one-off reads that evicted it.
- */
-void fc_ghost_remember(struct fc_ghost *g, __u64 key);
 
 /* Sequential stream detector: several concurrent streams per volume. */
 #define FC_SEQ_STREAMS 8

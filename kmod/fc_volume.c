@@ -351,8 +351,8 @@ again:
 			}
 			goto to_origin;
 		}
-		admit = e || worker ||
-			fc_ghost_admit(&pool->ghost, fc_ghost_key(v->slot, block));
+		admit = e || worker || fc_ghost_admit(&pool->ghost,
+						       (block << 6) | v->slot);
 		if (!admit) {
 			around = FC_ST_READ_AROUND_COLD;
 			goto to_origin;
