@@ -110,7 +110,7 @@ enum fc_wb_state fc_wb_decide(const struct fc_wb_input *in, __u32 *max_inflight)
 
 __u32 fc_wb_hot_quota(__u64 dirty, __u64 total, __u32 low, __u32 batch)
 {
-	if (!total || dirty * 100 < total * low)
+	if (!fc_wb_above_high(dirty, total, low))
 		return batch;
 	return batch / 4 ? batch / 4 : 1;
 }

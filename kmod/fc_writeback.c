@@ -379,14 +379,14 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 		struct wb_item *it = &items[k];
 		struct fc_entry *e = &pool->e[it->eidx];
 		struct fc_vslot *s = &pool->vol[it->vol];
+		bool rewritten = e->gen != it->gen || e->wb_raced;
 
 		e->flags &= ~FC_E_WB;
 		if (it->err || flush_err[it->vol]) {
 			/* A failed writeback keeps the block dirty. */
 			failed++;
 			fc_stat_inc(pool, it->vol, FC_ST_ERRORS);
-		} else if (e->gen == it->gen && !e->wb_raced &&
-			   READ_ONCE(pool->md_mode) == FC_MD_RW) {
+		} else if (!rewritten && READ_ONCE(pool->md_mode) == FC_MD_RW) {
 			/*
 			 * Writeback vs a new write: clean only if nobody wrote
 			 * since.  Metadata ro/fail: nothing is marked clean
@@ -394,7 +394,7 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 			 */
 			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
 			fc_stat_inc(pool, it->vol, FC_ST_WRITEBACKS);
-		} else if (e->gen != it->gen || e->wb_raced) {
+		} else if (rewritten) {
 			/*
 			 * Rewritten during the copy: what was written before
 			 * the copy began is on the origin now (copied, then

@@ -43,9 +43,7 @@ total=$(status_field /dev/mapper/cpool $P_TOTAL)
 info "pool of $total blocks, writeback_high 1% = $((total / 100)) blocks"
 
 # ctr NAME [DEV]: one counter of the "stats" message answer
-ctr() {
-	dmsetup message "${2:-cvol}" 0 stats | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
+ctr() { stats_field "${2:-cvol}" "$1"; }
 # stat_is NAME COUNTER OP VALUE [DEV]
 stat_is() {
 	_sv=$(ctr "$2" "${5:-cvol}")

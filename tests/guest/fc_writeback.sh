@@ -89,17 +89,15 @@ wait $hp		# (a background shell function: kill would miss fio)
 # most about once per 3 s (the age counts in whole seconds; a copy that
 # loses the race with a rewrite restarts the age, see 5).  The bound grows
 # with the elapsed time: a slow machine only loosens it.
-# pstat NAME: one counter of the pool's "stats" message answer
-pstat() { dmsetup message wbp 0 stats | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 check age-set dmsetup message wbp 0 max_dirty_age 4
 hot_writer 20 &
 hp=$!
 sleep 2
 wb0=$(status_field wbv $V_WRITEBACKS)
-cp0=$(pstat writeback_blocks) rc0=$(pstat writeback_raced) t0=$(date +%s)
+cp0=$(stats_field wbp writeback_blocks) rc0=$(stats_field wbp writeback_raced) t0=$(date +%s)
 sleep 16
 wb1=$(status_field wbv $V_WRITEBACKS)
-cp1=$(pstat writeback_blocks) rc1=$(pstat writeback_raced) t1=$(date +%s)
+cp1=$(stats_field wbp writeback_blocks) rc1=$(stats_field wbp writeback_raced) t1=$(date +%s)
 wait $hp
 copies=$((cp1 - cp0)) bound=$((HOT * ((t1 - t0) / 3 + 2)))
 echo "max_dirty_age 4: writebacks $wb0 -> $wb1, copies $copies (raced $((rc1 - rc0))) in $((t1 - t0)) s"
@@ -210,14 +208,12 @@ flash3=$(mk_fast_disk 32) &&
 check age-pool fc_pool wrp "$flash3" 64 writeback_low 0 writeback_high 95 max_dirty_age 4
 check age-vol fc_vol wrv wrp "$slow" 1 writeback sequential_cutoff 0
 vol=/dev/mapper/wrv
-# wrstat NAME: one counter of the pool's "stats" message answer
-wrstat() { dmsetup message wrp 0 stats | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 hot_writer 24 &
 hp=$!
 sleep 4
-cp0=$(wrstat writeback_blocks) rc0=$(wrstat writeback_raced) t0=$(date +%s)
+cp0=$(stats_field wrp writeback_blocks) rc0=$(stats_field wrp writeback_raced) t0=$(date +%s)
 sleep 16
-cp1=$(wrstat writeback_blocks) rc1=$(wrstat writeback_raced) t1=$(date +%s)
+cp1=$(stats_field wrp writeback_blocks) rc1=$(stats_field wrp writeback_raced) t1=$(date +%s)
 wait $hp
 copies=$((cp1 - cp0)) raced=$((rc1 - rc0)) bound=$((HOT * ((t1 - t0) / 3 + 2)))
 echo "raced copies: $copies copies, $raced raced, in $((t1 - t0)) s (bound $bound)"

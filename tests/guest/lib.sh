@@ -214,6 +214,11 @@ status_field() {
 	dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'
 }
 
+# stats_field DEV NAME: one counter of the "stats" message answer (name=value)
+stats_field() {
+	dmsetup message "$1" 0 stats | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
 dmesg_clean() {
 	if dmesg | grep -E '(^|[^A-Z])BUG[: ]|WARNING:|Oops|hung task|blocked for more than|Call Trace|general protection|list_(add|del) corruption' >"$FC_LOGDIR/dmesg.bad"; then
 		fail "${1:-dmesg-clean}" "$(head -n 3 "$FC_LOGDIR/dmesg.bad" | tr '\n' ' ')"
