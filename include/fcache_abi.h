@@ -7,6 +7,9 @@
  * Pool table:
  *   fcache-pool <flash_dev> <block_size> [<#opt_args> <opt_arg>...]
  *     opt args (key value pairs, #opt_args counts words):
+ *       mirror <dev>|-            a second flash device: a mirrored pool
+ *                                 (dirty data on both; "-": it is missing)
+ *       degraded 0|1              1: load a mirrored pool with a device missing
  *       writeback_high <pct>      dirty % at which writes stop allocating
  *       writeback_low <pct>       dirty % below which writeback runs only
  *                                 when idle or for aged data
@@ -33,6 +36,8 @@
  *           writeback_state(idle|background|active|throttled)
  *           writeback_inflight commit_seq active_volumes
  *           registered_volumes free_blocks
+ *           redundancy(single|mirrored|degraded) lone_dirty_blocks
+ *           leg_states (ok or missing per flash device, comma separated)
  *   volume: mode cached_blocks dirty_blocks reads read_hits writes
  *           write_hits bypassed writeback_inflight errors promotions
  *           writebacks volume_id
@@ -55,7 +60,7 @@
 #define FC_DEFAULT_COMMIT_INTERVAL	1000	/* ms */
 #define FC_DEFAULT_SEQ_CUTOFF_KIB	1024
 
-#define FC_POOL_STATUS_FIELDS		15
+#define FC_POOL_STATUS_FIELDS		18
 #define FC_VOLUME_STATUS_FIELDS		13
 
 #endif

@@ -64,9 +64,25 @@
  * older module would ignore the flag and replay the dirty data over newer
  * writes, so every superblock this module writes carries the feature bit.
  *
- * Mirroring (future): FC_FEAT_INCOMPAT_MIRROR and mirror_uuid are reserved
- * for a second flash device holding a copy of dirty blocks; entry flag
- * FC_ENTRY_MIRRORED will mark a block whose dirty data has both copies.
+ * Mirrored pools (FC_FEAT_INCOMPAT_MIRROR, docs/DESIGN.md "Two-device
+ * pool"): two flash devices ("legs"), each a full image of the layout
+ * above up to data_start (both superblock slots, both slots of every
+ * metadata page, written identically by every commit), followed by its own
+ * data area.  Cache block numbers are global: blocks 0 .. leg_blocks[0]-1
+ * live on leg 0, the next leg_blocks[1] on leg 1 (fc_block_leg()).  A clean
+ * block has one copy; an entry with FC_ENTRY_MIRRORED has a twin, the cache
+ * block number in fc_disk_entry.twin, always on the other leg, holding a
+ * second copy of its dirty sub-blocks (a twin's own entry stays free on
+ * the flash: recovery marks it used).  Each superblock names the device
+ * (member_uuid, member_index), its partner and an event count bumped at
+ * every membership change (a leg lost): a device whose events are lower
+ * than its partner's, or whose partner is not the other device, is stale
+ * or foreign and is refused.  Both legs' superblocks are written after
+ * both legs' pages and both flushes, so legs with equal events hold the
+ * same committed pages; one whose superblock lags by a commit (a crash
+ * between the two superblock writes) is brought forward at load.
+ * A one-device pool never sets the bit, so older modules load it; they
+ * refuse a mirrored pool.
  */
 #ifndef FCACHE_FORMAT_H
 #define FCACHE_FORMAT_H
@@ -100,10 +116,13 @@
 #define FC_SB_NEEDS_CHECK	(1u << 1)	/* an error was seen: run fcachectl check */
 
 /* incompat feature bits: a module that does not know one refuses the pool */
-#define FC_FEAT_INCOMPAT_MIRROR	(1u << 0)	/* reserved: dirty-data mirror */
+#define FC_FEAT_INCOMPAT_MIRROR	(1u << 0)	/* two flash devices, dirty data on both */
 #define FC_FEAT_INCOMPAT_MDSEQ	(1u << 1)	/* md_seq + leftover rule, above */
 #define FC_FEAT_INCOMPAT_DETACH	(1u << 2)	/* FC_VOL_DETACHED, below */
-#define FC_FEAT_INCOMPAT_KNOWN	(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH)
+#define FC_FEAT_INCOMPAT_KNOWN	(FC_FEAT_INCOMPAT_MIRROR | FC_FEAT_INCOMPAT_MDSEQ | \
+				 FC_FEAT_INCOMPAT_DETACH)
+
+#define FC_MAX_LEGS		2u	/* flash devices of a pool */
 
 /* fc_disk_header.flags */
 #define FC_HDR_NEEDS_CHECK	(1u << 0)	/* leftover recording needs_check */
@@ -122,7 +141,7 @@
 #define FC_VOL_DETACHED		(1u << 1)
 
 /* cache entry flags */
-#define FC_ENTRY_MIRRORED	(1u << 0)	/* reserved for mirroring */
+#define FC_ENTRY_MIRRORED	(1u << 0)	/* twin holds a copy of the dirty sub-blocks */
 
 struct fc_disk_header {
 	__le32 csum;		/* crc32c of bytes 4..4095 of the page, xor salt */
@@ -150,8 +169,16 @@ struct fc_disk_superblock {
 	__le32 incompat_features;
 	__le32 pad0;
 	__le64 format_time;	/* seconds since the epoch */
-	__u8 mirror_uuid[16];	/* reserved for mirroring, zero */
+	__u8 mirror_uuid[16];	/* reserved, zero */
 	__le64 md_seq;		/* FC_FEAT_INCOMPAT_MDSEQ: pages trusted up to this seq */
+	/* FC_FEAT_INCOMPAT_MIRROR only (zero otherwise): */
+	__u8 member_uuid[16];	/* this device */
+	__u8 partner_uuid[16];	/* the other leg */
+	__le32 member_index;	/* this device's leg: 0 or 1 */
+	__le32 failed_legs;	/* bitmap of legs recorded failed or missing */
+	__le64 events;		/* bumped at every membership change */
+	__le64 leg_blocks[FC_MAX_LEGS];	/* cache blocks in each leg's data area */
+	__le64 leg_sectors[FC_MAX_LEGS];	/* each leg's size at format */
 } __attribute__((packed));
 
 struct fc_disk_volume {
@@ -176,7 +203,7 @@ struct fc_disk_entry {
 	__u8 valid;		/* sub-block bitmap: data present */
 	__u8 dirty;		/* sub-block bitmap: newer than origin (subset of valid) */
 	__u8 flags;		/* FC_ENTRY_* */
-	__le32 reserved;
+	__le32 twin;		/* FC_ENTRY_MIRRORED: the twin's cache block, else 0 */
 } __attribute__((packed));	/* 16 bytes; valid == 0 means free */
 
 #define FC_ENTRIES_PER_PAGE \
@@ -196,7 +223,24 @@ struct fc_geometry {
 	__u64 nr_blocks;
 	__u64 md_pages;		/* logical, volume table included */
 	__u64 data_start;	/* sectors */
+	/* legs: 1, or 2 for a mirrored pool (nr_blocks is their sum) */
+	__u32 nr_legs;
+	__u64 leg_blocks[FC_MAX_LEGS];
+	__u64 leg_sectors[FC_MAX_LEGS];	/* leg_sectors[0] == flash_sectors */
 };
+
+/* The leg holding cache block @b, and its sector offset on that leg. */
+static inline unsigned int fc_block_leg(const struct fc_geometry *g, __u64 b)
+{
+	return b >= g->leg_blocks[0];
+}
+
+static inline __u64 fc_block_leg_sector(const struct fc_geometry *g, __u64 b)
+{
+	if (b >= g->leg_blocks[0])
+		b -= g->leg_blocks[0];
+	return g->data_start + b * g->block_sectors;
+}
 
 /* Physical page number of logical metadata page @l, slot @s. */
 static inline __u64 fc_md_page_nr(__u64 l, unsigned int s)
@@ -208,6 +252,13 @@ static inline __u64 fc_md_page_nr(__u64 l, unsigned int s)
 
 /* Fill @g for a flash of @flash_sectors with @block_sectors blocks; 0 or -EINVAL. */
 int fc_geometry_compute(struct fc_geometry *g, __u64 flash_sectors, __u32 block_sectors);
+/*
+ * The same for a mirrored pool over legs of @leg_sectors[0..1]: one
+ * metadata area sized for both legs' blocks at the head of each leg, the
+ * data areas after it.  0 or -EINVAL.
+ */
+int fc_geometry_compute_legs(struct fc_geometry *g, const __u64 *leg_sectors,
+			     unsigned int nr_legs, __u32 block_sectors);
 
 /* Standard CRC32C (Castagnoli) of @len bytes. */
 __u32 fc_crc32c(const void *buf, size_t len);

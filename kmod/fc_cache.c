@@ -8,9 +8,16 @@
  * fc_cache_alloc/fc_cache_free (constructor/destructor, no concurrency)
  * and fc_invalidate_volume (takes the lock itself, a batch at a time).
  *
+ * Mirrored pools (two legs): one free list per leg; a clean block is
+ * placed on the leg with more free blocks, a twin (fc_alloc_twin()) on the
+ * other leg of its entry.  A twin lives as long as its entry: it is freed
+ * with it (after the commit that records the entry gone when it was
+ * committed dirty, as for any block: the pending list).
+ *
  * RAM: struct fc_entry is 24 bytes a cache block, the hash one u32 bucket
  * per two blocks (2 bytes a block), and two bitmaps per metadata page
  * (negligible): ~26 bytes per cache block, 832 MiB per TiB at 32 KiB blocks.
+ * A mirrored pool adds 4 bytes a block (the twin links).
  */
 #include <linux/vmalloc.h>
 #include <linux/log2.h>
@@ -46,35 +53,94 @@ int fc_cache_alloc(struct fc_pool *pool)
 	if (!pool->e || !pool->buckets || !pool->page_dirty || !pool->page_slot ||
 	    !pool->page_written || !pool->ghost_slots)
 		return -ENOMEM;
+	if (fc_mirrored(pool)) {
+		pool->twin = vmalloc(array_size(nr, sizeof(u32)));
+		pool->twin_used = bitmap_zalloc(nr, GFP_KERNEL);
+		if (!pool->twin || !pool->twin_used)
+			return -ENOMEM;
+		for (i = 0; i < nr; i++)
+			pool->twin[i] = FC_NONE;
+	}
 	fc_ghost_init(&pool->ghost, pool->ghost_slots, FC_GHOST_SLOTS);
 	pool->hash_mask = (u32)(nb - 1);
 	for (i = 0; i < nb; i++)
 		pool->buckets[i] = FC_NONE;
-	pool->free_head = FC_NONE;
+	pool->free_head[0] = FC_NONE;
+	pool->free_head[1] = FC_NONE;
 	pool->pending_head = FC_NONE;
+	pool->leg_hand[1] = (u32)pool->g.leg_blocks[0];
 	return 0;
 }
 
-/* After format or load: every entry not loaded goes to the free list. */
+static void push_free(struct fc_pool *pool, u32 i)
+{
+	unsigned int leg = fc_block_leg(&pool->g, i);
+
+	pool->e[i].flags = FC_E_FREE;
+	pool->e[i].next = pool->free_head[leg];
+	pool->free_head[leg] = i;
+	pool->nr_free++;
+	pool->nr_free_leg[leg]++;
+}
+
+static u32 pop_free(struct fc_pool *pool, unsigned int leg)
+{
+	u32 i = pool->free_head[leg];
+
+	if (i == FC_NONE)
+		return i;
+	pool->free_head[leg] = pool->e[i].next;
+	pool->nr_free--;
+	pool->nr_free_leg[leg]--;
+	pool->e[i].flags = 0;
+	return i;
+}
+
+/* An entry (and its twin) goes back to the free lists. */
+static void free_entry(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 i = fc_eidx(pool, e), t = fc_twin_of(pool, i);
+
+	push_free(pool, i);
+	if (t != FC_NONE) {
+		pool->twin[i] = FC_NONE;
+		__clear_bit(t, pool->twin_used);
+		pool->nr_twins--;
+		push_free(pool, t);
+	}
+}
+
+/*
+ * After format or load: every entry not loaded goes to its leg's free
+ * list, except twins and the blocks of a missing leg.
+ */
 void fc_cache_build_free(struct fc_pool *pool)
 {
 	u32 i;
 
 	/* Ascending order: first allocations are at the start of the flash. */
-	pool->free_head = FC_NONE;
+	pool->free_head[0] = FC_NONE;
+	pool->free_head[1] = FC_NONE;
 	pool->nr_free = 0;
+	pool->nr_free_leg[0] = 0;
+	pool->nr_free_leg[1] = 0;
 	for (i = (u32)pool->g.nr_blocks; i-- > 0;) {
 		if (pool->e[i].flags & FC_E_HASHED)
 			continue;
-		pool->e[i].flags = FC_E_FREE;
-		pool->e[i].next = pool->free_head;
-		pool->free_head = i;
-		pool->nr_free++;
+		if (pool->twin_used && test_bit(i, pool->twin_used))
+			continue;
+		if (!fc_block_bdev(pool, i)) {
+			pool->e[i].flags = 0;
+			continue;
+		}
+		push_free(pool, i);
 	}
 }
 
 void fc_cache_free(struct fc_pool *pool)
 {
+	vfree(pool->twin);
+	bitmap_free(pool->twin_used);
 	vfree(pool->e);
 	vfree(pool->buckets);
 	bitmap_free(pool->page_dirty);
@@ -192,10 +258,7 @@ void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
 		pool->pending_head = fc_eidx(pool, e);
 		return;
 	}
-	e->flags = FC_E_FREE;
-	e->next = pool->free_head;
-	pool->free_head = fc_eidx(pool, e);
-	pool->nr_free++;
+	free_entry(pool, e);
 }
 
 /* After a commit: pending entries no longer PDIRTY become free. */
@@ -211,27 +274,28 @@ void fc_release_pending(struct fc_pool *pool)
 			e->next = keep;
 			keep = i;
 		} else {
-			e->flags = FC_E_FREE;
-			e->next = pool->free_head;
-			pool->free_head = i;
-			pool->nr_free++;
+			free_entry(pool, e);
 		}
 		i = next;
 	}
 	pool->pending_head = keep;
 }
 
-/* CLOCK: a referenced entry gets a second chance; bounded scan. */
-static struct fc_entry *clock_evict(struct fc_pool *pool)
+/*
+ * CLOCK over blocks [@lo, @hi) with hand *@hand: a referenced entry gets
+ * a second chance; bounded scan.
+ */
+static struct fc_entry *clock_evict(struct fc_pool *pool, u32 lo, u32 hi, u32 *hand)
 {
-	u64 nr = pool->g.nr_blocks;
 	u32 scanned;
 
-	for (scanned = 0; scanned < 2 * min_t(u64, nr, 4096); scanned++) {
-		struct fc_entry *e = &pool->e[pool->clock_hand];
+	if (*hand < lo || *hand >= hi)
+		*hand = lo;
+	for (scanned = 0; scanned < 2 * min_t(u32, hi - lo, 4096); scanned++) {
+		struct fc_entry *e = &pool->e[*hand];
 
-		if (++pool->clock_hand >= nr)
-			pool->clock_hand = 0;
+		if (++*hand >= hi)
+			*hand = lo;
 		if (!evictable(e))
 			continue;
 		if ((e->flags & FC_E_REF) && e->valid) {
@@ -245,25 +309,32 @@ static struct fc_entry *clock_evict(struct fc_pool *pool)
 	return NULL;
 }
 
+/* A free block: on the leg with more free blocks (clean data uses both legs). */
+static u32 take_free(struct fc_pool *pool)
+{
+	unsigned int leg = pool->nr_free_leg[1] > pool->nr_free_leg[0];
+	u32 i = pop_free(pool, leg);
+
+	return i != FC_NONE ? i : pop_free(pool, !leg);
+}
+
 /* A new entry for (vol, oblock), hashed, valid = 0; NULL if none free. */
 struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 {
 	struct fc_entry *e;
-	u32 i = pool->free_head;
+	u32 i;
 
 	if (pool->ser_window)
 		return NULL;	/* see fc_commit(): no duplicate mappings */
+	i = take_free(pool);
 	if (i == FC_NONE) {
-		if (!clock_evict(pool))
+		if (!clock_evict(pool, 0, (u32)pool->g.nr_blocks, &pool->clock_hand))
 			return NULL;
-		i = pool->free_head;
+		i = take_free(pool);
 		if (i == FC_NONE)
 			return NULL;
 	}
 	e = &pool->e[i];
-	pool->free_head = e->next;
-	pool->nr_free--;
-	e->flags = 0;
 	e->oblock = oblock;
 	e->vol = vol;
 	e->valid = 0;
@@ -271,6 +342,32 @@ struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 	atomic_set(&e->inflight, 0);
 	hash_insert(pool, e);
 	return e;
+}
+
+bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 idx = fc_eidx(pool, e), t, lo, hi;
+	unsigned int leg = !fc_block_leg(&pool->g, idx);
+
+	if (pool->twin[idx] != FC_NONE)
+		return true;
+	if (pool->ser_window || !pool->leg[leg].bdev)
+		return false;
+	t = pop_free(pool, leg);
+	if (t == FC_NONE) {
+		lo = leg ? (u32)pool->g.leg_blocks[0] : 0;
+		hi = lo + (u32)pool->g.leg_blocks[leg];
+		if (!clock_evict(pool, lo, hi, &pool->leg_hand[leg]))
+			return false;
+		t = pop_free(pool, leg);
+		if (t == FC_NONE)
+			return false;
+	}
+	__set_bit(t, pool->twin_used);
+	pool->twin[idx] = t;
+	pool->nr_twins++;
+	fc_mark_page_dirty(pool, idx);
+	return true;
 }
 
 /*

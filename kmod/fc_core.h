@@ -132,10 +132,24 @@ struct fc_vslot {
 	atomic_t wb_inflight;
 };
 
+/*
+ * One flash device of a pool (a leg): one, or two for a mirrored pool
+ * (include/fcache_format.h, docs/DESIGN.md "Two-device pool").
+ */
+struct fc_leg {
+	struct block_device *bdev;	/* NULL: missing (loaded degraded) */
+	u8 member_uuid[16];
+	unsigned int sb_slot;		/* slot of its current superblock (commit_lock) */
+};
+
 struct fc_pool {
 	struct list_head list;
 	struct mapped_device *md;	/* the pool device (registry key) */
-	struct block_device *flash;
+	struct block_device *flash;	/* the table's first device */
+	struct block_device *flash2;	/* its mirror device, NULL if none or missing */
+	struct fc_leg leg[FC_MAX_LEGS];	/* g.nr_legs of them */
+	u32 failed_legs;		/* legs missing: recorded in the superblocks */
+	u64 events;			/* membership changes (mirrored pools) */
 	int refs;			/* fc_registry_lock */
 
 	struct fc_geometry g;
@@ -145,7 +159,6 @@ struct fc_pool {
 	u8 uuid[16];
 	u64 seq;			/* last superblock seq written or seen */
 	u64 md_seq;			/* metadata pages trusted up to this seq */
-	unsigned int sb_slot;		/* slot of the current superblock */
 	u64 leftovers;			/* leftover page slots found at load */
 	u32 sb_flags;
 	u64 format_time;
@@ -155,9 +168,20 @@ struct fc_pool {
 	struct fc_entry *e;
 	u32 *buckets;
 	u32 hash_mask;
-	u32 free_head, pending_head;
+	u32 free_head[FC_MAX_LEGS];	/* one free list per leg */
+	u32 pending_head;
 	u64 nr_free, nr_dirty, nr_used;
+	u64 nr_free_leg[FC_MAX_LEGS];
+	/*
+	 * Mirrored pools: twin[i] is entry i's twin (FC_NONE: none), a block
+	 * on the other leg holding a copy of i's dirty sub-blocks; a block
+	 * used as a twin has its bit in twin_used (not free, not hashed).
+	 */
+	u32 *twin;
+	unsigned long *twin_used;
+	u64 nr_twins;
 	u32 clock_hand;
+	u32 leg_hand[FC_MAX_LEGS];	/* eviction for a twin on one leg */
 	u32 wb_cursor;
 	unsigned long *page_dirty;	/* logical md pages changed */
 	unsigned long *page_slot;	/* current slot of each page */
@@ -224,6 +248,9 @@ struct fc_pool_c {
 	struct dm_target *ti;
 	struct fc_pool *pool;
 	struct dm_dev *flash_dev;
+	struct dm_dev *mirror_dev;	/* "mirror <dev>", NULL if none or "-" */
+	unsigned int nr_legs;		/* 2 with "mirror" */
+	u32 degraded;			/* "degraded 1" */
 	u32 block_sectors;
 	struct fc_pool_opts opts;	/* as given in this table */
 };
@@ -267,6 +294,7 @@ enum fc_bio_kind {
 #define FC_BF_RETRY	0x04	/* resubmitted to the origin after an error */
 #define FC_BF_NOFILL	0x08	/* a fill for this bio failed: use the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
+#define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools) */
 
 struct fc_bio {
 	struct fc_volume *v;
@@ -294,8 +322,7 @@ void *fc_ctr_alloc(struct dm_target *ti, unsigned int argc, unsigned int min_arg
 		   size_t size, char *usage, char *nomem);
 
 /* fc_meta.c */
-int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
-		 char **error);
+int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error);
 int fc_commit(struct fc_pool *pool, bool clean);
 void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
 void fc_mark_vt_dirty(struct fc_pool *pool);
@@ -308,6 +335,8 @@ int fc_cache_alloc(struct fc_pool *pool);
 void fc_cache_free(struct fc_pool *pool);
 struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock);
 struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock);
+/* Mirrored pools: give @e a twin on the other leg if it has none; false if none free. */
+bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
 void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty);
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
@@ -344,9 +373,31 @@ static inline u32 fc_eidx(struct fc_pool *pool, struct fc_entry *e)
 	return (u32)(e - pool->e);
 }
 
+/* The sector of cache block @eidx on its leg (fc_block_bdev()). */
 static inline sector_t fc_block_sector(struct fc_pool *pool, u32 eidx)
 {
-	return pool->g.data_start + ((sector_t)eidx << pool->block_shift);
+	return fc_block_leg_sector(&pool->g, eidx);
+}
+
+static inline struct block_device *fc_block_bdev(struct fc_pool *pool, u32 eidx)
+{
+	return pool->leg[fc_block_leg(&pool->g, eidx)].bdev;
+}
+
+static inline bool fc_mirrored(struct fc_pool *pool)
+{
+	return pool->g.nr_legs > 1;
+}
+
+/* Mirrored with both legs: dirty data gets a twin. */
+static inline bool fc_redundant(struct fc_pool *pool)
+{
+	return fc_mirrored(pool) && !pool->failed_legs;
+}
+
+static inline u32 fc_twin_of(struct fc_pool *pool, u32 eidx)
+{
+	return pool->twin ? pool->twin[eidx] : FC_NONE;
 }
 
 /* fc_volume.c */

@@ -167,6 +167,59 @@ int fc_geometry_compute(struct fc_geometry *g, __u64 flash_sectors, __u32 block_
 	g->nr_blocks = nr;
 	g->md_pages = md_pages;
 	g->data_start = data_start;
+	g->nr_legs = 1;
+	g->leg_blocks[0] = nr;
+	g->leg_blocks[1] = 0;
+	g->leg_sectors[0] = flash_sectors;
+	g->leg_sectors[1] = 0;
+	return 0;
+}
+
+/* Blocks of a leg of @sectors after a metadata area ending at @data_start. */
+static __u64 leg_fit(__u64 sectors, __u64 data_start, __u32 block_sectors)
+{
+	return sectors > data_start ? (sectors - data_start) / block_sectors : 0;
+}
+
+int fc_geometry_compute_legs(struct fc_geometry *g, const __u64 *leg_sectors,
+			     unsigned int nr_legs, __u32 block_sectors)
+{
+	__u64 nr[FC_MAX_LEGS], md_pages, data_start;
+	unsigned int i;
+
+	if (nr_legs == 1)
+		return fc_geometry_compute(g, leg_sectors[0], block_sectors);
+	if (nr_legs != 2 || fc_geometry_compute(g, leg_sectors[0], block_sectors))
+		return -EINVAL;
+	/*
+	 * Each leg holds the whole metadata (both legs' entries): start from
+	 * every sector being data and shrink until both legs fit.
+	 */
+	for (i = 0; i < 2; i++)
+		nr[i] = leg_sectors[i] / block_sectors;
+	for (;;) {
+		if (!nr[0] || !nr[1])
+			return -EINVAL;
+		md_pages = 1 + (nr[0] + nr[1] + FC_ENTRIES_PER_PAGE - 1) / FC_ENTRIES_PER_PAGE;
+		data_start = (2 + 2 * md_pages) * FC_PAGE_SECTORS;
+		data_start = (data_start + block_sectors - 1) / block_sectors * block_sectors;
+		if (data_start + nr[0] * block_sectors <= leg_sectors[0] &&
+		    data_start + nr[1] * block_sectors <= leg_sectors[1])
+			break;
+		for (i = 0; i < 2; i++)
+			nr[i] = leg_fit(leg_sectors[i], data_start, block_sectors);
+	}
+	/* Entry indexes, twins included, must fit the u32 in-core links. */
+	if (nr[0] + nr[1] >= 0xffffffffull)
+		return -EINVAL;
+	g->nr_blocks = nr[0] + nr[1];
+	g->md_pages = md_pages;
+	g->data_start = data_start;
+	g->nr_legs = 2;
+	for (i = 0; i < 2; i++) {
+		g->leg_blocks[i] = nr[i];
+		g->leg_sectors[i] = leg_sectors[i];
+	}
 	return 0;
 }
 
@@ -174,14 +227,34 @@ int fc_sb_check_geometry(const struct fc_disk_superblock *sb, __u64 dev_sectors,
 			 struct fc_geometry *g, const char **why)
 {
 	struct fc_geometry want;
-	__u64 flash = le64_to_cpu(sb->flash_sectors);
+	__u64 flash = le64_to_cpu(sb->flash_sectors), legs[FC_MAX_LEGS];
+	__u32 incompat = le32_to_cpu(sb->incompat_features);
+	unsigned int nr_legs = 1, me = 0;
 
-	if (le32_to_cpu(sb->incompat_features) & ~FC_FEAT_INCOMPAT_KNOWN) {
+	if (incompat & ~FC_FEAT_INCOMPAT_KNOWN) {
 		*why = "superblock uses features this version does not know";
 		return -EINVAL;
 	}
-	if (fc_geometry_compute(&want, flash, le32_to_cpu(sb->block_sectors))) {
+	legs[0] = flash;
+	if (incompat & FC_FEAT_INCOMPAT_MIRROR) {
+		nr_legs = 2;
+		me = le32_to_cpu(sb->member_index);
+		legs[0] = le64_to_cpu(sb->leg_sectors[0]);
+		legs[1] = le64_to_cpu(sb->leg_sectors[1]);
+		if (me > 1 || legs[me] != flash ||
+		    le64_to_cpu(sb->leg_blocks[0]) + le64_to_cpu(sb->leg_blocks[1]) !=
+		    le64_to_cpu(sb->nr_blocks)) {
+			*why = "superblock mirror fields disagree with each other";
+			return -EINVAL;
+		}
+	}
+	if (fc_geometry_compute_legs(&want, legs, nr_legs, le32_to_cpu(sb->block_sectors))) {
 		*why = "superblock block size or flash size is invalid";
+		return -EINVAL;
+	}
+	if (nr_legs == 2 && (want.leg_blocks[0] != le64_to_cpu(sb->leg_blocks[0]) ||
+			     want.leg_blocks[1] != le64_to_cpu(sb->leg_blocks[1]))) {
+		*why = "superblock mirror fields disagree with each other";
 		return -EINVAL;
 	}
 	if (want.subblock_sectors != le32_to_cpu(sb->subblock_sectors) ||

@@ -119,20 +119,56 @@ static inline bool skip_commit_flush(void)
 }
 #endif
 
-/* Synchronous metadata I/O (fault-injection point). */
-static int md_io(struct fc_pool *pool, blk_opf_t opf, sector_t sector, sector_t count,
-		 void *buf)
+/* Synchronous metadata I/O on leg @leg (fault-injection point). */
+static int md_io_leg(struct fc_pool *pool, unsigned int leg, blk_opf_t opf, sector_t sector,
+		     sector_t count, void *buf)
 {
 	if (md_fault())
 		return -EIO;
-	return fc_sync_io(pool, pool->flash, opf, sector, count, buf);
+	return fc_sync_io(pool, pool->leg[leg].bdev, opf, sector, count, buf);
 }
 
+/* The first present leg from @i on (g.nr_legs: none). */
+static unsigned int next_leg(struct fc_pool *pool, unsigned int i)
+{
+	while (i < pool->g.nr_legs && !pool->leg[i].bdev)
+		i++;
+	return i;
+}
+
+/* The legs metadata goes to: all present ones. */
+#define for_each_leg(pool, i) \
+	for ((i) = next_leg(pool, 0); (i) < (pool)->g.nr_legs; (i) = next_leg(pool, (i) + 1))
+
+/* The same metadata write on every present leg. */
+static int md_write_all(struct fc_pool *pool, blk_opf_t opf, sector_t sector, sector_t count,
+			void *buf)
+{
+	unsigned int i;
+	int r;
+
+	for_each_leg(pool, i) {
+		r = md_io_leg(pool, i, opf, sector, count, buf);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* Flush every present leg: their pages and every completed data write. */
 static int flash_flush(struct fc_pool *pool)
 {
-	if (md_fault())
-		return -EIO;
-	return blkdev_issue_flush(pool->flash);
+	unsigned int i;
+	int r;
+
+	for_each_leg(pool, i) {
+		if (md_fault())
+			return -EIO;
+		r = blkdev_issue_flush(pool->leg[i].bdev);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 static void *buf_page(struct fc_pool *pool, unsigned int i)
@@ -176,6 +212,10 @@ static void ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p)
 		d->vol = e->vol;
 		d->valid = e->valid;
 		d->dirty = e->dirty;
+		if (e->dirty && fc_twin_of(pool, first + i) != FC_NONE) {
+			d->flags = FC_ENTRY_MIRRORED;
+			d->twin = cpu_to_le32(pool->twin[first + i]);
+		}
 		if (e->dirty) {
 			/* Reuse before commit: pinned until recorded clean. */
 			e->flags |= FC_E_PDIRTY;
@@ -212,8 +252,11 @@ void fc_mark_vt_dirty(struct fc_pool *pool)
 	__set_bit(0, pool->page_dirty);
 }
 
-static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 flags)
+static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 flags,
+		     unsigned int leg)
 {
+	unsigned int i;
+
 	memset(sb, 0, FC_PAGE_SIZE);
 	sb->block_sectors = cpu_to_le32(pool->g.block_sectors);
 	sb->subblock_sectors = cpu_to_le32(pool->g.subblock_sectors);
@@ -222,10 +265,22 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 	sb->md_pages = cpu_to_le64(pool->g.md_pages);
 	sb->entries_per_page = cpu_to_le32(FC_ENTRIES_PER_PAGE);
 	sb->max_volumes = cpu_to_le32(FC_MAX_VOLUMES);
-	sb->flash_sectors = cpu_to_le64(pool->g.flash_sectors);
+	sb->flash_sectors = cpu_to_le64(pool->g.leg_sectors[leg]);
 	sb->sb_flags = cpu_to_le32(flags);
 	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH);
 	sb->format_time = cpu_to_le64(pool->format_time);
+	if (!fc_mirrored(pool))
+		return;
+	sb->incompat_features |= cpu_to_le32(FC_FEAT_INCOMPAT_MIRROR);
+	memcpy(sb->member_uuid, pool->leg[leg].member_uuid, 16);
+	memcpy(sb->partner_uuid, pool->leg[!leg].member_uuid, 16);
+	sb->member_index = cpu_to_le32(leg);
+	sb->failed_legs = cpu_to_le32(pool->failed_legs);
+	sb->events = cpu_to_le64(pool->events);
+	for (i = 0; i < FC_MAX_LEGS; i++) {
+		sb->leg_blocks[i] = cpu_to_le64(pool->g.leg_blocks[i]);
+		sb->leg_sectors[i] = cpu_to_le64(pool->g.leg_sectors[i]);
+	}
 }
 
 /*
@@ -235,26 +290,37 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
  * the current superblock: a torn write must leave the current one intact.
  * (Seqs can jump past leftovers at load, so @seq % 2 is not that slot.)
  */
-static int write_sb_slot(struct fc_pool *pool, unsigned int slot, u64 seq, u64 md_seq,
-			 u32 flags)
+static int write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
+			 u64 md_seq, u32 flags)
 {
 	struct fc_disk_superblock *sb = buf_page(pool, 0);
 
-	build_sb(pool, sb, flags);
+	build_sb(pool, sb, flags, leg);
 	sb->md_seq = cpu_to_le64(md_seq);
 	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, pool->uuid);
-	return md_io(pool, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, slot * FC_PAGE_SECTORS,
-		     FC_PAGE_SECTORS, sb);
+	return md_io_leg(pool, leg, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, slot * FC_PAGE_SECTORS,
+			 FC_PAGE_SECTORS, sb);
 }
 
+/*
+ * Every present leg's superblock, one after the other.  A crash between
+ * two leaves the later leg one commit behind, with that commit's pages
+ * already on it (they were written and flushed on every leg first):
+ * fc_meta_open() takes the leg with the higher seq.
+ */
 static int write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags)
 {
-	unsigned int slot = !pool->sb_slot;
-	int r = write_sb_slot(pool, slot, seq, md_seq, flags);
+	unsigned int i, slot;
+	int r;
 
-	if (!r)
-		pool->sb_slot = slot;
-	return r;
+	for_each_leg(pool, i) {
+		slot = !pool->leg[i].sb_slot;
+		r = write_sb_slot(pool, i, slot, seq, md_seq, flags);
+		if (r)
+			return r;
+		pool->leg[i].sb_slot = slot;
+	}
+	return 0;
 }
 
 /*
@@ -298,16 +364,15 @@ static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 
 	struct batch_ctx c;
 	unsigned int i;
 
-	atomic_set(&c.count, n + 1);
+	atomic_set(&c.count, 1);
 	c.err = 0;
 	init_completion(&c.done);
 	for (i = 0; i < n; i++) {
-		unsigned int s = !test_bit(pg[i], pool->page_slot);
+		unsigned int s = !test_bit(pg[i], pool->page_slot), leg;
 		u64 nr = fc_md_page_nr(pg[i], s);
 		void *p = buf_page(pool, i);
 		struct dm_io_region where = {
-			.bdev = pool->flash, .sector = nr * FC_PAGE_SECTORS,
-			.count = FC_PAGE_SECTORS,
+			.sector = nr * FC_PAGE_SECTORS, .count = FC_PAGE_SECTORS,
 		};
 		struct dm_io_request req = {
 			.bi_opf = REQ_OP_WRITE | REQ_SYNC,
@@ -317,8 +382,13 @@ static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 
 		};
 
 		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
-		if (md_fault() || fc_dm_io(&req, 1, &where, NULL))
-			batch_endio(1, &c);
+		/* The same page at the same place on every leg. */
+		for_each_leg(pool, leg) {
+			where.bdev = pool->leg[leg].bdev;
+			atomic_inc(&c.count);
+			if (md_fault() || fc_dm_io(&req, 1, &where, NULL))
+				batch_endio(1, &c);
+		}
 	}
 	batch_endio(0, &c);
 	wait_for_completion_io(&c.done);
@@ -388,8 +458,8 @@ static int write_needs_check_page(struct fc_pool *pool, u64 seq)
 	ser_voltable(pool, p);
 	spin_unlock_irq(&pool->lock);
 	fc_page_seal_flags(p, FC_VT_MAGIC, nr, seq, pool->uuid, FC_HDR_NEEDS_CHECK);
-	if (md_io(pool, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, nr * FC_PAGE_SECTORS,
-		  FC_PAGE_SECTORS, p))
+	if (md_write_all(pool, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, nr * FC_PAGE_SECTORS,
+			 FC_PAGE_SECTORS, p))
 		return -EIO;
 	return 0;
 }
@@ -540,6 +610,9 @@ static int format_pool(struct fc_pool *pool)
 	int r;
 
 	get_random_bytes(pool->uuid, sizeof(pool->uuid));
+	for (i = 0; i < pool->g.nr_legs; i++)
+		get_random_bytes(pool->leg[i].member_uuid, 16);
+	pool->events = 1;
 	pool->format_time = ktime_get_real_seconds();
 	/* Every logical page: slot 0 an empty page of seq 1, slot 1 zeroed. */
 	for (l = 0; l < pool->g.md_pages; l += n) {
@@ -554,8 +627,8 @@ static int format_pool(struct fc_pool *pool)
 				fc_page_seal(p, FC_ME_MAGIC, fc_md_page_nr(l + i, 0), 1,
 					     pool->uuid);
 		}
-		r = md_io(pool, REQ_OP_WRITE, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
-			  (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		r = md_write_all(pool, REQ_OP_WRITE, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+				 (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
 		if (r)
 			return r;
 	}
@@ -563,11 +636,13 @@ static int format_pool(struct fc_pool *pool)
 	if (r)
 		return r;
 	pool->sb_flags = 0;
-	/* seq 1 in both slots */
-	r = write_sb_slot(pool, 0, 1, 1, 0);
-	if (!r)
-		r = write_sb_slot(pool, 1, 1, 1, 0);
-	pool->sb_slot = 1;
+	/* seq 1 in both slots of every leg */
+	for (i = 0; i < pool->g.nr_legs && !r; i++) {
+		r = write_sb_slot(pool, i, 0, 1, 1, 0);
+		if (!r)
+			r = write_sb_slot(pool, i, 1, 1, 1, 0);
+		pool->leg[i].sb_slot = 1;
+	}
 	pool->seq = 1;
 	pool->md_seq = 1;
 	bitmap_zero(pool->page_slot, pool->g.md_pages);
@@ -633,8 +708,29 @@ static void load_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
 	}
 }
 
+/*
+ * The twin of loaded entry @idx, FC_NONE if it has none (or it was on a
+ * missing leg); -EINVAL for one that cannot be (damage).
+ */
+static int entry_twin(struct fc_pool *pool, u32 idx, const struct fc_disk_entry *d, u8 dirty,
+		      u32 *twin)
+{
+	u32 t;
+
+	*twin = FC_NONE;
+	if (!(d->flags & FC_ENTRY_MIRRORED) || !dirty)
+		return 0;
+	t = le32_to_cpu(d->twin);
+	if (!fc_mirrored(pool) || t >= pool->g.nr_blocks ||
+	    fc_block_leg(&pool->g, t) == fc_block_leg(&pool->g, idx))
+		return -EINVAL;
+	if (fc_block_bdev(pool, t))
+		*twin = t;
+	return 0;
+}
+
 static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
-			bool was_clean)
+			bool was_clean, char **error)
 {
 	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
 	unsigned int i;
@@ -642,8 +738,9 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 
 	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
 		struct fc_disk_entry *d = &p->e[i];
-		struct fc_entry *e = &pool->e[first + i], *dup;
+		struct fc_entry *e, *dup;
 		u8 valid = d->valid & pool->full_mask, dirty = d->dirty & valid;
+		u32 idx = (u32)(first + i), t;
 
 		if (!valid)
 			continue;
@@ -663,25 +760,64 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			if (!valid)
 				continue;
 		}
+		if (entry_twin(pool, idx, d, dirty, &t)) {
+			*error = "fcache-pool: a cache entry names an impossible twin block (damaged metadata); run fcachectl check";
+			return -EINVAL;
+		}
+		if (t == FC_NONE && (d->flags & FC_ENTRY_MIRRORED) && dirty)
+			changed = true;		/* its twin was on the missing leg */
+		if (!fc_block_bdev(pool, idx)) {
+			/*
+			 * The entry's leg is missing (loaded degraded): its
+			 * clean data is gone with it, its dirty data lives on
+			 * in the twin, which takes the entry's place.
+			 */
+			changed = true;
+			if (!dirty)
+				continue;
+			if (t == FC_NONE) {
+				*error = "fcache-pool: dirty data had its only copy on the missing flash device; load the pool with both devices";
+				return -ENODATA;
+			}
+			idx = t;
+			t = FC_NONE;
+			fc_mark_page_dirty(pool, idx);
+		}
 		/*
-		 * Two cache blocks mapping one origin block: every commit is
-		 * one snapshot of a state that never has two, so this is
-		 * damage, and no rule can tell which copy is the newer one.
-		 * Refuse the pool rather than pick one.
+		 * Two cache blocks mapping one origin block, or a block both
+		 * an entry and a twin: every commit is one snapshot of a
+		 * state that never has them, so this is damage, and no rule
+		 * can tell which copy is the newer one.  Refuse the pool
+		 * rather than pick one.
 		 */
 		dup = fc_lookup(pool, d->vol, le64_to_cpu(d->oblock));
 		if (dup) {
-			DMERR("cache blocks %llu and %u both map volume slot %u block %llu",
-			      first + i, fc_eidx(pool, dup), d->vol, le64_to_cpu(d->oblock));
+			DMERR("cache blocks %u and %u both map volume slot %u block %llu",
+			      idx, fc_eidx(pool, dup), d->vol, le64_to_cpu(d->oblock));
+			*error = "fcache-pool: two cache blocks map the same origin block (damaged metadata); run fcachectl check";
 			return -EINVAL;
 		}
+		if ((pool->e[idx].flags & FC_E_HASHED) ||
+		    (pool->twin_used && test_bit(idx, pool->twin_used)) ||
+		    (t != FC_NONE && ((pool->e[t].flags & FC_E_HASHED) ||
+				      test_bit(t, pool->twin_used)))) {
+			DMERR("cache block %u is used twice (entry and twin)", idx);
+			*error = "fcache-pool: a cache block is used both by an entry and as a twin (damaged metadata); run fcachectl check";
+			return -EINVAL;
+		}
+		e = &pool->e[idx];
 		e->oblock = le64_to_cpu(d->oblock);
 		e->vol = d->vol;
 		e->valid = valid;
 		e->dirty = dirty;
 		if (dirty)
 			e->flags |= FC_E_PDIRTY;
-		fc_cache_insert_loaded(pool, first + i);
+		if (t != FC_NONE) {
+			pool->twin[idx] = t;
+			__set_bit(t, pool->twin_used);
+			pool->nr_twins++;
+		}
+		fc_cache_insert_loaded(pool, idx);
 	}
 	if (changed)
 		__set_bit(l, pool->page_dirty);
@@ -692,7 +828,7 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
  * Load every metadata page.  @max_seen: the highest seq found on the flash
  * so far (the superblocks'); raised by every leftover page.
  */
-static int load_pool(struct fc_pool *pool, u64 *max_seen, char **error)
+static int load_pool(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char **error)
 {
 	bool was_clean = pool->sb_flags & FC_SB_CLEAN;
 	u64 l;
@@ -701,8 +837,8 @@ static int load_pool(struct fc_pool *pool, u64 *max_seen, char **error)
 
 	for (l = 0; l < pool->g.md_pages; l += n) {
 		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
-		r = md_io(pool, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
-			  (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		r = md_io_leg(pool, leg, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+			      (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
 		if (r) {
 			*error = "fcache-pool: cannot read the pool metadata (I/O error)";
 			return r;
@@ -720,28 +856,200 @@ static int load_pool(struct fc_pool *pool, u64 *max_seen, char **error)
 			p = buf_page(pool, 2 * i + slot);
 			if (l + i == 0) {
 				load_voltable(pool, p);
-			} else if (load_entries(pool, l + i, p, was_clean)) {
-				*error = "fcache-pool: two cache blocks map the same origin block (damaged metadata); run fcachectl check";
-				return -EINVAL;
+			} else {
+				r = load_entries(pool, l + i, p, was_clean, error);
+				if (r)
+					return r;
 			}
 		}
 	}
 	return 0;
 }
 
-/*
- * Read the superblock: format a blank device, load a pool, or refuse.
- * Fills pool->g and every in-core structure (via fc_cache_alloc).
- */
-int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
-		 char **error)
-{
-	struct fc_disk_superblock *sb0, *sb1, *sb;
-	const char *why;
-	int v0, v1, r;
-	u64 q0, q1, max_seen;
+/* What a leg's two superblock slots hold. */
+struct leg_sb {
+	void *buf;			/* both slots, 2 pages */
+	struct fc_disk_superblock *sb;	/* the current one, NULL if none */
+	int v[2];
+	u64 q[2];
 	bool blank;
+	bool present;
+	unsigned int slot;
+};
 
+static int read_leg_sb(struct fc_pool *pool, unsigned int leg, struct leg_sb *ls, char **error)
+{
+	struct fc_disk_superblock *sb0, *sb1;
+	int r;
+
+	ls->present = true;
+	r = md_io_leg(pool, leg, REQ_OP_READ, 0, 2 * FC_PAGE_SECTORS, ls->buf);
+	if (r) {
+		*error = "fcache-pool: cannot read the flash device's first 8 KiB (I/O error)";
+		return r;
+	}
+	sb0 = ls->buf;
+	sb1 = (void *)((u8 *)ls->buf + FC_PAGE_SIZE);
+	ls->v[0] = fc_page_verify(sb0, FC_SB_MAGIC, 0, NULL);
+	ls->v[1] = fc_page_verify(sb1, FC_SB_MAGIC, 1, NULL);
+	ls->blank = ls->v[0] == FC_ECHK_ZERO && ls->v[1] != 0;
+	if (ls->blank)
+		return 0;
+	if (ls->v[0] && ls->v[1]) {
+		if (ls->v[0] == FC_ECHK_MAGIC && ls->v[1] == FC_ECHK_MAGIC)
+			*error = "fcache-pool: the flash device holds other data (no fcache superblock, first 4 KiB not zero); wipe it to format";
+		else
+			*error = "fcache-pool: the fcache superblock is damaged in both slots; run fcachectl check";
+		return -EINVAL;
+	}
+	ls->q[0] = le64_to_cpu(sb0->hdr.seq);
+	ls->q[1] = le64_to_cpu(sb1->hdr.seq);
+	if (!ls->v[0] && !ls->v[1] && memcmp(sb0->hdr.uuid, sb1->hdr.uuid, 16))
+		ls->sb = ls->q[0] >= ls->q[1] ? sb0 : sb1;
+	else if (!ls->v[0] && (ls->v[1] || ls->q[0] >= ls->q[1]))
+		ls->sb = sb0;
+	else
+		ls->sb = sb1;
+	ls->slot = ls->sb == sb1;
+	return 0;
+}
+
+static bool sb_mirrored(const struct fc_disk_superblock *sb)
+{
+	return le32_to_cpu(sb->incompat_features) & FC_FEAT_INCOMPAT_MIRROR;
+}
+
+static u32 sb_leg(const struct fc_disk_superblock *sb)
+{
+	return le32_to_cpu(sb->member_index);
+}
+
+/* A blank pool: format every leg. */
+static int format_new(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs,
+		      char **error)
+{
+	u64 sectors[FC_MAX_LEGS] = { 0, 0 };
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < nr_legs; i++) {
+		if (!pool->leg[i].bdev) {
+			*error = "fcache-pool: a new mirrored pool needs both flash devices (no 'mirror -')";
+			return -EINVAL;
+		}
+		sectors[i] = bdev_nr_sectors(pool->leg[i].bdev);
+	}
+	if (fc_geometry_compute_legs(&pool->g, sectors, nr_legs, block_sectors)) {
+		*error = "fcache-pool: the flash device is too small for this block size";
+		return -EINVAL;
+	}
+	r = fc_cache_alloc(pool);
+	if (r) {
+		*error = "fcache-pool: out of memory for the cache entries";
+		return r;
+	}
+	fc_cache_build_free(pool);
+	r = format_pool(pool);
+	if (r) {
+		*error = "fcache-pool: formatting the flash device failed (I/O error)";
+		return r;
+	}
+	DMINFO("formatted a new pool: %llu blocks of %u sectors%s",
+	       pool->g.nr_blocks, block_sectors, nr_legs > 1 ? " on two mirrored devices" : "");
+	return 0;
+}
+
+/*
+ * A mirrored pool: put each present device on the leg its superblock
+ * names, and check that the two belong together (docs/DESIGN.md,
+ * "Two-device pool").  Returns the leg whose metadata is loaded.
+ */
+static int pick_legs(struct fc_pool *pool, struct leg_sb *ls, char **error)
+{
+	struct fc_disk_superblock *a, *b;
+	struct block_device *bdev[FC_MAX_LEGS] = { NULL, NULL };
+	struct leg_sb tmp[FC_MAX_LEGS];
+	unsigned int i, m;
+
+	for (i = 0; i < FC_MAX_LEGS; i++) {
+		if (!ls[i].present)
+			continue;
+		if (ls[i].blank) {
+			*error = "fcache-pool: one device is blank but the other holds a mirrored pool; a new device joins only by replacing a leg";
+			return -EINVAL;
+		}
+		if (!sb_mirrored(ls[i].sb)) {
+			*error = "fcache-pool: a device holds a one-device pool; remove 'mirror' from the table";
+			return -EINVAL;
+		}
+	}
+	/* Each device on the leg its superblock names: the table's order does not matter. */
+	memset(tmp, 0, sizeof(tmp));
+	for (i = 0; i < FC_MAX_LEGS; i++) {
+		if (!ls[i].present)
+			continue;
+		m = sb_leg(ls[i].sb);
+		if (bdev[m]) {
+			*error = "fcache-pool: both devices say they are the same leg of a pool (a copy of one device?)";
+			return -EINVAL;
+		}
+		bdev[m] = pool->leg[i].bdev;
+		tmp[m] = ls[i];
+	}
+	for (i = 0; i < FC_MAX_LEGS; i++) {
+		pool->leg[i].bdev = bdev[i];
+		ls[i] = tmp[i];
+	}
+	if (!ls[0].present || !ls[1].present) {
+		m = !ls[0].present;	/* the missing leg */
+		memcpy(pool->leg[m].member_uuid, ls[!m].sb->partner_uuid, 16);
+		memcpy(pool->leg[!m].member_uuid, ls[!m].sb->member_uuid, 16);
+		return !m;
+	}
+	a = ls[0].sb;
+	b = ls[1].sb;
+	if (memcmp(a->hdr.uuid, b->hdr.uuid, 16) || memcmp(a->partner_uuid, b->member_uuid, 16) ||
+	    memcmp(b->partner_uuid, a->member_uuid, 16)) {
+		*error = "fcache-pool: the two devices are not legs of the same pool (a foreign or replaced device)";
+		return -EINVAL;
+	}
+	if ((le32_to_cpu(a->failed_legs) & 2) && (le32_to_cpu(b->failed_legs) & 1)) {
+		*error = "fcache-pool: each device ran without the other (split brain); load one with mirror - degraded 1";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(a->failed_legs) & 2 || le32_to_cpu(b->failed_legs) & 1) {
+		*error = "fcache-pool: one device is stale: the pool ran without it; load the other with mirror - degraded 1";
+		return -EINVAL;
+	}
+	if (le64_to_cpu(a->events) != le64_to_cpu(b->events) ||
+	    memcmp(a->leg_blocks, b->leg_blocks, sizeof(a->leg_blocks)) ||
+	    memcmp(a->leg_sectors, b->leg_sectors, sizeof(a->leg_sectors)) ||
+	    a->block_sectors != b->block_sectors) {
+		*error = "fcache-pool: the two devices' superblocks disagree (events or geometry); run fcachectl check on each";
+		return -EINVAL;
+	}
+	for (i = 0; i < FC_MAX_LEGS; i++)
+		memcpy(pool->leg[i].member_uuid, ls[i].sb->member_uuid, 16);
+	/* A crash between the two superblock writes: the later commit wins. */
+	return le64_to_cpu(b->hdr.seq) > le64_to_cpu(a->hdr.seq);
+}
+
+/*
+ * Read the superblocks: format blank devices, load a pool, or refuse.
+ * @nr_legs: devices in the table (pool->leg[i].bdev, NULL for a missing
+ * one).  Fills pool->g and every in-core structure (via fc_cache_alloc).
+ */
+int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error)
+{
+	struct leg_sb ls[FC_MAX_LEGS];
+	struct fc_disk_superblock *sb;
+	const char *why;
+	unsigned int i, auth = 0;
+	u64 max_seen = 0;
+	bool blank = true;
+	int r;
+
+	memset(ls, 0, sizeof(ls));
 	pool->md_buf_pages = FC_MD_BUF_PAGES;
 	pool->md_buf = vmalloc(FC_MD_BUF_PAGES * FC_PAGE_SIZE);
 	pool->md_pg = kcalloc(FC_MD_BUF_PAGES, sizeof(u64), GFP_KERNEL);
@@ -749,56 +1057,45 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 		*error = "fcache-pool: out of memory";
 		return -ENOMEM;
 	}
-	sb0 = buf_page(pool, 0);
-	sb1 = buf_page(pool, 1);
-	r = md_io(pool, REQ_OP_READ, 0, 2 * FC_PAGE_SECTORS, pool->md_buf);
-	if (r) {
-		*error = "fcache-pool: cannot read the flash device's first 8 KiB (I/O error)";
-		return r;
-	}
-	v0 = fc_page_verify(sb0, FC_SB_MAGIC, 0, NULL);
-	v1 = fc_page_verify(sb1, FC_SB_MAGIC, 1, NULL);
-	blank = v0 == FC_ECHK_ZERO && v1 != 0;
-
-	if (blank) {
-		if (fc_geometry_compute(&pool->g, dev_sectors, block_sectors)) {
-			*error = "fcache-pool: the flash device is too small for this block size";
-			return -EINVAL;
-		}
-		r = fc_cache_alloc(pool);
-		if (r) {
-			*error = "fcache-pool: out of memory for the cache entries";
+	/* The superblocks of leg i in md_buf pages 2i, 2i + 1. */
+	for (i = 0; i < nr_legs; i++) {
+		ls[i].buf = buf_page(pool, 2 * i);
+		if (!pool->leg[i].bdev)
+			continue;
+		r = read_leg_sb(pool, i, &ls[i], error);
+		if (r)
 			return r;
-		}
-		fc_cache_build_free(pool);
-		r = format_pool(pool);
-		if (r) {
-			*error = "fcache-pool: formatting the flash device failed (I/O error)";
-			return r;
-		}
-		DMINFO("formatted a new pool: %llu blocks of %u sectors",
-		       pool->g.nr_blocks, block_sectors);
-		return 0;
+		blank &= ls[i].blank;
 	}
-
-	if (v0 && v1) {
-		if (v0 == FC_ECHK_MAGIC && v1 == FC_ECHK_MAGIC)
-			*error = "fcache-pool: the flash device holds other data (no fcache superblock, first 4 KiB not zero); wipe it to format";
-		else
-			*error = "fcache-pool: the fcache superblock is damaged in both slots; run fcachectl check";
+	pool->g.nr_legs = nr_legs;
+	if (blank)
+		return format_new(pool, block_sectors, nr_legs, error);
+	if (nr_legs == 1 && sb_mirrored(ls[0].sb)) {
+		*error = "fcache-pool: the flash device is one leg of a mirrored pool; add mirror <other device>, or mirror - degraded 1 to run without it";
 		return -EINVAL;
 	}
-	q0 = le64_to_cpu(sb0->hdr.seq);
-	q1 = le64_to_cpu(sb1->hdr.seq);
-	if (!v0 && !v1 && memcmp(sb0->hdr.uuid, sb1->hdr.uuid, 16))
-		sb = q0 >= q1 ? sb0 : sb1;
-	else if (!v0 && (v1 || q0 >= q1))
-		sb = sb0;
-	else
-		sb = sb1;
-	pool->sb_slot = sb == sb1;
-
-	if (fc_sb_check_geometry(sb, dev_sectors, &pool->g, &why)) {
+	if (nr_legs > 1) {
+		r = pick_legs(pool, ls, error);
+		if (r < 0)
+			return r;
+		auth = r;
+	}
+	sb = ls[auth].sb;
+	for (i = 0; i < nr_legs; i++) {
+		if (!ls[i].present)
+			continue;
+		if (fc_sb_check_geometry(ls[i].sb, bdev_nr_sectors(pool->leg[i].bdev),
+					 &pool->g, &why)) {
+			*error = (char *)why;
+			return -EINVAL;
+		}
+		pool->leg[i].sb_slot = ls[i].slot;
+		/* Every valid superblock slot counts as seen. */
+		max_seen = max(max_seen, ls[i].v[0] ? 0 : ls[i].q[0]);
+		max_seen = max(max_seen, ls[i].v[1] ? 0 : ls[i].q[1]);
+	}
+	/* The loaded leg's geometry last: pool->g is its. */
+	if (fc_sb_check_geometry(sb, bdev_nr_sectors(pool->leg[auth].bdev), &pool->g, &why)) {
 		*error = (char *)why;
 		return -EINVAL;
 	}
@@ -812,20 +1109,28 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, sector_t dev_sectors,
 	pool->sb_flags = le32_to_cpu(sb->sb_flags);
 	pool->format_time = le64_to_cpu(sb->format_time);
 	pool->needs_check = pool->sb_flags & FC_SB_NEEDS_CHECK;
+	pool->events = le64_to_cpu(sb->events);
+	pool->failed_legs = le32_to_cpu(sb->failed_legs);
+	for (i = 0; i < pool->g.nr_legs; i++) {
+		if (pool->leg[i].bdev || (pool->failed_legs & (1u << i)))
+			continue;
+		/* Newly without this leg: recorded by the first commit. */
+		pool->failed_legs |= 1u << i;
+		pool->events++;
+		DMWARN("mirrored pool loaded degraded: leg %u is missing", i);
+	}
 	if (failed_before(pool->uuid, pool->seq)) {
 		DMWARN("this pool failed earlier in this boot without recording it on the flash");
 		pool->needs_check = true;
 	}
-	/* The other superblock slot, if valid, counts as seen too. */
-	max_seen = max(pool->seq, v0 ? 0 : q0);
-	max_seen = max(max_seen, v1 ? 0 : q1);
+	max_seen = max(max_seen, pool->seq);
 
 	r = fc_cache_alloc(pool);
 	if (r) {
 		*error = "fcache-pool: out of memory for the cache entries";
 		return r;
 	}
-	r = load_pool(pool, &max_seen, error);
+	r = load_pool(pool, auth, &max_seen, error);
 	if (r)
 		return r;
 	fc_cache_build_free(pool);

@@ -189,6 +189,55 @@ int fc_pool_opts_parse(struct fc_pool_opts *o, unsigned int argc, char **argv,
 	return r ? r : fc_pool_opts_check(o, why);
 }
 
+struct table_ctx {
+	struct fc_pool_opts *o;
+	struct fc_pool_legs *legs;
+};
+
+static int table_set_cb(void *p, const char *k, const char *v, const char **why)
+{
+	struct table_ctx *c = p;
+
+	if (!strcmp(k, "mirror")) {
+		if (c->legs->mirror) {
+			*why = "mirror given twice (a pool has at most two flash devices)";
+			return -EINVAL;
+		}
+		c->legs->mirror = v;
+		return 0;
+	}
+	if (!strcmp(k, "degraded")) {
+		if (fc_parse_u32(v, &c->legs->degraded) || c->legs->degraded > 1) {
+			*why = "degraded must be 0 or 1";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return fc_pool_opt_set(c->o, k, v, why);
+}
+
+int fc_pool_table_parse(struct fc_pool_opts *o, struct fc_pool_legs *legs,
+			unsigned int argc, char **argv, const char **why)
+{
+	struct table_ctx c = { .o = o, .legs = legs };
+	int r;
+
+	legs->mirror = NULL;
+	legs->degraded = 0;
+	r = opts_walk(&c, argc, argv, why, table_set_cb);
+	if (r)
+		return r;
+	if (legs->degraded && !legs->mirror) {
+		*why = "degraded applies to a mirrored pool (mirror <dev|->)";
+		return -EINVAL;
+	}
+	if (legs->mirror && !strcmp(legs->mirror, FC_LEG_MISSING) && !legs->degraded) {
+		*why = "mirror - (a missing leg) needs degraded 1";
+		return -EINVAL;
+	}
+	return fc_pool_opts_check(o, why);
+}
+
 int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,
 		   const char **why)
 {

@@ -90,6 +90,22 @@ int fc_pool_opts_check(const struct fc_pool_opts *o, const char **why);
  */
 int fc_pool_opts_parse(struct fc_pool_opts *o, unsigned int argc, char **argv,
 		       const char **why);
+
+/*
+ * The flash devices of a pool table: "mirror <dev>" names the second leg
+ * ("-": missing), "degraded 1" allows loading with a leg missing (as
+ * mdadm --run).  Taken from the same key value pairs as the tunables.
+ */
+struct fc_pool_legs {
+	const char *mirror;	/* NULL: a one-device pool; points into argv */
+	__u32 degraded;
+};
+
+#define FC_LEG_MISSING "-"
+
+/* fc_pool_opts_parse() that also takes the leg options into @legs. */
+int fc_pool_table_parse(struct fc_pool_opts *o, struct fc_pool_legs *legs,
+			unsigned int argc, char **argv, const char **why);
 int fc_vol_opts_parse(struct fc_vol_opts *o, unsigned int argc, char **argv,
 		      const char **why);
 int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,

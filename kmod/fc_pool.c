@@ -38,7 +38,7 @@ static struct fc_pool *lookup_by_flash(struct block_device *bdev)
 	struct fc_pool *pool;
 
 	list_for_each_entry(pool, &fc_pools, list)
-		if (pool->flash == bdev)
+		if (pool->flash == bdev || pool->leg[0].bdev == bdev || pool->leg[1].bdev == bdev)
 			return pool;
 	return NULL;
 }
@@ -193,6 +193,7 @@ static void fill_buf_free(void *buf, void *size)
 }
 
 static struct fc_pool *pool_create(struct mapped_device *md, struct block_device *flash,
+				   struct block_device *flash2, unsigned int nr_legs,
 				   u32 block_sectors, const struct fc_pool_opts *opts,
 				   char **error)
 {
@@ -207,6 +208,10 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	}
 	pool->md = md;
 	pool->flash = flash;
+	pool->flash2 = flash2;
+	/* fc_meta_open() puts each device on the leg its superblock names. */
+	pool->leg[0].bdev = flash;
+	pool->leg[1].bdev = flash2;
 	pool->refs = 1;
 	pool->opts = *opts;
 	spin_lock_init(&pool->lock);
@@ -267,7 +272,7 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		*error = "fcache-pool: out of memory";
 		goto bad;
 	}
-	r = fc_meta_open(pool, block_sectors, bdev_nr_sectors(flash), error);
+	r = fc_meta_open(pool, block_sectors, nr_legs, error);
 	if (r)
 		goto bad;
 	/*
@@ -298,13 +303,43 @@ static void pool_dtr(struct dm_target *ti)
 		fc_pool_put(pc->pool);
 	if (pc->flash_dev)
 		dm_put_device(ti, pc->flash_dev);
+	if (pc->mirror_dev)
+		dm_put_device(ti, pc->mirror_dev);
 	kfree(pc);
+}
+
+/* Open the second leg named by "mirror <dev>" ("-": missing, degraded). */
+static int open_mirror(struct dm_target *ti, struct fc_pool_c *pc, const char *name)
+{
+	int r;
+
+	pc->nr_legs = name ? 2 : 1;
+	if (!name || !strcmp(name, FC_LEG_MISSING))
+		return 0;
+	r = dm_get_device(ti, name, FMODE_READ | FMODE_WRITE, &pc->mirror_dev);
+	if (r) {
+		ti->error = "fcache-pool: cannot open the mirror flash device";
+		return r;
+	}
+	if (pc->mirror_dev->bdev == pc->flash_dev->bdev) {
+		ti->error = "fcache-pool: mirror names the same device as the flash device";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A reload of a live pool device names the same devices. */
+static bool same_legs(struct fc_pool *pool, struct fc_pool_c *pc)
+{
+	return pool->flash == pc->flash_dev->bdev && pool->g.nr_legs == pc->nr_legs &&
+		pool->flash2 == (pc->mirror_dev ? pc->mirror_dev->bdev : NULL);
 }
 
 /* fcache-pool <flash_dev> <block_size> [<#opt_args> <opt_arg>...] */
 static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct mapped_device *md = dm_table_get_md(ti->table);
+	struct fc_pool_legs legs;
 	struct fc_pool_c *pc;
 	struct fc_pool *pool;
 	const char *why;
@@ -324,16 +359,20 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -EINVAL;
 		goto bad;
 	}
-	if (fc_pool_opts_parse(&pc->opts, argc - 2, argv + 2, &why)) {
+	if (fc_pool_table_parse(&pc->opts, &legs, argc - 2, argv + 2, &why)) {
 		ti->error = (char *)why;
 		r = -EINVAL;
 		goto bad;
 	}
+	pc->degraded = legs.degraded;
 	r = dm_get_device(ti, argv[0], FMODE_READ | FMODE_WRITE, &pc->flash_dev);
 	if (r) {
 		ti->error = "fcache-pool: cannot open the flash device";
 		goto bad;
 	}
+	r = open_mirror(ti, pc, legs.mirror);
+	if (r)
+		goto bad;
 	if (ti->len != bdev_nr_sectors(pc->flash_dev->bdev)) {
 		ti->error = "fcache-pool: the target length must equal the flash device's size";
 		r = -EINVAL;
@@ -344,8 +383,8 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	pool = fc_pool_lookup(md);
 	if (pool) {
 		/* A reload of a live pool device: same flash, same block size. */
-		if (pool->flash != pc->flash_dev->bdev) {
-			ti->error = "fcache-pool: this pool device already uses another flash device";
+		if (!same_legs(pool, pc)) {
+			ti->error = "fcache-pool: this pool device already uses other flash devices";
 			r = -EINVAL;
 		} else if (pool->g.block_sectors != pc->block_sectors) {
 			ti->error = "fcache-pool: block_size differs from the pool's superblock";
@@ -354,12 +393,14 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			pool->refs++;
 			pc->pool = pool;
 		}
-	} else if (lookup_by_flash(pc->flash_dev->bdev)) {
+	} else if (lookup_by_flash(pc->flash_dev->bdev) ||
+		   (pc->mirror_dev && lookup_by_flash(pc->mirror_dev->bdev))) {
 		ti->error = "fcache-pool: the flash device is already used by another pool device";
 		r = -EBUSY;
 	} else {
-		pool = pool_create(md, pc->flash_dev->bdev, pc->block_sectors, &pc->opts,
-				   &ti->error);
+		pool = pool_create(md, pc->flash_dev->bdev,
+				   pc->mirror_dev ? pc->mirror_dev->bdev : NULL, pc->nr_legs,
+				   pc->block_sectors, &pc->opts, &ti->error);
 		if (IS_ERR(pool)) {
 			r = PTR_ERR(pool);
 		} else {
@@ -442,11 +483,27 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&pool->metadata_errors),
 		       fc_wb_state_name(pool->wb_state), atomic_read(&pool->wb_inflight),
 		       pool->seq, active, registered, nfree);
+		/*
+		 * Redundancy, then the dirty blocks with one copy only (all
+		 * of them unless mirrored with both legs), then each leg's
+		 * state (docs/TABLES.md).
+		 */
+		DMEMIT(" %s %llu ", !fc_mirrored(pool) ? "single" :
+		       fc_redundant(pool) ? "mirrored" : "degraded",
+		       fc_redundant(pool) ? 0 : dirty);
+		for (i = 0; i < pool->g.nr_legs; i++)
+			DMEMIT("%s%s", i ? "," : "", pool->leg[i].bdev ? "ok" : "missing");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);
-		if (pc->opts.nr_given) {
-			DMEMIT(" %u", 2 * pc->opts.nr_given);
+		if (pc->opts.nr_given || pc->nr_legs > 1) {
+			DMEMIT(" %u", 2 * pc->opts.nr_given + (pc->nr_legs > 1 ? 2 : 0) +
+			       (pc->degraded ? 2 : 0));
+			if (pc->nr_legs > 1)
+				DMEMIT(" mirror %s", pc->mirror_dev ? pc->mirror_dev->name :
+				       FC_LEG_MISSING);
+			if (pc->degraded)
+				DMEMIT(" degraded 1");
 			for (i = 0; i < pc->opts.nr_given; i++)
 				DMEMIT(" %s %u", fc_pool_opt_name(pc->opts.order[i]),
 				       pc->opts.val[pc->opts.order[i]]);
@@ -719,12 +776,16 @@ static int pool_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn
 {
 	struct fc_pool_c *pc = ti->private;
 
-	return fn(ti, pc->flash_dev, 0, ti->len, data);
+	int r = fn(ti, pc->flash_dev, 0, ti->len, data);
+
+	if (!r && pc->mirror_dev)
+		r = fn(ti, pc->mirror_dev, 0, bdev_nr_sectors(pc->mirror_dev->bdev), data);
+	return r;
 }
 
 struct target_type fc_pool_target = {
 	.name = FC_POOL_TARGET,
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.module = THIS_MODULE,
 	/*
 	 * As thin-pool: alone in its table, and never replaced by another

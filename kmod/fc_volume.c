@@ -61,8 +61,35 @@ static inline u32 stripe_of(struct fc_volume *v, u64 block)
 
 static void remap_flash(struct fc_pool *pool, struct bio *bio, u32 eidx, sector_t off)
 {
-	bio_set_dev(bio, pool->flash);
+	bio_set_dev(bio, fc_block_bdev(pool, eidx));
 	bio->bi_iter.bi_sector = fc_block_sector(pool, eidx) + off;
+}
+
+static void twin_end_io(struct bio *clone)
+{
+	struct bio *bio = clone->bi_private;
+
+	/* Either copy failing fails the write (fc_end_io() sees one status). */
+	if (clone->bi_status && !bio->bi_status)
+		bio->bi_status = clone->bi_status;
+	bio_put(clone);
+	bio_endio(bio);
+}
+
+/*
+ * Mirrored pools: the same write to the twin on the other leg.  @bio
+ * (remapped to the entry's block) completes, and fc_end_io() runs, only
+ * when both copies have: a dirty write is acknowledged on two devices.
+ */
+static void remap_twin(struct fc_pool *pool, struct bio *bio, u32 twin, sector_t off)
+{
+	struct bio *clone = bio_alloc_clone(fc_block_bdev(pool, twin), bio, GFP_NOIO, &pool->bs);
+
+	clone->bi_iter.bi_sector = fc_block_sector(pool, twin) + off;
+	clone->bi_end_io = twin_end_io;
+	clone->bi_private = bio;
+	bio_inc_remaining(bio);
+	submit_bio_noacct(clone);
 }
 
 static void remap_origin(struct fc_volume *v, struct bio *bio)
@@ -274,7 +301,7 @@ static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
 	unsigned long flags;
 	struct fc_entry *e;
 	u8 mask, partial, fill;
-	u32 stripe, wait_stripe;
+	u32 stripe, wait_stripe, twin;
 	int r;
 
 again:
@@ -380,8 +407,23 @@ again:
 		} else if (!worker) {
 			fc_stat_inc(pool, v->slot, FC_ST_WRITE_HITS);
 		}
-		/* Partial writes: a partly covered invalid sub-block is filled first. */
+		/*
+		 * Mirrored pools: dirty data has a twin on the other leg
+		 * (every dirty entry has one while both legs are present).
+		 */
+		if (fc_redundant(pool) && !fc_alloc_twin(pool, e) && !(e->dirty & mask)) {
+			around = FC_ST_WRITE_AROUND_BUSY;
+			goto write_around;
+		}
+		/*
+		 * Partial writes: a partly covered invalid sub-block is filled
+		 * first.  With a twin, a partly covered clean one too: the
+		 * twin holds only dirty sub-blocks, and this one turns dirty
+		 * (do_fill() writes both copies; FC_BF_TWIN_FILLED: once).
+		 */
 		fill = partial & ~e->valid;
+		if (fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE && !(fb->flags & FC_BF_TWIN_FILLED))
+			fill |= partial & ~e->dirty;
 		if (fill) {
 			if (fb->flags & FC_BF_NOFILL)
 				goto kill;
@@ -494,8 +536,11 @@ to_flash_kind:
 	e->flags |= FC_E_REF;
 	fb->eidx = fc_eidx(pool, e);
 	fb->gen = e->gen;
+	twin = fb->kind == FC_BK_FLASH_WRITE ? fc_twin_of(pool, fb->eidx) : FC_NONE;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	remap_flash(pool, bio, fb->eidx, off);
+	if (twin != FC_NONE)
+		remap_twin(pool, bio, twin, off);
 	return FC_DONE_REMAP;
 
 origin_whole:
@@ -577,6 +622,8 @@ need_fill:
 	if (!r) {
 		fc_entry_set(pool, e, e->valid | fill, e->dirty);
 		fc_stat_inc(pool, v->slot, FC_ST_PROMOTIONS);
+		if (fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE)
+			fb->flags |= FC_BF_TWIN_FILLED;
 	} else {
 		fb->flags |= FC_BF_NOFILL;
 		if (!e->valid && !atomic_read(&e->inflight))
@@ -593,7 +640,7 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 {
 	struct fc_pool *pool = v->pool;
 	u32 sub = pool->g.subblock_sectors, i = 0, j;
-	u32 eidx = fc_eidx(pool, e);
+	u32 eidx = fc_eidx(pool, e), twin = fc_twin_of(pool, eidx);	/* BUSY: stable */
 	void *buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
 	int r = 0;
 
@@ -611,9 +658,14 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 			DMERR_LIMIT("fill: origin read failed (%d)", r);
 			break;
 		}
-		r = fc_sync_io(pool, pool->flash, REQ_OP_WRITE,
+		r = fc_sync_io(pool, fc_block_bdev(pool, eidx), REQ_OP_WRITE,
 			       fc_block_sector(pool, eidx) + i * sub, (j - i) * sub,
 			       buf);
+		/* Mirrored: a write is about to make these sub-blocks dirty. */
+		if (!r && twin != FC_NONE)
+			r = fc_sync_io(pool, fc_block_bdev(pool, twin), REQ_OP_WRITE,
+				       fc_block_sector(pool, twin) + i * sub, (j - i) * sub,
+				       buf);
 		if (r) {
 			DMERR_LIMIT("fill: flash write failed (%d)", r);
 			atomic64_inc(&pool->flash_write_errors);
@@ -663,7 +715,7 @@ static void wt_submit_flash(struct fc_volume *v, struct bio *bio)
 	sector_t sector = dm_target_offset(v->ti, fb->iter.bi_sector);
 	struct bio *clone;
 
-	clone = bio_alloc_clone(pool->flash, bio, GFP_NOIO, &pool->bs);
+	clone = bio_alloc_clone(fc_block_bdev(pool, fb->eidx), bio, GFP_NOIO, &pool->bs);
 	clone->bi_iter = fb->iter;
 	clone->bi_iter.bi_sector = fc_block_sector(pool, fb->eidx) +
 		(sector & (pool->g.block_sectors - 1));

@@ -260,7 +260,8 @@ static int fc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	v->origin = v->origin_dev->bdev;
-	if (v->origin == v->pool->flash || v->origin == v->pool_dev->bdev) {
+	if (v->origin == v->pool->leg[0].bdev || v->origin == v->pool->leg[1].bdev ||
+	    v->origin == v->pool->flash || v->origin == v->pool_dev->bdev) {
 		ti->error = "fcache: the origin cannot be the pool or its flash device";
 		r = -EINVAL;
 		goto bad;
@@ -460,11 +461,14 @@ static int fc_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn f
 static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
 {
 	struct fc_volume *v = ti->private;
-	struct block_device *flash = v->pool->flash;
+	unsigned int i;
 
-	/* Bios are remapped to the flash too: honour its sector size. */
-	limits->logical_block_size = max_t(unsigned int, limits->logical_block_size,
-					   bdev_logical_block_size(flash));
+	/* Bios are remapped to the flash too: honour its sector size (every leg's). */
+	for (i = 0; i < v->pool->g.nr_legs; i++)
+		if (v->pool->leg[i].bdev)
+			limits->logical_block_size =
+				max_t(unsigned int, limits->logical_block_size,
+				      bdev_logical_block_size(v->pool->leg[i].bdev));
 	limits->physical_block_size = max_t(unsigned int, limits->physical_block_size,
 					    limits->logical_block_size);
 	limits->io_min = max_t(unsigned int, limits->io_min, limits->physical_block_size);

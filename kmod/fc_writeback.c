@@ -179,9 +179,9 @@ static bool merge_run(struct fc_pool *pool, struct wb_batch *b, struct wb_item *
 	req.bi_opf = REQ_OP_READ;
 	req.notify.fn = run_read_done;
 	req.notify.context = run;
-	where.bdev = pool->flash;
 	where.count = bs;
 	for (k = 0; k < n; k++) {
+		where.bdev = fc_block_bdev(pool, it[k].eidx);
 		where.sector = fc_block_sector(pool, it[k].eidx);
 		req.mem.ptr.vma = run->buf + ((size_t)k * bs << SECTOR_SHIFT);
 		if (fc_dm_io(&req, 1, &where, NULL))
@@ -328,7 +328,7 @@ static void start_batch(struct fc_pool *pool, struct wb_batch *b, struct wb_item
 			}
 			for (j = i; j < pool->g.nr_subblocks && (it->mask & (1u << j)); j++)
 				;
-			from.bdev = pool->flash;
+			from.bdev = fc_block_bdev(pool, it->eidx);
 			from.sector = fc_block_sector(pool, it->eidx) + i * sub;
 			from.count = (j - i) * sub;
 			to.bdev = origin;
@@ -454,7 +454,13 @@ void fc_wb_work(struct work_struct *ws)
 	spin_unlock_irq(&pool->lock);
 	in.total = pool->g.nr_blocks;
 	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
-	in.low = pool->opts.val[FC_OPT_WRITEBACK_LOW];
+	/*
+	 * A mirrored pool without one of its legs: every dirty block has
+	 * one copy left; write them all back (background pace) whatever
+	 * writeback_low says.
+	 */
+	in.low = fc_mirrored(pool) && !fc_redundant(pool) ? 0 :
+		pool->opts.val[FC_OPT_WRITEBACK_LOW];
 	in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 	in.aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
 	in.flushing = false;

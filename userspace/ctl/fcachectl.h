@@ -110,6 +110,9 @@ struct fc_pool_status {
 	uint64_t flash_read_errors, flash_write_errors, metadata_errors;
 	char wb_state[16];
 	uint64_t wb_inflight, commit_seq, active_volumes, registered_volumes, free_blocks;
+	char redundancy[16];	/* single | mirrored | degraded */
+	uint64_t lone_dirty_blocks;
+	char legs[32];		/* "ok" or "ok,missing" ... */
 };
 
 struct fc_vol_status {

@@ -1,0 +1,153 @@
+#!/bin/sh
+# dm-fcache mirrored pools (issue 11, docs/DESIGN.md "Two-device pool"):
+# dirty data has a copy on each of two flash devices, so either device alone
+# recovers every acknowledged write, after a clean shutdown and after a
+# power cut (images of both devices taken while the pool ran, after a
+# flush); clean data is cached once, on either device.  Devices that do not
+# belong together (another pool's, a stale one, split brain, a blank one)
+# are refused with a clear error, and a device given in the other order is
+# recognized.  Data is checked byte for byte (fio crc32c verify).
+FC_T=fc_mirror
+. "$FC_TOP/tests/guest/lib.sh"
+
+load_fcache || die "insmod failed" module-load
+f0=$(mk_fast_disk 48) && f1=$(mk_fast_disk 40) && org=$(mk_fast_disk 96) &&
+	g0=$(mk_fast_disk 24) && g1=$(mk_fast_disk 24) && blank=$(mk_fast_disk 40) &&
+	ok=$(mk_fast_disk 16) || die "disks"
+# Writeback only when flushed: dirty data stays dirty (and a keeper below
+# keeps the pool busy while the images are taken: no idle writeback, no
+# commit, so reading one device after the other is one moment's image).
+OPTS="writeback_high 100 writeback_low 100 max_dirty_age 0"
+IMG=/tmp/fc_mirror
+mkdir -p $IMG
+
+# mpool NAME FIRST [OPT WORDS...]: a pool table of device FIRST's length
+mpool() {
+	_n=$1 _f=$2; shift 2
+	dm_create "$_n" "0 $(dev_sectors "$_f") fcache-pool $_f 64 $# $*"
+}
+# refused NAME TEXT FIRST [OPT WORDS...]: the table is refused, saying TEXT
+refused() {
+	_t=$1 _w=$2; shift 2
+	dmesg -C
+	if mpool mref "$@" 2>/dev/null; then
+		fail "$_t" "table accepted: $*"
+		dm_remove mref
+		return
+	fi
+	if dmesg | grep -q "$_w"; then pass "$_t"; else fail "$_t" "no '$_w' in: $(dmesg | grep fcache | tail -n 2 | tr '\n' ' ')"; fi
+}
+snap() { dd if="$f0" of=$IMG/f0 bs=1M 2>/dev/null && dd if="$f1" of=$IMG/f1 bs=1M 2>/dev/null; }
+restore() {
+	dd if=$IMG/f0 of="$f0" bs=1M conv=fsync 2>/dev/null &&
+		dd if=$IMG/f1 of="$f1" bs=1M conv=fsync 2>/dev/null
+}
+P_RED=16 P_LONE=17 P_LEGS=18
+
+J1="--rw=randwrite --bsrange=4k-64k --size=24M --iodepth=8 --randseed=11"
+J2="--rw=randwrite --bsrange=4k-32k --size=16M --offset=32M --iodepth=8 --randseed=22"
+J3="--rw=randwrite --bs=2k --size=2M --offset=64M --iodepth=4 --randseed=33"
+
+# ---- a mirrored pool: both devices' capacity, dirty data on both ----
+check create mpool mp "$f0" mirror "$f1" $OPTS
+[ -b /dev/mapper/mp ] || finish
+field_is status-mirrored /dev/mapper/mp $P_RED = mirrored
+field_is status-legs-ok /dev/mapper/mp $P_LEGS = ok,ok
+field_is status-no-lone-dirty /dev/mapper/mp $P_LONE -eq 0
+total=$(status_field mp $P_TOTAL)
+# 48 + 40 MiB of 32 KiB blocks, less the metadata: more than either device
+[ "${total:-0}" -gt 1600 ] && pass capacity-of-both || fail capacity-of-both "total $total blocks"
+check table-reads-back sh -c "dmsetup table mp | grep -q ' mirror '"
+check vol-create fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+check keeper-create fc_vol mk mp "$ok" 9 passthrough
+start_keeper /dev/mapper/mk
+check write-dirty fio_verify /dev/mapper/mv $J1
+check write-dirty-2 fio_verify /dev/mapper/mv $J2
+# writes smaller than a sub-block over clean cached data (fills both copies)
+check read-then-small-writes sh -c "dd if=/dev/mapper/mv of=/dev/null bs=1M skip=64 count=2 iflag=direct 2>/dev/null && dd if=/dev/mapper/mv of=/dev/null bs=1M skip=64 count=2 iflag=direct 2>/dev/null"
+check write-small fio_verify /dev/mapper/mv $J3
+field_is vol-dirty /dev/mapper/mv $V_DIRTY -gt 0
+field_is pool-still-no-lone /dev/mapper/mp $P_LONE -eq 0
+dirty=$(status_field mv $V_DIRTY)
+info "dirty blocks: $dirty"
+check_fails origin-not-yet-written fio_verify "$org" $J1 --verify_only=1
+# a REQ_PREFLUSH (fsync of the device): every write above is now durable
+check fsync-volume sync /dev/mapper/mv
+
+# ---- power cut: images of both devices while the pool runs (after a flush) ----
+check cut-images snap
+kill $keeper; wait $keeper 2>/dev/null
+check remove-keeper dm_remove mk
+check remove-vol dm_remove mv
+check remove-pool dm_remove mp
+
+# each device alone, from the power-cut images: every flushed write is there
+for leg in f1 f0; do
+	check "cut-restore-$leg" restore
+	eval dev=\$$leg
+	check "cut-$leg-alone-load" mpool mp "$dev" mirror - degraded 1 $OPTS
+	field_is "cut-$leg-alone-degraded" /dev/mapper/mp $P_RED = degraded
+	field_is "cut-$leg-alone-lone" /dev/mapper/mp $P_LONE -gt 0
+	check "cut-$leg-alone-vol" fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+	check "cut-$leg-alone-J1" fio_verify /dev/mapper/mv $J1 --verify_only=1
+	check "cut-$leg-alone-J2" fio_verify /dev/mapper/mv $J2 --verify_only=1
+	check "cut-$leg-alone-J3" fio_verify /dev/mapper/mv $J3 --verify_only=1
+	# no new dirty data with one copy: writes of new blocks go around
+	d0=$(status_field mp $P_DIRTY)
+	check "cut-$leg-alone-new-write" fio_verify /dev/mapper/mv --rw=write --bs=64k --size=4M --offset=88M
+	d1=$(status_field mp $P_DIRTY)
+	[ "$d1" -le "$d0" ] && pass "cut-$leg-alone-no-new-dirty" || fail "cut-$leg-alone-no-new-dirty" "dirty $d0 -> $d1"
+	check "cut-$leg-alone-remove-vol" dm_remove mv
+	check "cut-$leg-alone-remove-pool" dm_remove mp
+done
+
+# ---- both devices back from the images: mirrored again, all data there ----
+check both-restore restore
+check both-load mpool mp "$f0" mirror "$f1" $OPTS
+field_is both-mirrored /dev/mapper/mp $P_RED = mirrored
+check both-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+check both-J1 fio_verify /dev/mapper/mv $J1 --verify_only=1
+check both-J3 fio_verify /dev/mapper/mv $J3 --verify_only=1
+check both-remove-vol dm_remove mv
+check both-remove-pool dm_remove mp
+
+# ---- the devices in the other order: recognized by their superblocks ----
+check swapped-load mpool mp "$f1" mirror "$f0" $OPTS
+field_is swapped-mirrored /dev/mapper/mp $P_RED = mirrored
+check swapped-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+check swapped-J2 fio_verify /dev/mapper/mv $J2 --verify_only=1
+check swapped-remove-vol dm_remove mv
+check swapped-remove-pool dm_remove mp
+
+# ---- refusals ----
+refused refuse-leg-alone "one leg of a mirrored pool" "$f0" $OPTS
+refused refuse-missing-without-degraded "needs degraded 1" "$f0" mirror - $OPTS
+refused refuse-blank-partner "joins only by replacing" "$f0" mirror "$blank" $OPTS
+check other-pool mpool mq "$g0" mirror "$g1" $OPTS
+check other-pool-remove dm_remove mq
+refused refuse-foreign "not legs of the same pool" "$f0" mirror "$g1" $OPTS
+refused refuse-same-device "same device" "$f0" mirror "$f0" $OPTS
+refused refuse-two-leg0 "same leg" "$f0" mirror "$g0" $OPTS
+# a stale device: the pool ran degraded without it
+check stale-run-f1 mpool mp "$f1" mirror - degraded 1 $OPTS
+check stale-run-f1-remove dm_remove mp
+refused refuse-stale "is stale" "$f0" mirror "$f1" $OPTS
+# split brain: each device ran without the other
+check split-run-f0 mpool mp "$f0" mirror - degraded 1 $OPTS
+check split-run-f0-remove dm_remove mp
+refused refuse-split-brain "split brain" "$f0" mirror "$f1" $OPTS
+
+# ---- after a flush the origin alone is exact ----
+check final-restore restore
+check final-load mpool mp "$f0" mirror "$f1" $OPTS
+check final-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+check final-flush dmsetup message mv 0 flush
+field_is final-clean /dev/mapper/mv $V_DIRTY -eq 0
+check final-remove-vol dm_remove mv
+check final-remove-pool dm_remove mp
+check origin-J1 fio_verify "$org" $J1 --verify_only=1
+check origin-J2 fio_verify "$org" $J2 --verify_only=1
+check origin-J3 fio_verify "$org" $J3 --verify_only=1
+check rmmod unload_fcache
+dmesg_clean
+finish
