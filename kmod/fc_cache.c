@@ -56,7 +56,8 @@ int fc_cache_alloc(struct fc_pool *pool)
 	if (fc_mirrored(pool)) {
 		pool->twin = vmalloc(array_size(nr, sizeof(u32)));
 		pool->twin_used = bitmap_zalloc(nr, GFP_KERNEL);
-		if (!pool->twin || !pool->twin_used)
+		pool->unsynced = bitmap_zalloc(nr, GFP_KERNEL);
+		if (!pool->twin || !pool->twin_used || !pool->unsynced)
 			return -ENOMEM;
 		for (i = 0; i < nr; i++)
 			pool->twin[i] = FC_NONE;
@@ -141,6 +142,7 @@ void fc_cache_free(struct fc_pool *pool)
 {
 	vfree(pool->twin);
 	bitmap_free(pool->twin_used);
+	bitmap_free(pool->unsynced);
 	vfree(pool->e);
 	vfree(pool->buckets);
 	bitmap_free(pool->page_dirty);

@@ -180,6 +180,9 @@ struct fc_pool {
 	u32 *twin;
 	unsigned long *twin_used;
 	u64 nr_twins;
+	/* dirty blocks whose copies may differ (unclean load): fc_resync() */
+	unsigned long *unsynced;
+	u64 nr_unsynced;
 	u32 clock_hand;
 	u32 leg_hand[FC_MAX_LEGS];	/* eviction for a twin on one leg */
 	u32 wb_cursor;

@@ -816,6 +816,11 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			pool->twin[idx] = t;
 			__set_bit(t, pool->twin_used);
 			pool->nr_twins++;
+			/* A write in flight at a power cut may have reached one copy. */
+			if (!was_clean) {
+				__set_bit(idx, pool->unsynced);
+				pool->nr_unsynced++;
+			}
 		}
 		fc_cache_insert_loaded(pool, idx);
 	}
@@ -1145,6 +1150,9 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 	DMINFO("loaded pool: seq %llu, %s shutdown, %llu blocks used, %llu dirty, %llu leftover pages",
 	       pool->md_seq, (pool->sb_flags & FC_SB_CLEAN) ? "clean" : "unclean",
 	       pool->nr_used, pool->nr_dirty, pool->leftovers);
+	if (pool->nr_unsynced)
+		DMINFO("mirrored pool: %llu dirty blocks to resync (their copies may differ after the unclean shutdown)",
+		       pool->nr_unsynced);
 	if (pool->needs_check) {
 		/* As dm-cache: read-only until fcachectl check clears the flag. */
 		DMWARN("the pool needs a check: loaded read-only; run fcachectl check --clear-needs-check on its flash device");

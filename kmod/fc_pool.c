@@ -490,7 +490,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		 */
 		DMEMIT(" %s %llu ", !fc_mirrored(pool) ? "single" :
 		       fc_redundant(pool) ? "mirrored" : "degraded",
-		       fc_redundant(pool) ? 0 : dirty);
+		       fc_redundant(pool) ? READ_ONCE(pool->nr_unsynced) : dirty);
 		for (i = 0; i < pool->g.nr_legs; i++)
 			DMEMIT("%s%s", i ? "," : "", pool->leg[i].bdev ? "ok" : "missing");
 		break;

@@ -31,6 +31,14 @@
  *  - Writeback durability: the origin is flushed before marking clean.
  *  - Suspend: a volume's postsuspend clears vslot->wb_allowed under
  *    pool->lock and waits for vslot->wb_inflight to drop to zero.
+ *
+ * Resync (mirrored pools, fc_resync()): after an unclean shutdown a dirty
+ * block's two copies may differ where a write was in flight at the power
+ * cut (either version is right for a write no flush covered, but the two
+ * must agree before one of them is all that is left).  Before writeback,
+ * each such block (pool->unsynced) is made BUSY when idle, so reads and
+ * writes wait, and its dirty sub-blocks are copied from the entry's block
+ * to its twin.
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -206,6 +214,99 @@ static bool aged(struct fc_pool *pool, struct fc_entry *e, u32 max_age)
 	u16 now = (u16)(jiffies / HZ);
 
 	return max_age && (u16)(now - e->dirty_ts) >= min_t(u32, max_age, 32767);
+}
+
+/* Copy the dirty sub-blocks @mask of block @from to block @to. */
+static int copy_blocks(struct fc_pool *pool, u32 from, u32 to, u8 mask, void *buf)
+{
+	u32 sub = pool->g.subblock_sectors, i = 0, j;
+	int r;
+
+	while (i < pool->g.nr_subblocks) {
+		if (!(mask & (1u << i))) {
+			i++;
+			continue;
+		}
+		for (j = i; j < pool->g.nr_subblocks && (mask & (1u << j)); j++)
+			;
+		r = fc_sync_io(pool, fc_block_bdev(pool, from), REQ_OP_READ,
+			       fc_block_sector(pool, from) + i * sub, (j - i) * sub, buf);
+		if (!r)
+			r = fc_sync_io(pool, fc_block_bdev(pool, to), REQ_OP_WRITE,
+				       fc_block_sector(pool, to) + i * sub, (j - i) * sub, buf);
+		if (r)
+			return r;
+		i = j;
+	}
+	return 0;
+}
+
+/*
+ * Resync blocks for up to a second (wb_lock held; see the top comment).
+ * Returns the number of blocks still to resync.
+ */
+static u64 fc_resync(struct fc_pool *pool)
+{
+	unsigned long start = jiffies;
+	u64 nr = pool->g.nr_blocks, i = 0, left;
+	struct fc_entry *e;
+	void *buf = NULL;
+	u32 twin;
+	u8 mask;
+	int r = 0;
+
+	while (!pool->suspended && time_before(jiffies, start + HZ)) {
+		spin_lock_irq(&pool->lock);
+		for (;;) {
+			i = find_next_bit(pool->unsynced, nr, i);
+			if (i >= nr)
+				break;
+			e = &pool->e[i];
+			twin = pool->twin[i];
+			if (!e->dirty || twin == FC_NONE || !fc_redundant(pool)) {
+				/* Clean since, or no second copy: nothing to agree on. */
+				__clear_bit(i, pool->unsynced);
+				pool->nr_unsynced--;
+				continue;
+			}
+			if (fc_entry_idle(e))
+				break;
+			i++;	/* busy now: the next pass takes it */
+		}
+		if (i >= nr) {
+			spin_unlock_irq(&pool->lock);
+			break;
+		}
+		e->flags |= FC_E_BUSY;
+		mask = e->dirty;
+		spin_unlock_irq(&pool->lock);
+
+		if (!buf)
+			buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
+		r = copy_blocks(pool, (u32)i, twin, mask, buf);
+
+		spin_lock_irq(&pool->lock);
+		e->flags &= ~FC_E_BUSY;
+		if (!r) {
+			__clear_bit(i, pool->unsynced);
+			pool->nr_unsynced--;
+		}
+		fc_kick_locked(pool);
+		spin_unlock_irq(&pool->lock);
+		if (r) {
+			atomic64_inc(&pool->flash_write_errors);
+			DMERR_LIMIT("resync of a dirty block's second copy failed (%d)", r);
+			break;
+		}
+		i++;
+	}
+	if (buf)
+		mempool_free(buf, pool->fill_pool);
+	spin_lock_irq(&pool->lock);
+	left = pool->nr_unsynced;
+	spin_unlock_irq(&pool->lock);
+	/* After an error, writeback goes on; the next tick tries again. */
+	return r ? 0 : left;
 }
 
 /*
@@ -449,6 +550,13 @@ void fc_wb_work(struct work_struct *ws)
 	if (pool->suspended || READ_ONCE(pool->md_mode) != FC_MD_RW ||
 	    !mutex_trylock(&pool->wb_lock))
 		return;
+	/* Both copies of every dirty block agree first. */
+	if (READ_ONCE(pool->nr_unsynced) && fc_resync(pool)) {
+		mutex_unlock(&pool->wb_lock);
+		if (!pool->suspended)
+			queue_work(pool->wq, &pool->wb_work);
+		return;
+	}
 	spin_lock_irq(&pool->lock);
 	in.dirty = pool->nr_dirty;
 	spin_unlock_irq(&pool->lock);
