@@ -1006,7 +1006,7 @@ static int pick_legs(struct fc_pool *pool, struct leg_sb *ls, char **error)
 		ls[i] = tmp[i];
 	}
 	if (!ls[0].present || !ls[1].present) {
-		m = !ls[0].present;	/* the missing leg */
+		m = ls[0].present ? 1 : 0;	/* the missing leg */
 		memcpy(pool->leg[m].member_uuid, ls[!m].sb->partner_uuid, 16);
 		memcpy(pool->leg[!m].member_uuid, ls[!m].sb->member_uuid, 16);
 		return !m;

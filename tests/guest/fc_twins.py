@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Print "sector count" of every twin on leg 1 of a mirrored fcache pool
-whose entry lives on leg 0, read from an image of a leg (the metadata is
-the same on both legs).  Layout: include/fcache_format.h.  Used by
-tests/guest/fc_mirror.sh to damage second copies on purpose."""
+"""fc_twins.py IMAGE [DEVICE]: every twin on leg 1 of a mirrored fcache
+pool whose entry lives on leg 0, read from an image of a leg (the metadata
+is the same on both legs; layout: include/fcache_format.h).  Prints
+"sector count" of each; with DEVICE (leg 1), also overwrites each with
+random bytes (tests/guest/fc_mirror.sh damages second copies on purpose)."""
+import os
 import struct
 import sys
 
@@ -25,6 +27,7 @@ def seq_of(p, magic):
 
 
 def main():
+    dev = os.open(sys.argv[2], os.O_WRONLY) if len(sys.argv) > 2 else None
     with open(sys.argv[1], "rb") as f:
         sbs = [page(f, 0), page(f, 1)]
         sb = max((p for p in sbs if seq_of(p, SB_MAGIC) is not None),
@@ -43,7 +46,13 @@ def main():
                 _, _, _, dirty, flags, twin = ENTRY.unpack_from(p, HDR.size + i * ENTRY.size)
                 idx = (lp - 1) * PER_PAGE + i
                 if dirty and flags & 1 and idx < leg0 <= twin:
-                    print(data_start + (twin - leg0) * bs, bs)
+                    sector = data_start + (twin - leg0) * bs
+                    print(sector, bs)
+                    if dev is not None:
+                        os.pwrite(dev, os.urandom(bs * 512), sector * 512)
+    if dev is not None:
+        os.fsync(dev)
+        os.close(dev)
 
 
 main()
