@@ -43,6 +43,7 @@
 #include "../include/fcache_abi.h"
 #include "fc_parse.h"
 #include "fc_policy.h"
+#include "fc_decide.h"
 #include "fc_compat.h"
 
 #define DM_MSG_PREFIX "fcache"
@@ -85,31 +86,7 @@ struct fc_entry {
 
 enum fc_md_mode { FC_MD_RW, FC_MD_RO, FC_MD_FAIL };
 
-/*
- * Per-volume I/O counters, per-cpu (fc_stat_inc()): cheap enough to stay
- * on.  The first eight are the fields of the volume's status line; all of
- * them are in the "stats" message's answer, named by fc_stat_names[]
- * (docs/TABLES.md, "Counters").
- */
-enum fc_stat {
-	FC_ST_READS, FC_ST_READ_HITS, FC_ST_WRITES, FC_ST_WRITE_HITS,
-	FC_ST_BYPASSED, FC_ST_ERRORS, FC_ST_PROMOTIONS, FC_ST_WRITEBACKS,
-	FC_ST_READ_AROUND_SEQ,		/* read misses sent around: stream */
-	FC_ST_READ_AROUND_COLD,		/* ... first touch (ghost table) */
-	FC_ST_READ_AROUND_OTHER,	/* ... mode, ro, busy entry, retry */
-	FC_ST_WRITE_ALLOCS,		/* writes that took a new block */
-	FC_ST_WRITE_AROUND_SEQ,		/* writes sent around: stream */
-	FC_ST_WRITE_AROUND_HIGH,	/* ... pool above writeback_high */
-	FC_ST_WRITE_AROUND_BUSY,	/* ... fill in flight, no free block */
-	FC_ST_WRITE_AROUND_OTHER,	/* ... mode, ro, failed flash, past end */
-	FC_ST_WRITE_SYNC_KEPT,		/* small sync writes of a stream, absorbed */
-	FC_ST_WRITE_SYNC_HIGH,		/* ... allocated above writeback_high */
-	FC_ST_FUA,			/* REQ_FUA writes */
-	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
-	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
-	FC_ST_NR
-};
-
+/* Per-volume I/O counters: enum fc_stat (fc_decide.h). */
 extern const char *const fc_stat_names[FC_ST_NR];
 
 struct fc_vstats {
