@@ -213,8 +213,29 @@ static void flash_write(const struct fc_facts *f, struct fc_decision *d, __u8 pa
 	} else if (!f->worker) {
 		count(d, FC_ST_WRITE_HITS);
 	}
-	/* Partial writes: a partly covered invalid sub-block is filled first. */
+	/*
+	 * Mirrored pools: dirty data has a twin on the other leg
+	 * (every dirty entry has one while both legs are present).
+	 */
+	if (f->redundant && !e->twin) {
+		if (f->twin == FC_STEP_NOT_TRIED) {
+			d->act = FC_ACT_TWIN;
+			return;
+		}
+		if (!(e->dirty & d->mask)) {
+			write_around(f, d, FC_ST_WRITE_AROUND_BUSY);	/* no free block */
+			return;
+		}
+	}
+	/*
+	 * Partial writes: a partly covered invalid sub-block is filled
+	 * first.  With a twin, a partly covered clean one too: the
+	 * twin holds only dirty sub-blocks, and this one turns dirty
+	 * (do_fill() writes both copies; FC_BF_TWIN_FILLED: once).
+	 */
 	fill = partial & ~e->valid;
+	if (e->twin && !f->twin_filled)
+		fill |= partial & ~e->dirty;
 	if (fill) {
 		if (f->nofill)
 			kill_bio(d);

@@ -9,10 +9,11 @@
  * changes nothing: the same facts give the same decision.  The caller
  * (map_rw() in fc_volume.c) gathers the facts under pool->lock and carries
  * the decision out under the same hold.  Two facts can only be known after
- * a side effect; the decision then asks for it (FC_ACT_GHOST, FC_ACT_ALLOC),
- * the caller does it, records the outcome in the facts and decides again.
- * Each is asked for at most once per decision (the fact is no longer
- * FC_STEP_NOT_TRIED the second time), and never both for one bio.
+ * a side effect; the decision then asks for it (FC_ACT_GHOST, FC_ACT_ALLOC,
+ * FC_ACT_TWIN), the caller does it, records the outcome in the facts and
+ * decides again.  Each is asked for at most once (the fact is no longer
+ * FC_STEP_NOT_TRIED the second time): a read may need the ghost table or
+ * an entry, a write an entry and then its twin.
  */
 #ifndef FC_DECIDE_H
 #define FC_DECIDE_H
@@ -52,8 +53,8 @@ enum fc_stat {
 /* Outcome of a step the decision asked for. */
 enum fc_step {
 	FC_STEP_NOT_TRIED,
-	FC_STEP_YES,		/* ghost: second touch, admit; alloc: got a new entry */
-	FC_STEP_NO,		/* ghost: first touch; alloc: no free block */
+	FC_STEP_YES,		/* ghost: second touch, admit; alloc, twin: got a block */
+	FC_STEP_NO,		/* ghost: first touch; alloc, twin: no free block */
 };
 
 /* The block's entry; all zero when there is none. */
@@ -62,6 +63,7 @@ struct fc_efacts {
 	bool busy;		/* FC_E_BUSY: a fill in flight */
 	bool wb;		/* FC_E_WB: a writeback copy in flight */
 	bool pdirty;		/* FC_E_PDIRTY: committed (or being committed) dirty */
+	bool twin;		/* mirrored pools: has a twin on the other leg */
 	/*
 	 * Bios on its flash.  A read hit lowers the count without pool->lock,
 	 * so a snapshot may say busy when it is no longer (the bio then waits
@@ -80,6 +82,7 @@ struct fc_facts {
 	bool urgent;		/* REQ_FUA write of one block or less */
 	bool nofill;		/* FC_BF_NOFILL: a fill or the flash failed it */
 	bool seq;		/* fc_seq_check(): part of a stream (map's pass, len > 0) */
+	bool twin_filled;	/* FC_BF_TWIN_FILLED: a fill wrote the twin too */
 	__u32 off, len;		/* sectors: offset in the block, length (may span) */
 	/* its first block */
 	bool cacheable;		/* wholly inside the volume */
@@ -92,11 +95,12 @@ struct fc_facts {
 	bool md_rw;		/* metadata mode rw */
 	bool no_new_dirty;	/* a flash write failed */
 	bool pending;		/* released blocks still committed dirty wait for a commit */
+	bool redundant;		/* mirrored, both legs present: dirty data gets a twin */
 	__u64 nr_dirty, nr_blocks;
 	__u32 wb_high;		/* writeback_high, percent */
 	__u32 block_sectors, subblock_sectors;
 	/* outcomes of the steps asked for */
-	enum fc_step ghost, alloc;
+	enum fc_step ghost, alloc, twin;
 };
 
 enum fc_action {
@@ -113,6 +117,7 @@ enum fc_action {
 	/* steps: do it, record the outcome in the facts, decide again */
 	FC_ACT_GHOST,		/* ask the ghost table: facts.ghost */
 	FC_ACT_ALLOC,		/* allocate an entry for the block: facts.alloc */
+	FC_ACT_TWIN,		/* give the entry a twin (fc_alloc_twin()): facts.twin */
 };
 
 struct fc_decision {

@@ -1,10 +1,12 @@
 /*
  * Reference model for test_decide.c: the classification of map_rw() in
- * kmod/fc_volume.c as it was before fc_decide.c (one pass, up to a fill,
- * a wait or a remap), rewritten over struct fc_facts with its side effects
- * recorded instead of done.  The ghost table and the allocation answer
- * @ghost_ans / @alloc_ans; an allocated entry is empty and idle, as
- * fc_alloc_entry() makes it.  test_decide.c compares fc_decide() with it.
+ * kmod/fc_volume.c as it was before fc_decide.c (commit 78166c2, mirrored
+ * pools' twins included; one pass, up to a fill, a wait or a remap),
+ * rewritten over struct fc_facts with its side effects recorded instead of
+ * done.  @ghost_ans, @alloc_ans and @twin_ans are the ghost table's, the
+ * allocation's and fc_alloc_twin()'s answers; an allocated entry is empty,
+ * idle and without a twin, as fc_alloc_entry() makes it.  test_decide.c
+ * compares fc_decide() with it.
  */
 #ifndef DECIDE_REF_H
 #define DECIDE_REF_H
@@ -16,7 +18,7 @@ struct ref_out {
 	__u32 count;
 	bool cut, fua, wait_stripe, release;
 	__u8 mask, fb_mask, fill;
-	int ghost_asked, alloc_asked;
+	int ghost_asked, alloc_asked, twin_asked;
 };
 
 #define RCNT(st) (o->count |= FC_STAT_BIT(st))
@@ -34,10 +36,12 @@ static enum fc_stat ref_wb_refusal(const struct fc_facts *f, const struct fc_efa
 	return FC_ST_NR;
 }
 
-static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, struct ref_out *o)
+static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, bool twin_ans,
+		    struct ref_out *o)
 {
 	static const struct fc_efacts fresh = { .present = true };
 	const struct fc_efacts *e = f->e.present ? &f->e : NULL;
+	struct fc_efacts twinned;
 	bool worker = f->worker, write = f->write, seq_bypass = false, admit, pending;
 	__u32 bsz = f->block_sectors, sub = f->subblock_sectors, off = f->off, len = f->len;
 	enum fc_stat around = FC_ST_NR;
@@ -129,7 +133,27 @@ static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, st
 		} else if (!worker) {
 			RCNT(FC_ST_WRITE_HITS);
 		}
+		if (f->redundant) {
+			/* fc_alloc_twin(): true at once if there is one */
+			bool has = e->twin;
+
+			if (!has) {
+				o->twin_asked++;
+				has = twin_ans;
+				if (has) {
+					twinned = *e;
+					twinned.twin = true;
+					e = &twinned;
+				}
+			}
+			if (!has && !(e->dirty & mask)) {
+				around = FC_ST_WRITE_AROUND_BUSY;
+				goto write_around;
+			}
+		}
 		fill = partial & ~e->valid;
+		if (e->twin && !f->twin_filled)
+			fill |= partial & ~e->dirty;
 		if (fill) {
 			if (f->nofill)
 				goto kill;

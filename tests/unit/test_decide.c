@@ -19,6 +19,7 @@ static const char *const act_names[] = {
 	[FC_ACT_ORIGIN_WHOLE] = "origin_whole", [FC_ACT_ORIGIN] = "origin",
 	[FC_ACT_WAIT] = "wait", [FC_ACT_DEFER] = "defer", [FC_ACT_FILL] = "fill",
 	[FC_ACT_KILL] = "kill", [FC_ACT_GHOST] = "ghost", [FC_ACT_ALLOC] = "alloc",
+	[FC_ACT_TWIN] = "twin",
 };
 
 /* A 4 KiB read or write at the start of a cacheable block, writeback mode. */
@@ -52,14 +53,14 @@ static void entry(struct fc_facts *f, __u8 valid, __u8 dirty)
 struct run {
 	struct fc_decision d;
 	bool cut;		/* by any of the decisions */
-	int ghost_asks, alloc_asks, decisions;
+	int ghost_asks, alloc_asks, twin_asks, decisions;
 };
 
 /*
  * Decide as map_rw() does: cut, then the steps with the answers given
  * (an allocated entry is empty and idle), each followed by a new decision.
  */
-static struct run run(struct fc_facts f, bool ghost_ans, bool alloc_ans)
+static struct run run3(struct fc_facts f, bool ghost_ans, bool alloc_ans, bool twin_ans)
 {
 	struct run r;
 
@@ -83,11 +84,22 @@ static struct run run(struct fc_facts f, bool ghost_ans, bool alloc_ans)
 			f.alloc = alloc_ans ? FC_STEP_YES : FC_STEP_NO;
 			memset(&f.e, 0, sizeof(f.e));
 			f.e.present = alloc_ans;
+		} else if (r.d.act == FC_ACT_TWIN) {
+			r.twin_asks++;
+			if (f.twin != FC_STEP_NOT_TRIED)
+				break;
+			f.twin = twin_ans ? FC_STEP_YES : FC_STEP_NO;
+			f.e.twin = twin_ans;
 		} else {
 			break;
 		}
 	}
 	return r;
+}
+
+static struct run run(struct fc_facts f, bool ghost_ans, bool alloc_ans)
+{
+	return run3(f, ghost_ans, alloc_ans, true);
 }
 
 static struct run run1(struct fc_facts f)
@@ -354,11 +366,28 @@ static void test_writeback(void)
 	CHECK("partial write on dirty data, fill failed: kill",
 	      r.d.act == FC_ACT_KILL && counted(&r.d, B(WRITES) | B(WRITE_HITS) | B(ERRORS)));
 	f = base(true);
+	f.off = 2;
+	f.len = 4;
+	f.nofill = true;
+	entry(&f, 0, 0);
+	r = run1(f);
+	CHECK("partial write, fill failed, nothing dirty: write-around (around_other)",
+	      r.d.act == FC_ACT_WRITE_AROUND &&
+	      counted(&r.d, B(WRITES) | B(BYPASSED) | B(WRITE_AROUND_OTHER)));
+	f = base(true);
 	f.off = 0;
 	f.len = 2 * SUB;
 	entry(&f, 0, 0);
 	r = run1(f);
 	CHECK("whole sub-blocks: no fill", r.d.act == FC_ACT_FLASH_WRITE && r.d.fb_mask == 0x03);
+	f.fua = true;
+	r = run1(f);
+	CHECK("REQ_FUA write to the flash: stripped, completion waits for a commit (fua)",
+	      r.d.act == FC_ACT_FLASH_WRITE && r.d.fua_commit &&
+	      counted(&r.d, B(WRITES) | B(FUA) | B(WRITE_HITS)));
+	f.worker = true;
+	r = run1(f);
+	CHECK("... in the worker: fua not counted again", r.d.fua_commit && counted(&r.d, 0));
 }
 
 static void test_dirty_any_mode(void)
@@ -530,6 +559,44 @@ static void test_high(void)
 	      !(r.d.count & B(WRITE_SYNC_HIGH)) && r.d.fua_commit);
 }
 
+static void test_mirrored(void)
+{
+	struct fc_facts f = base(true);
+	struct run r;
+
+	f.redundant = true;
+	r = run3(f, true, true, true);
+	CHECK("mirrored write, new block: entry, then its twin, then flash",
+	      r.d.act == FC_ACT_FLASH_WRITE && r.alloc_asks == 1 && r.twin_asks == 1 &&
+	      r.decisions == 3 && counted(&r.d, B(WRITES) | B(WRITE_ALLOCS)));
+	r = run3(f, true, true, false);
+	CHECK("mirrored write, no block for the twin: write-around (around_busy)",
+	      r.d.act == FC_ACT_WRITE_AROUND &&
+	      counted(&r.d, B(WRITES) | B(WRITE_ALLOCS) | B(WRITE_AROUND_BUSY)));
+	entry(&f, 0x01, 0x01);
+	r = run3(f, true, true, false);
+	CHECK("... on dirty data: the flash all the same", r.d.act == FC_ACT_FLASH_WRITE);
+	f.e.twin = true;
+	r = run3(f, true, true, false);
+	CHECK("... entry with a twin: not asked again", r.twin_asks == 0 &&
+	      r.d.act == FC_ACT_FLASH_WRITE);
+	f.off = 2;
+	f.len = 4;
+	f.e.valid = FULL;
+	f.e.dirty = 0;
+	r = run1(f);
+	CHECK("partial write of a clean sub-block with a twin: fill it (both copies)",
+	      r.d.act == FC_ACT_DEFER && r.d.fill == 0x01);
+	f.twin_filled = true;
+	r = run1(f);
+	CHECK("... once: after the fill, flash", r.d.act == FC_ACT_FLASH_WRITE);
+	f.redundant = false;
+	f.twin_filled = false;
+	f.e.twin = false;
+	r = run1(f);
+	CHECK("... without a twin: no fill of valid data", r.d.act == FC_ACT_FLASH_WRITE);
+}
+
 static void test_busy(void)
 {
 	struct fc_facts f = base(true);
@@ -574,6 +641,7 @@ static struct fc_facts random_facts(void)
 	f.urgent = rnd(2);
 	f.nofill = rnd(4) == 0;
 	f.seq = rnd(3) == 0;
+	f.twin_filled = rnd(4) == 0;
 	f.off = offs[rnd(8)];
 	f.len = lens[rnd(12)];
 	f.cacheable = rnd(5) != 0;
@@ -585,6 +653,7 @@ static struct fc_facts random_facts(void)
 		f.e.wb = rnd(4) == 0;
 		f.e.pdirty = rnd(3) == 0;
 		f.e.inflight = rnd(3) == 0;
+		f.e.twin = rnd(2);
 		f.e.valid = rnd(2) ? FULL : (__u8)rnd(256);
 		f.e.dirty = (__u8)(rnd(2) ? 0 : rnd(256)) & f.e.valid;
 	}
@@ -592,6 +661,7 @@ static struct fc_facts random_facts(void)
 	f.md_rw = rnd(6) != 0;
 	f.no_new_dirty = rnd(6) == 0;
 	f.pending = rnd(3) == 0;
+	f.redundant = rnd(3) == 0;
 	f.nr_dirty = dirty[rnd(8)];
 	f.wb_high = high[rnd(3)];
 	return f;
@@ -603,7 +673,8 @@ static bool same(const struct run *r, const struct ref_out *o)
 	enum fc_action a = d->act;
 
 	if (a != o->act || d->count != o->count || r->cut != o->cut ||
-	    r->ghost_asks != o->ghost_asked || r->alloc_asks != o->alloc_asked)
+	    r->ghost_asks != o->ghost_asked || r->alloc_asks != o->alloc_asked ||
+	    r->twin_asks != o->twin_asked)
 		return false;
 	if ((a == FC_ACT_FLASH_WRITE || a == FC_ACT_WT || a == FC_ACT_WRITE_AROUND ||
 	     a == FC_ACT_ORIGIN_WHOLE) && d->fua_commit != o->fua)
@@ -624,16 +695,21 @@ static bool same(const struct run *r, const struct ref_out *o)
 
 static void test_against_reference(void)
 {
-	__u32 acts = 0, stats = 0, i, bad = 0;
+	__u32 acts = 0, stats = 0, i, bad = 0, no_entry = 0;
 
 	for (i = 0; i < 2000000; i++) {
 		struct fc_facts f = random_facts();
-		bool ghost_ans = rnd(2), alloc_ans = rnd(4) != 0;
-		struct run r = run(f, ghost_ans, alloc_ans);
+		bool ghost_ans = rnd(2), alloc_ans = rnd(4) != 0, twin_ans = rnd(3) != 0;
+		struct run r = run3(f, ghost_ans, alloc_ans, twin_ans);
 		struct ref_out o;
 
-		ref_map(&f, ghost_ans, alloc_ans, &o);
+		ref_map(&f, ghost_ans, alloc_ans, twin_ans, &o);
 		acts |= 1u << r.d.act;
+		/* map_rw() uses the entry of these without looking */
+		if ((r.d.act == FC_ACT_FLASH_READ || r.d.act == FC_ACT_FLASH_WRITE ||
+		     r.d.act == FC_ACT_WT || r.d.act == FC_ACT_FILL || r.d.release) &&
+		    !f.e.present && !(r.alloc_asks && alloc_ans))
+			no_entry++;
 		stats |= r.d.count;
 		if (!same(&r, &o) && bad++ < 5)
 			printf("  differs: %s (ref %s) count %#x (ref %#x) w%d wr%d mode %d off %u len %u e%d v%#x d%#x\n",
@@ -642,6 +718,7 @@ static void test_against_reference(void)
 			       f.e.valid, f.e.dirty);
 	}
 	CHECK("2000000 random facts: fc_decide() decides as map_rw() did", bad == 0);
+	CHECK("... flash, writethrough, fill and release always have an entry", no_entry == 0);
 	CHECK("... every final action was reached",
 	      acts == (1u << (FC_ACT_KILL + 1)) - 1);
 	CHECK("... every map-time counter was counted",
@@ -662,6 +739,7 @@ int main(void)
 	test_writethrough();
 	test_write_around();
 	test_high();
+	test_mirrored();
 	test_busy();
 	test_against_reference();
 	return unit_failed;
