@@ -271,8 +271,7 @@ enum fc_bio_kind {
 
 #define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
 #define FC_BF_COMMITTED	0x02	/* second end_io after the commit */
-#define FC_BF_RETRY	0x04	/* resubmitted to the origin after an error */
-#define FC_BF_NOFILL	0x08	/* a fill for this bio failed: use the origin */
+#define FC_BF_NOFILL	0x08	/* a fill or a flash I/O of it failed: the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
 #define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools) */
 

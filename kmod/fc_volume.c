@@ -769,7 +769,7 @@ static int retry_bio(struct fc_pool *pool, struct bio *bio)
 	bio->bi_opf = fb->opf;
 	bio->bi_status = BLK_STS_OK;
 	fb->kind = FC_BK_NONE;
-	fb->flags = FC_BF_NOFILL | FC_BF_RETRY;
+	fb->flags = FC_BF_NOFILL;
 	defer_locked(pool, bio);
 	return DM_ENDIO_INCOMPLETE;
 }
