@@ -131,7 +131,6 @@ struct fc_pool {
 
 	struct fc_geometry g;
 	unsigned int block_shift;	/* log2(block_sectors) */
-	unsigned int sub_shift;		/* log2(subblock_sectors) */
 	u8 full_mask;			/* all sub-blocks */
 	u8 uuid[16];
 	u64 seq;			/* last superblock seq written or seen */
@@ -210,10 +209,6 @@ struct fc_pool {
 	wait_queue_head_t wb_slot;	/* woken when a copy ends */
 	wait_queue_head_t wb_wait;
 	unsigned long last_io;		/* jiffies of last foreground I/O */
-	u64 commits_wanted;		/* commit requests (pool->lock) */
-	u64 commits_done;
-	wait_queue_head_t commit_wait;
-	int last_commit_err;
 	unsigned long last_commit;	/* jiffies */
 	/* commit statistics: written under commit_lock, read without it */
 	u64 st_commits, st_commit_pages, st_commit_ns, st_commit_max_ns;
