@@ -39,7 +39,6 @@ int fc_cache_alloc(struct fc_pool *pool)
 
 	BUILD_BUG_ON(sizeof(struct fc_entry) != 24);
 	pool->block_shift = ilog2(pool->g.block_sectors);
-	pool->sub_shift = ilog2(pool->g.subblock_sectors);
 	pool->full_mask = (u8)((1u << pool->g.nr_subblocks) - 1);
 	if (nr >= FC_NONE)
 		return -EINVAL;

@@ -43,6 +43,7 @@
 #include "../include/fcache_abi.h"
 #include "fc_parse.h"
 #include "fc_policy.h"
+#include "fc_decide.h"
 #include "fc_compat.h"
 
 #define DM_MSG_PREFIX "fcache"
@@ -85,31 +86,7 @@ struct fc_entry {
 
 enum fc_md_mode { FC_MD_RW, FC_MD_RO, FC_MD_FAIL };
 
-/*
- * Per-volume I/O counters, per-cpu (fc_stat_inc()): cheap enough to stay
- * on.  The first eight are the fields of the volume's status line; all of
- * them are in the "stats" message's answer, named by fc_stat_names[]
- * (docs/TABLES.md, "Counters").
- */
-enum fc_stat {
-	FC_ST_READS, FC_ST_READ_HITS, FC_ST_WRITES, FC_ST_WRITE_HITS,
-	FC_ST_BYPASSED, FC_ST_ERRORS, FC_ST_PROMOTIONS, FC_ST_WRITEBACKS,
-	FC_ST_READ_AROUND_SEQ,		/* read misses sent around: stream */
-	FC_ST_READ_AROUND_COLD,		/* ... first touch (ghost table) */
-	FC_ST_READ_AROUND_OTHER,	/* ... mode, ro, busy entry, retry */
-	FC_ST_WRITE_ALLOCS,		/* writes that took a new block */
-	FC_ST_WRITE_AROUND_SEQ,		/* writes sent around: stream */
-	FC_ST_WRITE_AROUND_HIGH,	/* ... pool above writeback_high */
-	FC_ST_WRITE_AROUND_BUSY,	/* ... fill in flight, no free block */
-	FC_ST_WRITE_AROUND_OTHER,	/* ... mode, ro, failed flash, past end */
-	FC_ST_WRITE_SYNC_KEPT,		/* small sync writes of a stream, absorbed */
-	FC_ST_WRITE_SYNC_HIGH,		/* ... allocated above writeback_high */
-	FC_ST_FUA,			/* REQ_FUA writes */
-	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
-	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
-	FC_ST_NR
-};
-
+/* Per-volume I/O counters: enum fc_stat (fc_decide.h). */
 extern const char *const fc_stat_names[FC_ST_NR];
 
 struct fc_vstats {
@@ -154,7 +131,6 @@ struct fc_pool {
 
 	struct fc_geometry g;
 	unsigned int block_shift;	/* log2(block_sectors) */
-	unsigned int sub_shift;		/* log2(subblock_sectors) */
 	u8 full_mask;			/* all sub-blocks */
 	u8 uuid[16];
 	u64 seq;			/* last superblock seq written or seen */
@@ -233,10 +209,6 @@ struct fc_pool {
 	wait_queue_head_t wb_slot;	/* woken when a copy ends */
 	wait_queue_head_t wb_wait;
 	unsigned long last_io;		/* jiffies of last foreground I/O */
-	u64 commits_wanted;		/* commit requests (pool->lock) */
-	u64 commits_done;
-	wait_queue_head_t commit_wait;
-	int last_commit_err;
 	unsigned long last_commit;	/* jiffies */
 	/* commit statistics: written under commit_lock, read without it */
 	u64 st_commits, st_commit_pages, st_commit_ns, st_commit_max_ns;
@@ -294,8 +266,7 @@ enum fc_bio_kind {
 
 #define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
 #define FC_BF_COMMITTED	0x02	/* second end_io after the commit */
-#define FC_BF_RETRY	0x04	/* resubmitted to the origin after an error */
-#define FC_BF_NOFILL	0x08	/* a fill for this bio failed: use the origin */
+#define FC_BF_NOFILL	0x08	/* a fill or a flash I/O of it failed: the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
 #define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools) */
 

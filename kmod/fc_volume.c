@@ -4,20 +4,24 @@
  * of a pool; the table's lifecycle and control (constructor, destructor,
  * resume and suspend, status, messages) are in fc_vtarget.c.
  *
- * map() classifies every bio under pool->lock and either remaps it to the
- * flash or to the origin, queues it to the commit worker (empty flush), or
- * defers it to the pool worker (fills need process context; bios touching
- * a BUSY entry wait on pool->busy_wait).  map() and end_io() never sleep.
+ * map() decides what to do with every bio under pool->lock and either
+ * remaps it to the flash or to the origin, queues it to the commit worker
+ * (empty flush), or defers it to the pool worker (fills need process
+ * context; bios touching a BUSY entry wait on pool->busy_wait).  For reads
+ * and writes the decision is fc_decide() (fc_decide.c, pure C, tested on
+ * the host): map_rw() gathers the facts, lets it decide and carries the
+ * decision out.  map() and end_io() never sleep.
  * The worker (fc_worker) hands every deferred bio to its own work item on
- * pool->fill_wq (up to 16 run at once), which runs the same classification
- * with fills allowed: a fill reads the origin into a buffer from
- * pool->fill_pool and writes it to the flash synchronously, then the bio is
- * classified again (now a hit).  The entry is BUSY meanwhile, so two fills
- * of one block never run together.
+ * pool->fill_wq (up to 16 run at once), which decides again with fills
+ * allowed: a fill reads the origin into a buffer from pool->fill_pool and
+ * writes it to the flash synchronously, then the bio is decided again
+ * (now a hit).  The entry is BUSY meanwhile, so two fills of one block
+ * never run together.
  *
  * A bio that spans cache blocks is cut at the block boundary with
  * dm_accept_partial_bio() (only possible in map) when a spanned block is
- * cached or the write will be cached; otherwise it goes to the origin whole.
+ * cached or the bio may be cached (a read that may be promoted, a write in
+ * writeback or writethrough mode); otherwise it goes to the origin whole.
  *
  * Locking: pool->lock (irq-safe) for every entry and list; the worker holds
  * no lock across the fill I/O, the entry is BUSY instead.
@@ -246,8 +250,6 @@ static bool span_cached(struct fc_volume *v, u64 b, u64 n)
 	return false;
 }
 
-static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill);
-
 /*
  * Writes a database waits for, no larger than one cache block: @opf
  * REQ_SYNC (O_DIRECT, fsync writeback) or REQ_FUA (O_DSYNC): a sequential
@@ -262,377 +264,211 @@ static bool small_write_with(struct fc_pool *pool, struct bio *bio, blk_opf_t op
 		bio_sectors(bio) <= pool->g.block_sectors;
 }
 
-/*
- * Why a write in writeback mode may not take a new dirty block: an
- * FC_ST_WRITE_AROUND_* counter, or FC_ST_NR when it may.
- */
-static enum fc_stat wb_refusal(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
-			       u64 block, bool seq_bypass, bool urgent)
+/* The entry's facts (fc_decide.h: all zero without one). */
+static void entry_facts(struct fc_facts *f, struct fc_pool *pool, struct fc_entry *e)
 {
-	struct fc_pool *pool = v->pool;
+	memset(&f->e, 0, sizeof(f->e));
+	if (!e)
+		return;
+	f->e.present = true;
+	f->e.busy = e->flags & FC_E_BUSY;
+	f->e.wb = e->flags & FC_E_WB;
+	f->e.pdirty = e->flags & FC_E_PDIRTY;
+	f->e.twin = fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE;
+	f->e.inflight = atomic_read(&e->inflight);
+	f->e.valid = e->valid;
+	f->e.dirty = e->dirty;
+}
 
-	if (v->mode != FC_MODE_WRITEBACK || pool->md_mode != FC_MD_RW ||
-	    pool->no_new_dirty || (fb->flags & FC_BF_NOFILL) || !block_cacheable(v, block))
-		return FC_ST_WRITE_AROUND_OTHER;
-	if (seq_bypass)
-		return FC_ST_WRITE_AROUND_SEQ;
-	if (!e && !fc_wb_admit_new(pool->nr_dirty, pool->g.nr_blocks,
-				   pool->opts.val[FC_OPT_WRITEBACK_HIGH], urgent))
-		return FC_ST_WRITE_AROUND_HIGH;
-	return FC_ST_NR;
+static void pool_facts(struct fc_facts *f, struct fc_pool *pool)
+{
+	f->md_rw = pool->md_mode == FC_MD_RW;
+	f->no_new_dirty = pool->no_new_dirty;
+	f->pending = pool->pending_head != FC_NONE;
+	f->redundant = fc_redundant(pool);
+	f->nr_dirty = pool->nr_dirty;
+	f->nr_blocks = pool->g.nr_blocks;
+	f->wb_high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
 }
 
 /*
- * Classify and map one bio (already within one block, or going to the
- * origin whole).  @worker: process context, fills allowed.
+ * The facts about @bio of @block (pool->lock held); returns the block's
+ * entry, if any.  Map's pass feeds the stream detector.
  */
-static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
+static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 block,
+				     bool worker, struct fc_facts *f)
 {
 	struct fc_pool *pool = v->pool;
-	struct fc_bio *fb = fc_bio(bio);
 	sector_t sector = dm_target_offset(v->ti, bio->bi_iter.bi_sector);
-	u32 bsz = pool->g.block_sectors, sub = pool->g.subblock_sectors;
-	u64 block = sector >> pool->block_shift;
-	u32 off = sector & (bsz - 1), len = bio_sectors(bio);
-	bool write = op_is_write(bio_op(bio)), seq_bypass = false, admit;
-	bool sync = small_write_with(pool, bio, REQ_SYNC | REQ_FUA);
-	bool urgent = small_write_with(pool, bio, REQ_FUA);
-	enum fc_stat around = FC_ST_NR;	/* why it goes to the origin */
-	unsigned long flags;
+	u32 bsz = pool->g.block_sectors;
 	struct fc_entry *e;
-	u8 mask, partial, fill;
-	u32 stripe, wait_stripe, twin;
-	int r;
 
-again:
-	wait_stripe = FC_NONE;
-	spin_lock_irqsave(&pool->lock, flags);
+	memset(f, 0, sizeof(*f));
+	f->worker = worker;
+	f->write = op_is_write(bio_op(bio));
+	f->fua = !!(bio->bi_opf & REQ_FUA);
+	f->sync = small_write_with(pool, bio, REQ_SYNC | REQ_FUA);
+	f->urgent = small_write_with(pool, bio, REQ_FUA);
+	f->nofill = fc_bio(bio)->flags & FC_BF_NOFILL;
+	f->twin_filled = fc_bio(bio)->flags & FC_BF_TWIN_FILLED;
+	f->off = sector & (bsz - 1);
+	f->len = bio_sectors(bio);
+	f->mode = v->mode;
+	f->block_sectors = bsz;
+	f->subblock_sectors = pool->g.subblock_sectors;
+
 	pool->last_io = jiffies;
 	e = fc_lookup(pool, v->slot, block);
 	/* The stream detector sees the whole bio (a cut remainder counts again). */
-	if (!worker && len) {
-		seq_bypass = fc_seq_check(&v->seq, sector, len,
-					  (u64)v->opts.seq_cutoff_kib * 2);
-		if (seq_bypass && sync && v->mode == FC_MODE_WRITEBACK) {
-			/* the redo stream: absorbed (small_write_with()) */
-			seq_bypass = false;
-			fc_stat_inc(pool, v->slot, FC_ST_WRITE_SYNC_KEPT);
-		}
-		if (write && (bio->bi_opf & REQ_FUA))
-			fc_stat_inc(pool, v->slot, FC_ST_FUA);
-	}
-	if (off + len > bsz) {
-		u64 n = ((u64)off + len + bsz - 1) / bsz;
+	if (!worker && f->len)
+		f->seq = fc_seq_check(&v->seq, sector, f->len,
+				      (u64)v->opts.seq_cutoff_kib * 2);
+	f->cacheable = block_cacheable(v, block);
+	if (!worker && !e && f->off + f->len > bsz)
+		f->span_cached = span_cached(v, block, ((u64)f->off + f->len + bsz - 1) / bsz);
+	f->ow_busy = origin_writes_in_flight(pool, stripe_of(v, block));
+	entry_facts(f, pool, e);
+	pool_facts(f, pool);
+	return e;
+}
 
-		if (!worker && (e || span_cached(v, block, n) ||
-				(!seq_bypass && v->mode != FC_MODE_PASSTHROUGH &&
-				 (!write || v->mode == FC_MODE_WRITEBACK ||
-				  v->mode == FC_MODE_WRITETHROUGH)))) {
-			dm_accept_partial_bio(bio, bsz - off);
-			len = bsz - off;
-		} else {
-			/* Streams and uncached pass-through I/O go to the origin whole. */
-			if (seq_bypass && !worker)
-				fc_stat_inc(pool, v->slot, FC_ST_BYPASSED);
-			around = seq_bypass ? (write ? FC_ST_WRITE_AROUND_SEQ : FC_ST_READ_AROUND_SEQ) :
-				(write ? FC_ST_WRITE_AROUND_OTHER : FC_ST_READ_AROUND_OTHER);
-			goto origin_whole;
-		}
-	}
-	/* As cut: a retry or the writethrough flash copy starts from here. */
-	fb->iter = bio->bi_iter;
-	if (!block_cacheable(v, block) && !e) {
-		around = write ? FC_ST_WRITE_AROUND_OTHER : FC_ST_READ_AROUND_OTHER;
-		goto origin_whole;
-	}
-	mask = fc_subblock_mask(off, len, sub);
-	partial = fc_subblock_partial(off, len, sub);
+/*
+ * Decide (pool->lock held), making the cut the decision wants and doing
+ * the steps it asks for, each followed by a new decision (fc_decide.h).
+ * Returns the block's entry: @e, or the one just allocated.
+ */
+static struct fc_entry *decide(struct fc_volume *v, struct bio *bio, u64 block,
+			       struct fc_facts *f, struct fc_entry *e, struct fc_decision *d)
+{
+	struct fc_pool *pool = v->pool;
 
-	/* Promotion vs a write: a BUSY entry (fill in flight) makes us wait. */
-	if (e && (e->flags & FC_E_BUSY))
-		goto wait;
-
-	if (!write) {
-		if (!worker)
-			fc_stat_inc(pool, v->slot, FC_ST_READS);
-		if (e && (e->valid & mask) == mask) {
-			if (!worker)
-				fc_stat_inc(pool, v->slot, FC_ST_READ_HITS);
-			goto to_flash;
+	for (;;) {
+		fc_decide(f, d);
+		if (d->cut) {
+			dm_accept_partial_bio(bio, f->block_sectors - f->off);
+			f->len = f->block_sectors - f->off;
 		}
-		around = FC_ST_READ_AROUND_OTHER;
-		if (fb->flags & FC_BF_NOFILL) {
-			if (e && (e->dirty & mask))
-				goto kill;	/* the only copy is unreadable */
-			goto to_origin;
-		}
-		if (e && (e->dirty & mask)) {
-			fill = mask & ~e->valid;
-			goto need_fill;
-		}
-		if (v->mode == FC_MODE_PASSTHROUGH || pool->md_mode != FC_MD_RW ||
-		    pool->no_new_dirty || seq_bypass || !block_cacheable(v, block)) {
-			if (seq_bypass && !worker) {
-				fc_stat_inc(pool, v->slot, FC_ST_BYPASSED);
-				around = FC_ST_READ_AROUND_SEQ;
-			}
-			goto to_origin;
-		}
-		admit = e || worker || fc_ghost_admit(&pool->ghost,
-						       (block << 6) | v->slot);
-		if (!admit) {
-			around = FC_ST_READ_AROUND_COLD;
-			goto to_origin;
-		}
-		fill = mask & ~(e ? e->valid : 0);
-		goto need_fill;
-	}
-
-	/* Writes. */
-	if (!worker)
-		fc_stat_inc(pool, v->slot, FC_ST_WRITES);
-	around = wb_refusal(v, fb, e, block, seq_bypass, urgent);
-	if ((e && (e->dirty & mask)) || around == FC_ST_NR) {
-		/* Writeback path (also any write touching dirty sub-blocks). */
-		if (!e) {
+		if (d->act == FC_ACT_GHOST) {
+			f->ghost = fc_ghost_admit(&pool->ghost, (block << 6) | v->slot) ?
+				FC_STEP_YES : FC_STEP_NO;
+		} else if (d->act == FC_ACT_ALLOC) {
 			e = fc_alloc_entry(pool, v->slot, block);
-			if (!e) {
-				around = FC_ST_WRITE_AROUND_BUSY;
-				goto write_around;
-			}
-			fc_stat_inc(pool, v->slot, FC_ST_WRITE_ALLOCS);
-			if (fc_wb_above_high(pool->nr_dirty, pool->g.nr_blocks,
-					     pool->opts.val[FC_OPT_WRITEBACK_HIGH]))
-				fc_stat_inc(pool, v->slot, FC_ST_WRITE_SYNC_HIGH);
-		} else if (!worker) {
-			fc_stat_inc(pool, v->slot, FC_ST_WRITE_HITS);
+			f->alloc = e ? FC_STEP_YES : FC_STEP_NO;
+			entry_facts(f, pool, e);
+			pool_facts(f, pool);
+		} else if (d->act == FC_ACT_TWIN) {
+			f->twin = fc_alloc_twin(pool, e) ? FC_STEP_YES : FC_STEP_NO;
+			entry_facts(f, pool, e);
+			pool_facts(f, pool);
+		} else {
+			return e;
 		}
-		/*
-		 * Mirrored pools: dirty data has a twin on the other leg
-		 * (every dirty entry has one while both legs are present).
-		 */
-		if (fc_redundant(pool) && !fc_alloc_twin(pool, e) && !(e->dirty & mask)) {
-			around = FC_ST_WRITE_AROUND_BUSY;
-			goto write_around;
-		}
-		/*
-		 * Partial writes: a partly covered invalid sub-block is filled
-		 * first.  With a twin, a partly covered clean one too: the
-		 * twin holds only dirty sub-blocks, and this one turns dirty
-		 * (do_fill() writes both copies; FC_BF_TWIN_FILLED: once).
-		 */
-		fill = partial & ~e->valid;
-		if (fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE && !(fb->flags & FC_BF_TWIN_FILLED))
-			fill |= partial & ~e->dirty;
-		if (fill) {
-			if (fb->flags & FC_BF_NOFILL)
-				goto kill;
-			goto need_fill;
-		}
+	}
+}
+
+static void count_stats(struct fc_pool *pool, int slot, u32 count)
+{
+	while (count) {
+		unsigned int st = __ffs(count);
+
+		count &= count - 1;
+		fc_stat_inc(pool, slot, st);
+	}
+}
+
+/*
+ * FC_ACT_FLASH_READ, FC_ACT_FLASH_WRITE: to the entry's flash block.
+ * Returns the block a write goes to as well (its twin), or FC_NONE.
+ */
+static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_entry *e,
+		    const struct fc_decision *d)
+{
+	struct fc_bio *fb = fc_bio(bio);
+
+	if (d->act == FC_ACT_FLASH_WRITE) {
 		/* Writeback vs a new write: bump the generation at map too. */
 		fc_entry_bump(e);
-		fb->mask = mask;
-		if (bio->bi_opf & REQ_FUA) {
+		if (d->fua_commit) {
 			/* FUA: strip it on the flash; completion waits for a commit. */
 			bio->bi_opf &= ~REQ_FUA;
 			fb->flags |= FC_BF_FUA;
 		}
 		fb->kind = FC_BK_FLASH_WRITE;
-		goto to_flash_kind;
+	} else {
+		fb->kind = FC_BK_FLASH_READ;
 	}
-	/*
-	 * Writethrough: the origin first, then the same data to the flash from
-	 * the worker; the sub-blocks become valid only if both succeed and no
-	 * other write came in between (generation).  Meanwhile they are
-	 * invalid, so reads go to the origin, and the pinned entry (in-flight)
-	 * keeps fills and eviction away.
-	 */
-	if (v->mode == FC_MODE_WRITETHROUGH && pool->md_mode == FC_MD_RW &&
-	    !pool->no_new_dirty && !seq_bypass && !(fb->flags & FC_BF_NOFILL) &&
-	    block_cacheable(v, block) && !(e && (e->flags & FC_E_WB))) {
-		/*
-		 * Writethrough vs another bio on the block: one at a time.
-		 * The flash copy is a second step, so two overlapping writes
-		 * in flight could reach the origin in one order and the flash
-		 * in the other, leaving the older data valid on the flash over
-		 * the newer on the origin.  Waiting for the entry to go idle
-		 * also means no other write can bump the generation while
-		 * this one is in flight except through the dirty path (a
-		 * block left dirty by a mode change): see gen_wrapped.
-		 */
-		if (e && atomic_read(&e->inflight))
-			goto wait;
-		if (!e) {
-			e = fc_alloc_entry(pool, v->slot, block);
-			if (e)
-				fc_stat_inc(pool, v->slot, FC_ST_WRITE_ALLOCS);
-		} else if (!worker) {
-			fc_stat_inc(pool, v->slot, FC_ST_WRITE_HITS);
-		}
-		if (e) {
-			/* Reuse before commit: see write_around below. */
-			if ((bio->bi_opf & REQ_FUA) &&
-			    ((e->flags & FC_E_PDIRTY) || pool->pending_head != FC_NONE))
-				fb->flags |= FC_BF_FUA;
-			fc_entry_bump(e);
-			/* Nothing in flight: no generation snapshot is live. */
-			e->gen_wrapped = 0;
-			fb->mask = (mask & ~partial) | (partial & e->valid);
-			fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
-			atomic_inc(&e->inflight);
-			fb->eidx = fc_eidx(pool, e);
-			fb->gen = e->gen;
-			fb->kind = FC_BK_WT;
-			spin_unlock_irqrestore(&pool->lock, flags);
-			remap_origin(v, bio);
-			return FC_DONE_REMAP;
-		}
-	}
-	if (!worker && v->mode == FC_MODE_WRITEBACK)
-		fc_stat_inc(pool, v->slot, FC_ST_BYPASSED);
-write_around:
-	/*
-	 * Write-around vs a flash write in flight: that write marks its
-	 * sub-blocks valid and dirty when it completes, so dropping them here
-	 * meanwhile would bring back, under this write's sectors of a partly
-	 * written sub-block, the older data the sub-block was filled with.
-	 * Wait for the entry's bios (reads too: the count does not tell them
-	 * apart) before going around.
-	 */
-	if (e && atomic_read(&e->inflight))
-		goto wait;
-	/* Write-around: drop the touched clean sub-blocks, write the origin. */
-	if (e) {
-		/*
-		 * Reuse before commit: the flash metadata may still map these
-		 * sub-blocks as dirty (PDIRTY).  A FUA write must not complete
-		 * until a commit recorded them clean, or recovery would bring
-		 * the older data back over it.
-		 */
-		if ((bio->bi_opf & REQ_FUA) && (e->flags & FC_E_PDIRTY))
-			fb->flags |= FC_BF_FUA;
-		fc_entry_bump(e);
-		fc_entry_set(pool, e, e->valid & ~mask, e->dirty);
-		if (!e->valid && !(e->flags & FC_E_WB))
-			fc_entry_release(pool, e);
-	}
-	/* The same for a block already released but still committed dirty. */
-	if ((bio->bi_opf & REQ_FUA) && pool->pending_head != FC_NONE)
-		fb->flags |= FC_BF_FUA;
-	stripe = stripe_of(v, block);
-	pool->ow_inflight[stripe]++;
-	fb->stripe = stripe;
-	fb->kind = FC_BK_ORIGIN_WRITE;
-	fc_stat_inc(pool, v->slot, around == FC_ST_NR ? FC_ST_WRITE_AROUND_BUSY : around);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	remap_origin(v, bio);
-	return FC_DONE_REMAP;
-
-to_flash:
-	fb->kind = FC_BK_FLASH_READ;
-	fb->mask = mask;
-to_flash_kind:
+	fb->mask = d->fb_mask;
 	atomic_inc(&e->inflight);
 	e->flags |= FC_E_REF;
 	fb->eidx = fc_eidx(pool, e);
 	fb->gen = e->gen;
-	twin = fb->kind == FC_BK_FLASH_WRITE ? fc_twin_of(pool, fb->eidx) : FC_NONE;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	remap_flash(pool, bio, fb->eidx, off);
-	if (twin != FC_NONE)
-		remap_twin(pool, bio, twin, off);
-	return FC_DONE_REMAP;
+	return fb->kind == FC_BK_FLASH_WRITE ? fc_twin_of(pool, fb->eidx) : FC_NONE;
+}
 
-origin_whole:
-	if (write) {
-		/* Write-around of uncached blocks: tracked for fills (pool-wide). */
-		if (!worker)
-			fc_stat_inc(pool, v->slot, FC_ST_WRITES);
-		fc_stat_inc(pool, v->slot, around);
-		if ((bio->bi_opf & REQ_FUA) && pool->pending_head != FC_NONE)
-			fb->flags |= FC_BF_FUA;
-		pool->ow_big++;
-		fb->stripe = FC_NONE;
-		fb->kind = FC_BK_ORIGIN_WRITE;
-		spin_unlock_irqrestore(&pool->lock, flags);
-		remap_origin(v, bio);
-		return FC_DONE_REMAP;
-	}
-	if (!worker)
-		fc_stat_inc(pool, v->slot, FC_ST_READS);
-to_origin:
-	fc_stat_inc(pool, v->slot, around == FC_ST_NR ? FC_ST_READ_AROUND_OTHER : around);
-	fb->kind = FC_BK_ORIGIN;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	remap_origin(v, bio);
-	return FC_DONE_REMAP;
+/*
+ * Writethrough: the origin first, then the same data to the flash from
+ * the worker; the sub-blocks become valid only if both succeed and no
+ * other write came in between (generation).  Meanwhile they are
+ * invalid, so reads go to the origin, and the pinned entry (in-flight)
+ * keeps fills and eviction away.  One at a time: see write_through() in
+ * fc_decide.c.
+ */
+static void start_wt(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e,
+		     const struct fc_decision *d)
+{
+	/* Reuse before commit: see write_around() in fc_decide.c. */
+	if (d->fua_commit)
+		fb->flags |= FC_BF_FUA;
+	fc_entry_bump(e);
+	/* Nothing in flight: no generation snapshot is live. */
+	e->gen_wrapped = 0;
+	fb->mask = d->fb_mask;
+	fc_entry_set(pool, e, e->valid & ~d->mask, e->dirty);
+	atomic_inc(&e->inflight);
+	fb->eidx = fc_eidx(pool, e);
+	fb->gen = e->gen;
+	fb->kind = FC_BK_WT;
+}
 
-kill:
-	spin_unlock_irqrestore(&pool->lock, flags);
-	fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-	return FC_DONE_KILL;
+/*
+ * Write-around: drop the touched clean sub-blocks, write the origin.  The
+ * entry has nothing in flight (write-around vs a flash write in flight:
+ * write_around() in fc_decide.c, which also decides the FUA rule of reuse
+ * before commit).
+ */
+static void write_around(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
+			 u64 block, const struct fc_decision *d)
+{
+	struct fc_pool *pool = v->pool;
+	u32 stripe;
 
-wait:
-	park_locked(pool, bio, e, wait_stripe);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return FC_DONE_SUBMITTED;
-
-need_fill:
-	if (!worker) {
-		defer_locked(pool, bio);
-		spin_unlock_irqrestore(&pool->lock, flags);
-		return FC_DONE_SUBMITTED;
-	}
-	/*
-	 * Promotion vs a write: no fill while writes of this stripe are in
-	 * flight to the origin; once the entry is BUSY new writes wait.
-	 * Eviction vs in-flight I/O: no fill while the entry has I/O in flight.
-	 */
-	if (origin_writes_in_flight(pool, stripe_of(v, block)) ||
-	    (e && (atomic_read(&e->inflight) || (e->flags & FC_E_WB)))) {
-		if (e && (e->dirty & mask)) {
-			/* dirty data involved: only the cache will do */
-			wait_stripe = stripe_of(v, block);
-			goto wait;
-		}
-		if (write) {
-			around = FC_ST_WRITE_AROUND_BUSY;
-			goto write_around;	/* never stall a write behind a fill */
-		}
-		if (e && !e->valid && !atomic_read(&e->inflight) && !(e->flags & FC_E_WB))
-			fc_entry_release(pool, e);
-		goto to_origin;
-	}
-	if (!e) {
-		e = fc_alloc_entry(pool, v->slot, block);
-		if (!e) {
-			around = write ? FC_ST_WRITE_AROUND_BUSY : FC_ST_READ_AROUND_OTHER;
-			if (write)
-				goto write_around;
-			goto to_origin;
-		}
-	}
-	e->flags |= FC_E_BUSY;
-	spin_unlock_irqrestore(&pool->lock, flags);
-
-	r = do_fill(v, e, block, fill);
-
-	spin_lock_irqsave(&pool->lock, flags);
-	e->flags &= ~FC_E_BUSY;
-	if (!r) {
-		fc_entry_set(pool, e, e->valid | fill, e->dirty);
-		fc_stat_inc(pool, v->slot, FC_ST_PROMOTIONS);
-		if (fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE)
-			fb->flags |= FC_BF_TWIN_FILLED;
-	} else {
-		fb->flags |= FC_BF_NOFILL;
-		if (!e->valid && !atomic_read(&e->inflight))
+	if (d->fua_commit)
+		fb->flags |= FC_BF_FUA;
+	if (e) {
+		fc_entry_bump(e);
+		fc_entry_set(pool, e, e->valid & ~d->mask, e->dirty);
+		if (!e->valid && !(e->flags & FC_E_WB))
 			fc_entry_release(pool, e);
 	}
-	/* Bios that waited on the BUSY entry: the worker must run again. */
-	fc_kick_locked(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	goto again;
+	stripe = stripe_of(v, block);
+	pool->ow_inflight[stripe]++;
+	fb->stripe = stripe;
+	fb->kind = FC_BK_ORIGIN_WRITE;
+}
+
+static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,
+			 const struct fc_decision *d)
+{
+	if (!write) {
+		fb->kind = FC_BK_ORIGIN;
+		return;
+	}
+	/* Write-around of uncached blocks: tracked for fills (pool-wide). */
+	if (d->fua_commit)
+		fb->flags |= FC_BF_FUA;
+	pool->ow_big++;
+	fb->stripe = FC_NONE;
+	fb->kind = FC_BK_ORIGIN_WRITE;
 }
 
 /* Copy the sub-blocks @fill of @block from the origin to @e's flash block. */
@@ -677,6 +513,111 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 	return r;
 }
 
+/*
+ * FC_ACT_FILL, without pool->lock: fill the sub-blocks @fill of the BUSY
+ * entry @e, then settle it: @fill valid, or the bio keeps away from the
+ * cache from now on (FC_BF_NOFILL).
+ */
+static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
+		       u64 block, u8 fill)
+{
+	struct fc_pool *pool = v->pool;
+	int r = do_fill(v, e, block, fill);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	e->flags &= ~FC_E_BUSY;
+	if (!r) {
+		fc_entry_set(pool, e, e->valid | fill, e->dirty);
+		fc_stat_inc(pool, v->slot, FC_ST_PROMOTIONS);
+		if (fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE)
+			fb->flags |= FC_BF_TWIN_FILLED;
+	} else {
+		fb->flags |= FC_BF_NOFILL;
+		if (!e->valid && !atomic_read(&e->inflight))
+			fc_entry_release(pool, e);
+	}
+	/* Bios that waited on the BUSY entry: the worker must run again. */
+	fc_kick_locked(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/*
+ * Map one bio (already within one block, or going to the origin whole):
+ * gather the facts under pool->lock, decide (fc_decide.c), carry the
+ * decision out.  @worker: process context, fills allowed; after a fill
+ * the bio is decided again.
+ */
+static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_bio *fb = fc_bio(bio);
+	u64 block = dm_target_offset(v->ti, bio->bi_iter.bi_sector) >> pool->block_shift;
+	struct fc_decision d;
+	struct fc_facts f;
+	unsigned long flags;
+	struct fc_entry *e;
+	u32 twin = FC_NONE;
+	int done;
+
+again:
+	spin_lock_irqsave(&pool->lock, flags);
+	e = gather_facts(v, bio, block, worker, &f);
+	e = decide(v, bio, block, &f, e, &d);
+	/* As cut: a retry or the writethrough flash copy starts from here. */
+	fb->iter = bio->bi_iter;
+	count_stats(pool, v->slot, d.count);
+	done = FC_DONE_REMAP;
+	switch (d.act) {
+	case FC_ACT_FLASH_READ:
+	case FC_ACT_FLASH_WRITE:
+		twin = to_flash(pool, bio, e, &d);
+		break;
+	case FC_ACT_WT:
+		start_wt(pool, fb, e, &d);
+		break;
+	case FC_ACT_WRITE_AROUND:
+		write_around(v, fb, e, block, &d);
+		break;
+	case FC_ACT_ORIGIN_WHOLE:
+		origin_whole(pool, fb, f.write, &d);
+		break;
+	case FC_ACT_ORIGIN:
+		if (d.release)
+			fc_entry_release(pool, e);
+		fb->kind = FC_BK_ORIGIN;
+		break;
+	case FC_ACT_WAIT:
+		park_locked(pool, bio, e, d.wait_stripe ? stripe_of(v, block) : FC_NONE);
+		done = FC_DONE_SUBMITTED;
+		break;
+	case FC_ACT_DEFER:
+		defer_locked(pool, bio);
+		done = FC_DONE_SUBMITTED;
+		break;
+	case FC_ACT_FILL:
+		e->flags |= FC_E_BUSY;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		fill_entry(v, fb, e, block, d.fill);
+		goto again;
+	case FC_ACT_KILL:
+	default:	/* the steps (GHOST, ALLOC, TWIN) end in decide() */
+		done = FC_DONE_KILL;
+		break;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (done != FC_DONE_REMAP)
+		return done;
+	if (d.act == FC_ACT_FLASH_READ || d.act == FC_ACT_FLASH_WRITE) {
+		remap_flash(pool, bio, fb->eidx, f.off);
+		if (twin != FC_NONE)
+			remap_twin(pool, bio, twin, f.off);
+	} else {
+		remap_origin(v, bio);
+	}
+	return FC_DONE_REMAP;
+}
+
 static void wt_flash_done(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
@@ -696,7 +637,7 @@ static void wt_flash_done(struct bio *clone)
 	fc_kick_locked(pool);
 	bio_put(clone);
 	if (fb->flags & FC_BF_FUA) {
-		/* The commit worker completes it (see write_around). */
+		/* The commit worker completes it (write_around() in fc_decide.c). */
 		bio_list_add(&pool->fua_bios, bio);
 		queue_work(pool->wq, &pool->commit_work);
 		spin_unlock_irqrestore(&pool->lock, flags);
@@ -828,7 +769,7 @@ static int retry_bio(struct fc_pool *pool, struct bio *bio)
 	bio->bi_opf = fb->opf;
 	bio->bi_status = BLK_STS_OK;
 	fb->kind = FC_BK_NONE;
-	fb->flags = FC_BF_NOFILL | FC_BF_RETRY;
+	fb->flags = FC_BF_NOFILL;
 	defer_locked(pool, bio);
 	return DM_ENDIO_INCOMPLETE;
 }

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fc_decide: what the data path does with one read or write bio, decided
+ * from facts: the bio, the entry of its cache block, the volume and the
+ * pool (docs/DESIGN.md, "Data path (map)").  Pure C (include/fcache_env.h),
+ * unit-tested on the host (tests/unit/test_decide.c).
+ *
+ * Contract: fc_decide() never does I/O, never allocates, never sleeps and
+ * changes nothing: the same facts give the same decision.  The caller
+ * (map_rw() in fc_volume.c) gathers the facts under pool->lock and carries
+ * the decision out under the same hold.  Two facts can only be known after
+ * a side effect; the decision then asks for it (FC_ACT_GHOST, FC_ACT_ALLOC,
+ * FC_ACT_TWIN), the caller does it, records the outcome in the facts and
+ * decides again.  Each is asked for at most once (the fact is no longer
+ * FC_STEP_NOT_TRIED the second time): a read may need the ghost table or
+ * an entry, a write an entry and then its twin.
+ */
+#ifndef FC_DECIDE_H
+#define FC_DECIDE_H
+
+#include "../include/fcache_env.h"
+#include "../include/fcache_abi.h"
+#include "../include/fcache_format.h"
+#include "fc_policy.h"
+
+/*
+ * Per-volume I/O counters, per-cpu (fc_stat_inc()): cheap enough to stay
+ * on.  The first eight are the fields of the volume's status line; all of
+ * them are in the "stats" message's answer, named by fc_stat_names[]
+ * (docs/TABLES.md, "Counters").  A decision names the ones its bio counts.
+ */
+enum fc_stat {
+	FC_ST_READS, FC_ST_READ_HITS, FC_ST_WRITES, FC_ST_WRITE_HITS,
+	FC_ST_BYPASSED, FC_ST_ERRORS, FC_ST_PROMOTIONS, FC_ST_WRITEBACKS,
+	FC_ST_READ_AROUND_SEQ,		/* read misses sent around: stream */
+	FC_ST_READ_AROUND_COLD,		/* ... first touch (ghost table) */
+	FC_ST_READ_AROUND_OTHER,	/* ... mode, ro, busy entry, retry */
+	FC_ST_WRITE_ALLOCS,		/* writes that took a new block */
+	FC_ST_WRITE_AROUND_SEQ,		/* writes sent around: stream */
+	FC_ST_WRITE_AROUND_HIGH,	/* ... pool above writeback_high */
+	FC_ST_WRITE_AROUND_BUSY,	/* ... fill in flight, no free block */
+	FC_ST_WRITE_AROUND_OTHER,	/* ... mode, ro, failed flash, past end */
+	FC_ST_WRITE_SYNC_KEPT,		/* small sync writes of a stream, absorbed */
+	FC_ST_WRITE_SYNC_HIGH,		/* ... allocated above writeback_high */
+	FC_ST_FUA,			/* REQ_FUA writes */
+	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
+	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
+	FC_ST_NR
+};
+
+#define FC_STAT_BIT(st)	(1u << (st))
+
+/* Outcome of a step the decision asked for. */
+enum fc_step {
+	FC_STEP_NOT_TRIED,
+	FC_STEP_YES,		/* ghost: second touch, admit; alloc, twin: got a block */
+	FC_STEP_NO,		/* ghost: first touch; alloc, twin: no free block */
+};
+
+/* The block's entry; all zero when there is none. */
+struct fc_efacts {
+	bool present;
+	bool busy;		/* FC_E_BUSY: a fill in flight */
+	bool wb;		/* FC_E_WB: a writeback copy in flight */
+	bool pdirty;		/* FC_E_PDIRTY: committed (or being committed) dirty */
+	bool twin;		/* mirrored pools: has a twin on the other leg */
+	/*
+	 * Bios on its flash.  A read hit lowers the count without pool->lock,
+	 * so a snapshot may say busy when it is no longer (the bio then waits
+	 * and park_locked() kicks it), never idle when it is not.
+	 */
+	bool inflight;
+	__u8 valid, dirty;	/* sub-block bitmaps */
+};
+
+struct fc_facts {
+	/* the bio */
+	bool worker;		/* the worker's pass: process context, fills allowed */
+	bool write;
+	bool fua;		/* REQ_FUA */
+	bool sync;		/* REQ_SYNC or REQ_FUA write of one block or less */
+	bool urgent;		/* REQ_FUA write of one block or less */
+	bool nofill;		/* FC_BF_NOFILL: a fill or the flash failed it */
+	bool seq;		/* fc_seq_check(): part of a stream (map's pass, len > 0) */
+	bool twin_filled;	/* FC_BF_TWIN_FILLED: a fill wrote the twin too */
+	__u32 off, len;		/* sectors: offset in the block, length (may span) */
+	/* its first block */
+	bool cacheable;		/* wholly inside the volume */
+	/* a spanned block has an entry (read by map's pass of a spanning bio, no entry) */
+	bool span_cached;
+	bool ow_busy;		/* origin writes in flight on its stripe, or a big one */
+	struct fc_efacts e;
+	/* the volume and the pool */
+	int mode;		/* FC_MODE_* */
+	bool md_rw;		/* metadata mode rw */
+	bool no_new_dirty;	/* a flash write failed */
+	bool pending;		/* released blocks still committed dirty wait for a commit */
+	bool redundant;		/* mirrored, both legs present: dirty data gets a twin */
+	__u64 nr_dirty, nr_blocks;
+	__u32 wb_high;		/* writeback_high, percent */
+	__u32 block_sectors, subblock_sectors;
+	/* outcomes of the steps asked for */
+	enum fc_step ghost, alloc, twin;
+};
+
+enum fc_action {
+	FC_ACT_FLASH_READ,	/* remap to the entry's flash: read hit */
+	FC_ACT_FLASH_WRITE,	/* remap to the entry's flash: the write makes it dirty */
+	FC_ACT_WT,		/* writethrough: origin now, the flash copy after it */
+	FC_ACT_WRITE_AROUND,	/* drop the touched sub-blocks, write the origin */
+	FC_ACT_ORIGIN_WHOLE,	/* to the origin uncut (a write there holds ow_big) */
+	FC_ACT_ORIGIN,		/* a read to the origin */
+	FC_ACT_WAIT,		/* park until the entry (and stripe) is idle, then again */
+	FC_ACT_DEFER,		/* to the worker: a fill needs process context */
+	FC_ACT_FILL,		/* fill the sub-blocks @fill (entry BUSY), then again */
+	FC_ACT_KILL,		/* fail the bio: the only copy of its data is unreadable */
+	/* steps: do it, record the outcome in the facts, decide again */
+	FC_ACT_GHOST,		/* ask the ghost table: facts.ghost */
+	FC_ACT_ALLOC,		/* allocate an entry for the block: facts.alloc */
+	FC_ACT_TWIN,		/* give the entry a twin (fc_alloc_twin()): facts.twin */
+};
+
+struct fc_decision {
+	enum fc_action act;
+	enum fc_action then;	/* FC_ACT_ALLOC: what the entry is for */
+	enum fc_stat why;	/* ORIGIN*, WRITE_AROUND: the around counter; KILL: errors */
+	__u32 count;		/* FC_STAT_BIT()s of every counter the bio counts, why too */
+	bool cut;		/* cut the bio at the block boundary first */
+	/*
+	 * FC_BF_FUA: completion waits for a commit.  FLASH_WRITE: REQ_FUA is
+	 * stripped; elsewhere it stays on the origin write.
+	 */
+	bool fua_commit;
+	bool wait_stripe;	/* WAIT: for origin writes of the block's stripe too */
+	bool release;		/* ORIGIN: release the entry (empty and idle) */
+	__u8 mask;		/* touched sub-blocks (after the cut) */
+	__u8 fb_mask;		/* FLASH_*: @mask; WT: the sub-blocks it makes valid */
+	__u8 fill;		/* FILL, DEFER: the sub-blocks to fill */
+};
+
+void fc_decide(const struct fc_facts *f, struct fc_decision *d);
+
+#endif
