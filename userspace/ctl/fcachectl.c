@@ -181,7 +181,7 @@ static const struct fc_cmd cmds[] = {
 	  "  --discard  the origin is authoritative: drop the volume's cached and\n"
 	  "             dirty data" },
 	{ "check", cmd_check, 0, "verify a pool's metadata offline",
-	  "check FLASHDEV [--json] [--repair]\n"
+	  "check FLASHDEV [FLASHDEV2] [--json] [--repair]\n"
 	  "  Verifies the superblock and all metadata of an fcache flash device (or\n"
 	  "  image file) that is not in use.  Outcomes (JSON \"outcome\"), exit status:\n"
 	  "    clean       0  consistent\n"
@@ -193,7 +193,18 @@ static const struct fc_cmd cmds[] = {
 	  "  --repair  only after a check without errors: zero the leftovers, clear\n"
 	  "            needs_check and write a new superblock, so the pool loads\n"
 	  "            read-write again; damage is refused (exit 1, nothing written)\n"
-	  "  --clear-needs-check  the old name of --repair" },
+	  "  --clear-needs-check  the old name of --repair\n"
+	  "  FLASHDEV FLASHDEV2: the two legs of a mirrored pool: each is checked (a\n"
+	  "  leg reports its leg index, partner, events and failed legs; every twin\n"
+	  "  is verified), then the pair (JSON: fcache.check-pair):\n"
+	  "    in_sync       0  same pool, each the other's partner, same commit and\n"
+	  "                     committed metadata\n"
+	  "    lagging       0  one superblock a commit behind (loads, brought forward)\n"
+	  "    stale, split_brain, foreign, same_leg, disagree, not_mirrored\n"
+	  "                  1  the kernel refuses the two together (says which device\n"
+	  "                     holds the newest data)\n"
+	  "    mismatch, damaged  1  same commit but different metadata, or a damaged leg\n"
+	  "    not_a_pool    3  one of them holds no fcache metadata" },
 	{ "dump", cmd_dump, 0, "describe a pool's metadata offline",
 	  "dump FLASHDEV [--json]\n"
 	  "  Prints the superblock, the volume table and every cache entry, as\n"
