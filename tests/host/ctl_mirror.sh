@@ -224,3 +224,12 @@ creject "mirror= is another pool's flash" 2 "also a flash device of pool p0" "po
 creject "a pool's flash is another's mirror" 2 "also a flash device of pool p0" "pool p0 /dev/fl0 mirror=/dev/fl1" "pool p1 /dev/fl1"
 creject "a mirror device cached as a volume" 2 "also a flash device of pool p0" "pool p0 /dev/fl0 mirror=/dev/fl1" "volume p0 /dev/fl1 id=1"
 creject "mirror= twice" 1 "given twice" "pool p0 /dev/fl0 mirror=/dev/fl1 mirror=/dev/fl2"
+
+# the completion offers --degraded to pool create and up
+comp_fake
+cmp_out "completion: up --degraded" "--degraded" fcachectl up --deg
+cmp_out "completion: pool create --degraded" "--degraded" fcachectl pool create p0 --deg
+# the man page documents the two-device forms
+for w in 'FLASHDEV2' 'mirror=' 'check\\-pair' 'DEGRADED' 'lone_dirty_blocks'; do
+	grep -q -- "$w" "$top/man/fcachectl.8" && pass "man: documents $w" || fail "man: documents $w"
+done
