@@ -29,6 +29,14 @@ int main(int argc, char **argv)
 		if (fc_block_dev(argv[4], &p.flash))
 			return 2;
 		snprintf(p.table, sizeof(p.table), "%s", argv[5]);
+		{
+			/* "mirror <dev>|-" of the table: a mirrored pool */
+			struct fc_pool t = p;
+
+			fc_parse_pool_table(&t);
+			p.nr_legs = t.nr_legs;
+			p.flash2 = t.flash2;
+		}
 		p.block_sectors = 64;
 		fc_parse_u64(argv[7], &u);
 		return fc_conf_record_enable(argv[1], &p, argv[6], (unsigned int)u, argv[8],

@@ -2,7 +2,8 @@
 # fcache.conf parsing (fcachectl up --dry-run, udev-probe) on the host:
 # every error names file:line on one stderr line; duplicate keys, one
 # device in two roles, over-long paths, lines and word counts are errors;
-# sequential_cutoff and passthrough are accepted; udev-probe fails loudly
+# sequential_cutoff and passthrough are accepted; a mirrored pool's
+# mirror= device is a flash device and recorded; udev-probe fails loudly
 # (exit 1, message) on a broken config and exits 0 without one.
 . "$(dirname "$0")/ctl_lib.sh"
 ctl_build
@@ -66,6 +67,10 @@ if [ -n "$node" ]; then
 	printf 'pool p0 %s\n' "$node" >"$T/fl.conf"
 	expect_rc 0 "udev-probe: configured flash" "$CTL" udev-probe "$node" -c "$T/fl.conf"
 	grep -qx FCACHE_FLASH=1 "$T/out" && pass "udev-probe: flash marked" || fail "udev-probe: flash marked" "$(cat "$T/out")"
+	printf 'pool p0 /dev/fl0 mirror=%s\n' "$node" >"$T/fl2.conf"
+	expect_rc 0 "udev-probe: configured mirror device" "$CTL" udev-probe "$node" -c "$T/fl2.conf"
+	grep -qx FCACHE_FLASH=1 "$T/out" && grep -qx FCACHE_POOL=p0 "$T/out" && pass "udev-probe: mirror device marked as flash" ||
+		fail "udev-probe: mirror device marked as flash" "$(cat "$T/out")"
 	printf 'pool p0 /dev/fl0\nvolume p0 /dev/v1 id=1 id=1\n' >"$T/broken.conf"
 	expect_rc 1 "udev-probe: broken config fails loudly (exit 1)" "$CTL" udev-probe "$node" -c "$T/broken.conf"
 	grep -q 'broken.conf:2' "$T/err" && grep -q 'NOT protected' "$T/err" &&
@@ -126,6 +131,21 @@ if cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace
 	grep -q 'not in' "$T/err" && pass "record: unrecorded volume warned" || fail "record: unrecorded volume warned" "$(cat "$T/err")"
 	expect_rc 0 "record: the result parses" "$CTL" up --dry-run -c "$C"
 	[ ! -e "$C.fcachectl-new" ] && pass "record: no temporary file left" || fail "record: no temporary file left"
+	# a mirrored pool: its second device as mirror=, the table's mirror/degraded words are no tunables
+	if [ -b /dev/loop1 ] && [ "$flash" != /dev/loop1 ]; then
+		M=$T/msub/fcache.conf
+		rec_ok "enable on a mirrored pool" "$E" "$M" enable pm "$flash" "7:0 64 4 mirror 7:1 writeback_high 70" /dev/v1 1 writeback - -1
+		grep -q "^pool pm $flash mirror=/dev/[^ ]* writeback_high=70 block_size=32K\$" "$M" &&
+			pass "record: the mirrored pool's line has mirror=" || fail "record: the mirrored pool's line has mirror=" "$(cat "$M")"
+		expect_rc 0 "record: the mirrored pool's file parses" "$CTL" up --dry-run -c "$M"
+		grep -q "mirror=/dev/" "$T/out" && pass "record: up --dry-run reads mirror=" || fail "record: up --dry-run reads mirror=" "$(cat "$T/out")"
+		rm -f "$M"
+		rec_ok "enable on a degraded pool" "$E" "$M" enable pd "$flash" "7:0 64 4 mirror - degraded 1" /dev/v1 1 writeback - -1
+		grep -q 'runs degraded' "$T/err" && grep -q 'mirror=OTHERDEV' "$T/err" && pass "record: a degraded pool: warned" ||
+			fail "record: a degraded pool: warned" "$(cat "$T/err")"
+		grep -qx "pool pd $flash block_size=32K" "$M" && pass "record: a degraded pool: no mirror or degraded word" ||
+			fail "record: a degraded pool: no mirror or degraded word" "$(cat "$M")"
+	fi
 	printf 'bogus line\n' >>"$C"
 	cp "$C" "$T/before"
 	expect_rc 1 "record: a broken file is refused" "$E" "$C" check

@@ -76,6 +76,17 @@ fi
 expect_rc 2 "json: usage error with --json exits 2" "$CTL" check --json
 [ ! -s "$T/out" ] && pass "json: usage error with --json: nothing on stdout" || fail "json: usage error with --json: nothing on stdout"
 
+# status --json of synthetic pools: one device, mirrored, degraded (tests/unit/test_status)
+if make -s -C "$top/tests/unit" bin/test_status >"$T/mk.log" 2>&1; then
+	"$top/tests/unit/bin/test_status" --emit >"$T/st.json"
+	schema_ok "json: status --json of single, mirrored and degraded pools is fcache.status" fcache.status "$T/st.json"
+	sed 's/"redundancy":"degraded"/"redundancy":"half"/' "$T/st.json" >"$T/m.json"
+	if $JS --schema fcache.status "$T/m.json" >/dev/null 2>&1; then fail "json: checker refuses an unknown redundancy"
+	else pass "json: checker refuses an unknown redundancy"; fi
+else
+	fail "json: build tests/unit/bin/test_status" "$(tail -n 5 "$T/mk.log" | tr '\n' ' ')"
+fi
+
 # bench results.json (synthetic compare of tests/unit)
 if make -s -C "$top/tests/unit" bin/test_bench_rounds >"$T/mk.log" 2>&1; then
 	mkdir -p "$T/bench"

@@ -18,6 +18,13 @@
  *
  * --damage KIND then breaks one thing (re-sealing the page when the damage
  * must pass the checksum); see usage() for the kinds.
+ *
+ * --mirror OUT2 [--size2 MIB] builds the two legs of a mirrored pool
+ * (FC_FEAT_INCOMPAT_MIRROR, docs/DESIGN.md "Two-device pool"): OUT is leg
+ * 0, OUT2 leg 1, both with the whole metadata and superblocks of their own;
+ * every dirty entry on leg 0 gets a twin on leg 1, a few entries live on
+ * leg 1 (dirty ones with a twin on leg 0).  --pair KIND then makes the two
+ * legs disagree the way a lost or swapped device leaves them (see usage()).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -30,6 +37,11 @@
 
 static struct fc_geometry g;
 static int fd;
+/* mirrored: the legs' files, which of them page and superblock writes go to */
+static int nlegs = 1, fds[2], wmask = 1;
+static uint8_t member[2][16];
+static uint32_t failed_legs[2];
+static uint64_t events[2] = { 1, 1 };
 static uint8_t uuid[16];
 static uint64_t S;			/* current commit seq */
 static int *cur;			/* current slot of each logical page, -1 none */
@@ -45,10 +57,20 @@ static void die(const char *m)
 	exit(1);
 }
 
+static void pwrite_leg(int leg, uint64_t nr, const void *p)
+{
+	if (pwrite(fds[leg], p, FC_PAGE_SIZE, (off_t)(nr * FC_PAGE_SIZE)) != FC_PAGE_SIZE)
+		die("pwrite");
+}
+
+/* A metadata page goes to every leg of wmask (identical on both). */
 static void pwrite_page(uint64_t nr, const void *p)
 {
-	if (pwrite(fd, p, FC_PAGE_SIZE, (off_t)(nr * FC_PAGE_SIZE)) != FC_PAGE_SIZE)
-		die("pwrite");
+	int l;
+
+	for (l = 0; l < nlegs; l++)
+		if (wmask & (1 << l))
+			pwrite_leg(l, nr, p);
 }
 
 static void pread_page(uint64_t nr, void *p)
@@ -71,6 +93,12 @@ static void build_page(uint64_t l, void *page)
 static void write_sb_md(uint64_t seq, uint64_t md_seq, int slot)
 {
 	struct fc_disk_superblock *sb = calloc(1, FC_PAGE_SIZE);
+	int l;
+
+	for (l = 0; l < nlegs; l++) {
+	if (!(wmask & (1 << l)))
+		continue;
+	memset(sb, 0, FC_PAGE_SIZE);
 
 	sb->block_sectors = cpu_to_le32(g.block_sectors);
 	sb->subblock_sectors = cpu_to_le32(g.subblock_sectors);
@@ -86,8 +114,22 @@ static void write_sb_md(uint64_t seq, uint64_t md_seq, int slot)
 		sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ);
 		sb->md_seq = cpu_to_le64(md_seq);
 	}
+	if (nlegs > 1) {
+		sb->incompat_features |= cpu_to_le32(FC_FEAT_INCOMPAT_MIRROR);
+		sb->flash_sectors = cpu_to_le64(g.leg_sectors[l]);
+		memcpy(sb->member_uuid, member[l], 16);
+		memcpy(sb->partner_uuid, member[!l], 16);
+		sb->member_index = cpu_to_le32(l);
+		sb->failed_legs = cpu_to_le32(failed_legs[l]);
+		sb->events = cpu_to_le64(events[l]);
+		sb->leg_blocks[0] = cpu_to_le64(g.leg_blocks[0]);
+		sb->leg_blocks[1] = cpu_to_le64(g.leg_blocks[1]);
+		sb->leg_sectors[0] = cpu_to_le64(g.leg_sectors[0]);
+		sb->leg_sectors[1] = cpu_to_le64(g.leg_sectors[1]);
+	}
 	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, uuid);
-	pwrite_page(slot, sb);
+	pwrite_leg(l, slot, sb);
+	}
 	free(sb);
 }
 
@@ -220,6 +262,66 @@ static void ed_dirty(void *p)
 	m->e[7].dirty = 0x0f;
 }
 
+static void ed_twin_leg(void *p)
+{
+	struct fc_disk_mdpage *m = p;
+	unsigned int i;
+
+	/* the first mirrored entry gets a twin on its own leg (leg 0) */
+	for (i = 0; i < FC_ENTRIES_PER_PAGE; i++)
+		if (m->e[i].flags & FC_ENTRY_MIRRORED) {
+			m->e[i].twin = cpu_to_le32(750);
+			return;
+		}
+}
+
+static void ed_twin_oob(void *p)
+{
+	struct fc_disk_mdpage *m = p;
+	unsigned int i;
+
+	for (i = 0; i < FC_ENTRIES_PER_PAGE; i++)
+		if (m->e[i].flags & FC_ENTRY_MIRRORED) {
+			m->e[i].twin = cpu_to_le32((uint32_t)g.nr_blocks + 7);
+			return;
+		}
+}
+
+static void ed_twin_twice(void *p)
+{
+	struct fc_disk_mdpage *m = p;
+	unsigned int i, first = FC_ENTRIES_PER_PAGE;
+
+	/* the second mirrored entry takes the twin of the first */
+	for (i = 0; i < FC_ENTRIES_PER_PAGE; i++) {
+		if (!(m->e[i].flags & FC_ENTRY_MIRRORED))
+			continue;
+		if (first == FC_ENTRIES_PER_PAGE) {
+			first = i;
+			continue;
+		}
+		m->e[i].twin = m->e[first].twin;
+		return;
+	}
+}
+
+static void ed_twin_single(void *p)
+{
+	struct fc_disk_mdpage *m = p;
+
+	/* entry 4 is dirty: marked mirrored in a one-device pool */
+	m->e[4].flags = FC_ENTRY_MIRRORED;
+	m->e[4].twin = cpu_to_le32(9);
+}
+
+static void ed_mismatch(void *p)
+{
+	struct fc_disk_mdpage *m = p;
+
+	m->e[2].dirty ^= 0x01;
+	m->e[2].valid |= 0x01;
+}
+
 static void ed_dupid(void *p)
 {
 	struct fc_disk_voltable *v = p;
@@ -247,7 +349,16 @@ static void usage(void)
 		"                 superblock S (a superblock write that failed)\n"
 		"  failed-commit  as leftover, the superblock with needs_check (a failed\n"
 		"                 page batch)\n"
-		"  mdseq-above    superblock md_seq above its seq\n");
+		"  mdseq-above    superblock md_seq above its seq\n"
+		"mirrored: --mirror OUT2 [--size2 MIB] (OUT is leg 0, OUT2 leg 1)\n"
+		"  --damage twin-leg|twin-oob|twin-used|twin-twice  a twin on the entry's own\n"
+		"                 leg, past the last block, also an entry in use, shared\n"
+		"  --damage twin-single  (one device) a dirty entry marked mirrored\n"
+		"  --pair stale   leg 0 ran without leg 1 (failed_legs, events 2, a commit)\n"
+		"  --pair split   each leg ran without the other\n"
+		"  --pair foreign leg 1 names another partner (a replaced leg 0)\n"
+		"  --pair lag     leg 1's superblock one commit behind (harmless)\n"
+		"  --pair mismatch  same commit, an entry of leg 1 differs\n");
 	exit(2);
 }
 
@@ -255,8 +366,9 @@ int main(int argc, char **argv)
 {
 	uint64_t mib = 64, idx, n, i;
 	uint32_t bs = FC_DEFAULT_BLOCK_SECTORS;
-	const char *damage = NULL, *out;
-	uint64_t vcached[3] = { 0 }, vdirty[3] = { 0 };
+	const char *damage = NULL, *out, *out2 = NULL, *pair = NULL;
+	uint64_t mib2 = 0;
+	uint64_t vcached[3] = { 0 }, vdirty[3] = { 0 }, l;
 	int a;
 
 	if (argc < 2)
@@ -271,17 +383,43 @@ int main(int argc, char **argv)
 			damage = argv[++a];
 		else if (!strcmp(argv[a], "--mdseq"))
 			mdseq = 1;
+		else if (!strcmp(argv[a], "--mirror") && a + 1 < argc)
+			out2 = argv[++a];
+		else if (!strcmp(argv[a], "--size2") && a + 1 < argc)
+			mib2 = strtoull(argv[++a], NULL, 0);
+		else if (!strcmp(argv[a], "--pair") && a + 1 < argc)
+			pair = argv[++a];
 		else
 			usage();
 	}
 	if (damage && (!strncmp(damage, "leftover", 8) || !strcmp(damage, "failed-commit") ||
 		       !strcmp(damage, "mdseq-above")))
 		mdseq = 1;
-	if (fc_geometry_compute(&g, mib * 2048, bs))
+	if (pair && !out2)
 		usage();
+	if (out2) {
+		uint64_t legs[2] = { mib * 2048, (mib2 ? mib2 : mib) * 2048 };
+
+		nlegs = 2;
+		wmask = 3;
+		mdseq = 1;
+		if (fc_geometry_compute_legs(&g, legs, 2, bs) || g.leg_blocks[0] < 800 ||
+		    g.leg_blocks[1] < 1700)
+			usage();
+		fds[1] = open(out2, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (fds[1] < 0 || ftruncate(fds[1], (off_t)(legs[1] << 9)))
+			die(out2);
+		for (i = 0; i < 16; i++) {
+			member[0][i] = (uint8_t)(0xa0 + 3 * i);
+			member[1][i] = (uint8_t)(0x50 + 5 * i);
+		}
+	} else if (fc_geometry_compute(&g, mib * 2048, bs)) {
+		usage();
+	}
 	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || ftruncate(fd, (off_t)(mib << 20)))
 		die(out);
+	fds[0] = fd;
 	for (i = 0; i < 16; i++)
 		uuid[i] = (uint8_t)(0x10 + 7 * i);
 	cur = malloc(g.md_pages * sizeof(*cur));
@@ -328,10 +466,89 @@ int main(int argc, char **argv)
 		if (ent[idx].dirty)
 			vdirty[ent[idx].vol]++;
 	}
+	if (nlegs > 1) {
+		/*
+		 * Entries on leg 1 (vol 0, origin blocks 20000..), the first two
+		 * dirty with twins on leg 0; every dirty entry of leg 0 gets a
+		 * twin on leg 1, from its block 1000 on.
+		 */
+		uint64_t b1 = g.leg_blocks[0];
+
+		for (i = 0; i < 8; i++)
+			set_entry(b1 + 10 + i, 0, 20000 + i, (uint8_t)(0xff >> (8 - g.nr_subblocks)),
+				  i < 2 ? 0x01 : 0);
+		for (i = 0; i < 2; i++) {
+			ent[b1 + 10 + i].flags = FC_ENTRY_MIRRORED;
+			ent[b1 + 10 + i].twin = cpu_to_le32(700 + (uint32_t)i);
+			vcached[0]++;
+			vdirty[0]++;
+		}
+		for (i = 2; i < 8; i++)
+			vcached[0]++;
+		for (idx = 0; idx < 600; idx++) {
+			if (!ent[idx].dirty)
+				continue;
+			ent[idx].flags = FC_ENTRY_MIRRORED;
+			ent[idx].twin = cpu_to_le32((uint32_t)(b1 + 1000 + idx));
+			touch_entry(idx);
+		}
+	}
 	for (i = 0; i < 3; i++)
 		vt.vol[i].dirty_blocks = cpu_to_le64(vdirty[i]);
 	changed[0] = 1;
 	commit(0);	/* commit 4: dirty hints in the volume table */
+
+	if (!pair) {
+	} else if (!strcmp(pair, "stale") || !strcmp(pair, "split")) {
+		/* commit 5 on leg 0 alone, which records leg 1 as failed */
+		wmask = 1;
+		failed_legs[0] = 2;
+		events[0] = 2;
+		changed[0] = 1;
+		commit(0);
+		if (!strcmp(pair, "split")) {
+			/* and leg 1, alone too, its own commit 5 */
+			wmask = 2;
+			failed_legs[1] = 1;
+			events[1] = 2;
+			S--;
+			cur[0] = !cur[0];
+			changed[0] = 1;
+			commit(0);
+		}
+		wmask = 3;
+	} else if (!strcmp(pair, "foreign")) {
+		/* leg 1 names another partner, as after leg 0 was replaced */
+		member[0][0] ^= 0xff;
+		wmask = 2;
+		write_sb(S, (int)(S % 2));
+		member[0][0] ^= 0xff;
+		wmask = 3;
+	} else if (!strcmp(pair, "lag")) {
+		/* commit 5: pages on both, the superblock of leg 0 only */
+		changed[0] = 1;
+		for (l = 0; l < g.md_pages; l++)
+			if (changed[l]) {
+				uint8_t page[FC_PAGE_SIZE];
+				int s = cur[l] == 0 ? 1 : 0;
+
+				build_page(l, page);
+				fc_page_seal(page, l ? FC_ME_MAGIC : FC_VT_MAGIC, fc_md_page_nr(l, s), S + 1, uuid);
+				pwrite_page(fc_md_page_nr(l, s), page);
+				cur[l] = s;
+				changed[l] = 0;
+			}
+		S++;
+		wmask = 1;
+		write_sb(S, (int)(S % 2));
+		wmask = 3;
+	} else if (!strcmp(pair, "mismatch")) {
+		wmask = 2;
+		edit_current(1, ed_mismatch);
+		wmask = 3;
+	} else {
+		usage();
+	}
 
 	if (!damage) {
 	} else if (!strcmp(damage, "sb-current")) {
@@ -397,6 +614,18 @@ int main(int argc, char **argv)
 		write_leftover(0, S + 1, FC_HDR_NEEDS_CHECK);
 	} else if (!strcmp(damage, "mdseq-above")) {
 		write_sb_md(S, S + 1, (int)(S % 2));
+	} else if (!strcmp(damage, "twin-leg") && nlegs > 1) {
+		edit_current(1, ed_twin_leg);
+	} else if (!strcmp(damage, "twin-oob") && nlegs > 1) {
+		edit_current(1, ed_twin_oob);
+	} else if (!strcmp(damage, "twin-used") && nlegs > 1) {
+		/* the twin of leg 1's entry (block 700 of leg 0) becomes an entry */
+		set_entry(700, 1, 7000, 1, 0);
+		commit(0);
+	} else if (!strcmp(damage, "twin-twice") && nlegs > 1) {
+		edit_current(1, ed_twin_twice);
+	} else if (!strcmp(damage, "twin-single") && nlegs == 1) {
+		edit_current(1, ed_twin_single);
 	} else {
 		usage();
 	}
@@ -405,5 +634,7 @@ int main(int argc, char **argv)
 		       le32_to_cpu(vt.vol[i].id), vcached[i], vdirty[i]);
 	printf("seq %" PRIu64 "\n", S);
 	close(fd);
+	if (nlegs > 1)
+		close(fds[1]);
 	return 0;
 }

@@ -76,7 +76,9 @@ usage_err() {
 usage_err "usage: check unknown option after IMG" "check: unknown option '--frob'" check "$T/g.img" --frob
 usage_err "usage: check unknown short option" "check: unknown option '-x'" check -x "$T/g.img"
 usage_err "usage: check abbreviated option" "unknown option '--js'.*--json" check "$T/g.img" --js
-usage_err "usage: check two devices" "expected one FLASHDEV" check "$T/g.img" "$T/g.img"
+usage_err "usage: check three devices" "expected FLASHDEV \[FLASHDEV2\]" check "$T/g.img" "$T/g.img" "$T/g.img"
+usage_err "usage: dump two devices" "expected one FLASHDEV" dump "$T/g.img" "$T/g.img"
+usage_err "usage: check --repair two devices" "repairs one device at a time" check --repair "$T/g.img" "$T/g.img"
 usage_err "usage: dump --repair" "dump: --repair is an option of check" dump "$T/g.img" --repair
 usage_err "usage: dump --clear-needs-check" "dump: --clear-needs-check is an option of check" dump --clear-needs-check "$T/g.img"
 usage_err "usage: status --watch without a value" "status: option '--watch' needs a value" status --watch

@@ -33,7 +33,8 @@ assert get("fcache_volume_status_ok", pool=weird, volume="v\\2") == "1"
 assert get("fcache_volume_info", pool="p0", volume="v0", id="1", label='db "main"',
            origin="/dev/fake252-0", in_place="0") == "1"
 # state sets: exactly one 1 per pool and state family
-for fam, lab in (("fcache_pool_metadata_mode", "mode"), ("fcache_pool_writeback_state", "state")):
+for fam, lab in (("fcache_pool_metadata_mode", "mode"), ("fcache_pool_writeback_state", "state"),
+                 ("fcache_pool_redundancy", "redundancy")):
     for pool in ("p0", weird):
         ones = [x for x in s if x[0] == fam and x[1]["pool"] == pool and x[2] == "1"]
         assert len(ones) == 1, (fam, pool, ones)

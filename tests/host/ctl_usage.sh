@@ -26,7 +26,7 @@ expect_rc 0 "help: pool create --help" "$CTL" pool create --help
 
 # usage errors: exit 2, nothing done
 expect_rc 2 "usage: check without device" "$CTL" check
-expect_rc 2 "usage: check with two devices" "$CTL" check a b
+expect_rc 2 "usage: check with three devices" "$CTL" check a b c
 expect_rc 2 "usage: check bad option" "$CTL" check --frob x
 expect_rc 2 "usage: dump without device" "$CTL" dump
 expect_rc 2 "usage: pool without subverb" "$CTL" pool

@@ -32,6 +32,10 @@ SUPERBLOCK = {
     "nr_blocks": "int", "data_start": "int", "md_pages": "int",
     "flash_sectors": "int", "clean": "bool", "needs_check": "bool",
     "format_time": "int",
+    "?mirror": {
+        "leg": "int", "member_uuid": "str", "partner_uuid": "str", "events": "int",
+        "failed_legs": "int", "leg_blocks": ["int"], "leg_sectors": ["int"],
+    },
 }
 CHECK = {
     "schema": "str", "schema_version": "int", "device": "str", "clean": "bool",
@@ -39,6 +43,7 @@ CHECK = {
     "?superblock": SUPERBLOCK, "?needs_check": "bool", "?leftovers": "int",
     "?leftover_slots": [{"page": "int", "slot": "int", "seq": "int", "needs_check": "bool"}],
     "?used_blocks": "int", "?dirty_blocks": "int", "?lost_pages": "int",
+    "?mirrored_dirty_blocks": "int", "?lone_dirty_blocks": "int",
     "?volumes": [{
         "slot": "int", "id": "int", "label": "str", "origin_sectors": "int",
         "dirty_blocks_hint": "int", "detached": "bool", "cached_blocks": "int",
@@ -52,7 +57,14 @@ CHECK = {
 }
 DUMP = {k: v for k, v in CHECK.items() if k != "?clear_needs_check"}
 DUMP["?entries"] = [{"block": "int", "volume_slot": "int", "oblock": "int", "valid": "int",
-                     "dirty": "int", "flags": "int"}]
+                     "dirty": "int", "flags": "int", "?twin": "int"}]
+CHECK_LEG = {k: v for k, v in CHECK.items()
+             if k not in ("schema", "schema_version", "?clear_needs_check")}
+CHECK_PAIR = {
+    "schema": "str", "schema_version": "int", "outcome": "str", "clean": "bool",
+    "message": "str", "verdict": "str|null", "older_device": "str|null",
+    "metadata_agrees": "bool|null", "legs": [CHECK_LEG],
+}
 STATUS_VOLUME = {
     "name": "str", "origin": "str", "in_place": "bool", "id": "int", "label": "str",
     "mode": "str", "sectors": "int", "cached_blocks": "int", "dirty_blocks": "int",
@@ -70,6 +82,8 @@ STATUS = {
         "needs_check": "bool", "flash_read_errors": "int", "flash_write_errors": "int",
         "metadata_errors": "int", "writeback_state": "str", "writeback_inflight": "int",
         "commit_seq": "int", "active_volumes": "int", "registered_volumes": "int",
+        "redundancy": "str", "lone_dirty_blocks": "int",
+        "devices": [{"path": "str|null", "leg": "int", "state": "str"}],
         "volumes": [STATUS_VOLUME],
         "unattached_volumes": [{"id": "int", "label": "str", "dirty_blocks": "int",
                                 "detached": "bool"}],
@@ -136,9 +150,13 @@ SHOW = {
 SCHEMAS = {
     "fcache.status": STATUS, "fcache.pool-list": POOL_LIST, "fcache.check": CHECK,
     "fcache.dump": DUMP, "fcache.bench": BENCH, "fcache.show": SHOW,
+    "fcache.check-pair": CHECK_PAIR,
 }
 ERROR = {"schema": "str", "schema_version": "int", "error": "str"}
 OUTCOMES = ("clean", "leftovers", "damaged", "not_a_pool")
+VERDICTS = ("in_sync", "lagging", "stale", "split_brain", "foreign", "same_leg", "disagree",
+            "not_mirrored", "mismatch")
+PAIR_OUTCOMES = VERDICTS + ("damaged", "not_a_pool")
 
 
 def scalar_ok(t, v):
@@ -204,6 +222,25 @@ def check_doc(d, want, where):
     check(SCHEMAS[name], d, where, errs)
     if name in ("fcache.check", "fcache.dump") and d.get("outcome") not in OUTCOMES:
         errs.append("%s: outcome %r" % (where, d.get("outcome")))
+    if name == "fcache.status":
+        for i, p in enumerate(d.get("pools") or []):
+            if not isinstance(p, dict):
+                continue
+            if p.get("redundancy") not in ("single", "mirrored", "degraded"):
+                errs.append("%s: pools[%d].redundancy %r" % (where, i, p.get("redundancy")))
+            devs = p.get("devices") or []
+            if [x.get("leg") for x in devs if isinstance(x, dict)] != list(range(len(devs))):
+                errs.append("%s: pools[%d].devices not in leg order" % (where, i))
+    if name == "fcache.check-pair":
+        if d.get("outcome") not in PAIR_OUTCOMES:
+            errs.append("%s: outcome %r" % (where, d.get("outcome")))
+        if d.get("verdict") is not None and d.get("verdict") not in VERDICTS:
+            errs.append("%s: verdict %r" % (where, d.get("verdict")))
+        for i, leg in enumerate(d.get("legs") or []):
+            if isinstance(leg, dict) and leg.get("outcome") not in OUTCOMES:
+                errs.append("%s: legs[%d].outcome %r" % (where, i, leg.get("outcome")))
+        if isinstance(d.get("legs"), list) and len(d["legs"]) != 2:
+            errs.append("%s: %d legs, expected 2" % (where, len(d["legs"])))
     if name == "fcache.show":
         errs += show_shape(d, where)
     return errs

@@ -48,7 +48,8 @@ static void setup(void)
 		.flash_read_errors = 3, .flash_write_errors = UINT64_MAX,
 		.metadata_errors = 9007199254740993ULL,	/* 2^53 + 1: not a double */
 		.wb_state = "background", .wb_inflight = 7, .commit_seq = 15,
-		.active_volumes = 2, .registered_volumes = 3, .free_blocks = 30800 };
+		.active_volumes = 2, .registered_volumes = 3, .free_blocks = 30800,
+		.redundancy = "degraded", .lone_dirty_blocks = 480, .legs = "ok,missing" };
 	/* a name with every character the format escapes, and a byte that is not UTF-8 */
 	p = &pools[1];
 	snprintf(p->name, sizeof(p->name), "we\"ird\\po\nol\xff\xc3\xa9");
@@ -58,7 +59,7 @@ static void setup(void)
 	p->block_sectors = 8;
 	p->have_status = 1;
 	p->st = (struct fc_pool_status){ .metadata_mode = "frozen", .wb_state = "idle",
-		.needs_check = 1 };
+		.needs_check = 1, .redundancy = "single", .legs = "ok" };
 	/* status unreadable */
 	p = &pools[2];
 	snprintf(p->name, sizeof(p->name), "p2");
@@ -189,6 +190,12 @@ int main(int argc, char **argv)
 	      has(out, "fcache_pool_metadata_mode{pool=\"p0\",mode=\"rw\"} 1") &&
 	      has(out, "fcache_pool_metadata_mode{pool=\"p0\",mode=\"ro\"} 0") &&
 	      has(out, "fcache_pool_metadata_mode{pool=\"p0\",mode=\"fail\"} 0"));
+	CHECK("prom: redundancy state set",
+	      has(out, "fcache_pool_redundancy{pool=\"p0\",redundancy=\"degraded\"} 1") &&
+	      has(out, "fcache_pool_redundancy{pool=\"p0\",redundancy=\"mirrored\"} 0") &&
+	      has(out, "fcache_pool_redundancy{pool=\"p0\",redundancy=\"single\"} 0"));
+	CHECK("prom: dirty blocks at risk (one copy)",
+	      has(out, "fcache_pool_lone_dirty_blocks{pool=\"p0\"} 480"));
 	CHECK("prom: writeback state set",
 	      has(out, "fcache_pool_writeback_state{pool=\"p0\",state=\"background\"} 1") &&
 	      has(out, "fcache_pool_writeback_state{pool=\"p0\",state=\"idle\"} 0"));

@@ -4,6 +4,7 @@
  * check --repair (old name --clear-needs-check) opens it for writing
  * (exclusively for a block device) and lets fc_repair_fd() repair it.
  * Exit 0 clean or harmless leftovers, 1 damaged or unreadable, 3 not a pool.
+ * check DEV1 DEV2 checks the two legs of a mirrored pool and the pair.
  */
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
@@ -40,6 +41,48 @@ static int open_flash(const char *path, int excl, int rw, int *busy)
 	return fd;
 }
 
+/*
+ * check DEV1 DEV2: both legs of a mirrored pool, each checked and then
+ * compared (fc_check_pair_fd).  Exit 0: both consistent and they load
+ * together; 1: damage, or a pair the kernel refuses (stale, split brain,
+ * foreign, ...); 3: one of them holds no fcache metadata.
+ */
+static int check_pair(const char *dev, const char *dev2, int json)
+{
+	const char *schema = json ? "fcache.check-pair" : NULL, *d[2] = { dev, dev2 };
+	struct stat s0, s1;
+	int fd[2], busy, k, rc;
+
+	if (!stat(dev, &s0) && !stat(dev2, &s1) &&
+	    (S_ISBLK(s0.st_mode) ? s0.st_rdev == s1.st_rdev :
+	     s0.st_dev == s1.st_dev && s0.st_ino == s1.st_ino))
+		return fc_fail_json(schema, "check: %s and %s are the same device; give the two legs of a mirrored pool",
+				    dev, dev2);
+	for (k = 0; k < 2; k++) {
+		fd[k] = open_flash(d[k], 1, 0, &busy);
+		if (fd[k] >= 0 && busy) {
+			close(fd[k]);
+			fd[k] = -1;
+			errno = EBUSY;
+		}
+		if (fd[k] < 0) {
+			int e = errno;
+
+			if (k)
+				close(fd[0]);
+			if (e == EBUSY)
+				return fc_fail_json(schema, "check: %s is in use (an active pool?); remove the pool first ('fcachectl pool remove NAME' or 'fcachectl down')",
+						    d[k]);
+			return fc_fail_json(schema, "check: cannot open %s: %s; give the two legs of a mirrored pool (devices or image files)",
+					    d[k], strerror(e));
+		}
+	}
+	rc = fc_check_pair_fd(fd[0], dev, fd[1], dev2, json, stdout, NULL);
+	close(fd[0]);
+	close(fd[1]);
+	return rc;
+}
+
 static int offline(int argc, char **argv, enum fc_check_out what)
 {
 	static const struct option opts[] = {
@@ -48,7 +91,7 @@ static int offline(int argc, char **argv, enum fc_check_out what)
 		{ "clear-needs-check", no_argument, NULL, 'C' },	/* old name of --repair */
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *verb = argv[0], *dev = NULL, *how = "--repair";
+	const char *verb = argv[0], *dev = NULL, *dev2 = NULL, *how = "--repair";
 	enum fc_check_outcome oc;
 	struct fc_opt o;
 	const char *schema = NULL;	/* --json: failures print an error document */
@@ -58,10 +101,14 @@ static int offline(int argc, char **argv, enum fc_check_out what)
 	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
 		switch (c) {
 		case FC_OPT_OPERAND:
-			if (dev)
-				return fc_usage(verb, "%s: expected one FLASHDEV ('%s' is extra)", verb,
+			if (dev && (dev2 || what != FC_OUT_CHECK))
+				return fc_usage(verb, "%s: expected %s ('%s' is extra)", verb,
+						what == FC_OUT_CHECK ? "FLASHDEV [FLASHDEV2]" : "one FLASHDEV",
 						o.arg);
-			dev = o.arg;
+			if (dev)
+				dev2 = o.arg;
+			else
+				dev = o.arg;
 			break;
 		case 'j':
 			json = 1;
@@ -79,6 +126,11 @@ static int offline(int argc, char **argv, enum fc_check_out what)
 	}
 	if (!dev)
 		return fc_usage(verb, "%s: expected one FLASHDEV", verb);
+	if (dev2 && repair)
+		return fc_usage(verb, "%s: %s repairs one device at a time (check each leg of a mirrored pool with it)",
+				verb, how);
+	if (dev2)
+		return check_pair(dev, dev2, json);
 	if (json)
 		schema = what == FC_OUT_DUMP ? "fcache.dump" : "fcache.check";
 	fd = open_flash(dev, 1, repair, &busy);

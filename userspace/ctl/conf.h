@@ -6,7 +6,7 @@
  *
  * Format (documented in man/fcachectl.8), one statement a line, '#' starts
  * a comment:
- *   pool NAME FLASHDEV [block_size=SIZE] [TUNABLE=VALUE...]
+ *   pool NAME FLASHDEV [mirror=FLASHDEV2] [block_size=SIZE] [TUNABLE=VALUE...]
  *   volume POOL VOLUMEDEV id=N [mode=MODE] [name=DMNAME] [sequential_cutoff=KIB]
  * Devices should be given by stable paths (/dev/disk/by-id/..., /dev/VG/LV).
  * A key given twice, one device in two roles, a path longer than
@@ -23,6 +23,7 @@
 
 struct cpool {
 	char name[128], dev[FC_CONF_MAX_PATH + 1], opts[512];
+	char dev2[FC_CONF_MAX_PATH + 1];	/* mirror=: the second leg, "" none */
 	uint32_t bs;
 	int bs_given, words, line;
 };

@@ -94,8 +94,9 @@ static int role_clash(const struct config *c, int ln, const char *dev, const cha
 	int i;
 
 	for (i = 0; i < c->npools; i++) {
-		if (conf_same_path(c->pools[i].dev, dev)) {
-			cfg_err(c, ln, "%s is also the flash device of pool %s (line %d): one device, one role",
+		if (conf_same_path(c->pools[i].dev, dev) ||
+		    (c->pools[i].dev2[0] && conf_same_path(c->pools[i].dev2, dev))) {
+			cfg_err(c, ln, "%s is also a flash device of pool %s (line %d): one device, one role",
 				dev, c->pools[i].name, c->pools[i].line);
 			return 1;
 		}
@@ -128,7 +129,7 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 		uint64_t b;
 
 		if (n < 3)
-			return cfg_err(c, ln, "expected 'pool NAME FLASHDEV [block_size=SIZE] [TUNABLE=VALUE...]'");
+			return cfg_err(c, ln, "expected 'pool NAME FLASHDEV [mirror=FLASHDEV2] [block_size=SIZE] [TUNABLE=VALUE...]'");
 		if (c->npools >= CONF_MAX_ITEMS)
 			return cfg_err(c, ln, "too many pools");
 		if (!fc_valid_name(w[1]))
@@ -151,6 +152,17 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 					return cfg_err(c, ln, "bad block_size '%s': a power of two from 4K to 1M", w[i] + 11);
 				p->bs = (uint32_t)(b / 512);
 				p->bs_given = 1;
+			} else if (!strncmp(w[i], "mirror=", 7)) {
+				if (!w[i][7])
+					return cfg_err(c, ln, "mirror= needs the second flash device of the pool");
+				if (strlen(w[i] + 7) > FC_CONF_MAX_PATH)
+					return cfg_err(c, ln, "device path longer than %d characters", FC_CONF_MAX_PATH);
+				if (conf_same_path(w[i] + 7, w[2]))
+					return cfg_err(c, ln, "mirror=%s is the pool's first flash device; a mirrored pool needs two devices",
+						       w[i] + 7);
+				if (role_clash(c, ln, w[i] + 7, NULL))
+					return EXIT_FAIL;
+				snprintf(p->dev2, sizeof(p->dev2), "%s", w[i] + 7);
 			} else if (nkv < 64) {
 				kv[nkv++] = w[i];
 			}

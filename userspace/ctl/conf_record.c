@@ -242,17 +242,24 @@ int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char 
 	if (text_find(&t, p->name, 0) < 0) {
 		/* the pool too: its flash, block size and tunables from its live table */
 		o = snprintf(line, sizeof(line), "pool %s %s", p->name, stable_path(p->flash));
+		if (p->nr_legs > 1 && p->flash2)
+			o += snprintf(line + o, sizeof(line) - o, " mirror=%s", stable_path(p->flash2));
+		else if (p->nr_legs > 1)
+			fc_warn("pool %s runs degraded (a flash device missing): its line in %s names %s only; add mirror=OTHERDEV to it, else 'up' assembles it with --degraded only",
+				p->name, file, fc_dev_path(p->flash));
 		if (sscanf(p->table, "%63s %u %u %n", flash, &bs, &nw, &off) >= 3 && off) {
-			char k[64];
-			unsigned int val;
+			char k[64], val[64];
 
 			for (q = p->table + off, i = 0; i < nw / 2; i++) {
 				int used = 0;
 
-				if (sscanf(q, "%63s %u %n", k, &val, &used) < 2 || !used)
+				if (sscanf(q, "%63s %63s %n", k, val, &used) < 2 || !used)
 					break;
-				o += snprintf(line + o, sizeof(line) - o, " %s=%u", k, val);
 				q += used;
+				/* the table's mirror device and degraded flag are not tunables */
+				if (!strcmp(k, "mirror") || !strcmp(k, "degraded"))
+					continue;
+				o += snprintf(line + o, sizeof(line) - o, " %s=%s", k, val);
 			}
 		}
 		o += snprintf(line + o, sizeof(line) - o, " block_size=%uK", p->block_sectors / 2);

@@ -22,14 +22,16 @@
 
 /*
  * Options of up, down and udev-probe: -c FILE / --config FILE, --dry-run
- * (when @dry), one operand (when @node).  Returns 0 or EXIT_USAGE (said).
+ * (when @dry), --degraded (when @degraded), one operand (when @node).
+ * Returns 0 or EXIT_USAGE (said).
  */
 static int config_opts(int argc, char **argv, const char *verb, const char **file, int *dry,
-		       const char **node)
+		       const char **node, int *degraded)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "dry-run", no_argument, NULL, 'D' },
+		{ "degraded", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fc_opt o;
@@ -46,6 +48,11 @@ static int config_opts(int argc, char **argv, const char *verb, const char **fil
 			if (!dry)
 				return fc_usage(verb, "%s: unknown option '--dry-run'", verb);
 			*dry = 1;
+			break;
+		case 'G':
+			if (!degraded)
+				return fc_usage(verb, "%s: unknown option '--degraded'", verb);
+			*degraded = 1;
 			break;
 		case FC_OPT_OPERAND:
 			if (node && !*node) {
@@ -74,24 +81,76 @@ static int wait_dev(const char *path, double secs)
 	return 0;
 }
 
+/*
+ * A mirrored pool of the config (mirror=): both devices, or with one
+ * missing only when --degraded says so (as mdadm --run): never silently on
+ * one leg, whose dirty data then has one copy.  @dry: only say what up
+ * would do (on stdout, after the pool's line), without waiting for devices.
+ */
+static int up_mirrored(const struct cpool *p, const char *file, int degraded, int dry)
+{
+	const char *dev[2] = { p->dev, p->dev2 };
+	struct stat st;
+	int have[2], k;
+
+	for (k = 0; k < 2; k++)
+		have[k] = dry ? !stat(dev[k], &st) : !wait_dev(dev[k], 10);
+	if (have[0] && have[1]) {
+		if (dry)
+			return EXIT_OK;
+		return fc_pool_create(p->name, p->dev, p->dev2, 0, p->bs, p->bs_given, 0, p->opts,
+				      p->words);
+	}
+	if (!have[0] && !have[1]) {
+		if (dry) {
+			printf("  # neither %s nor %s exists: up would fail\n", p->dev, p->dev2);
+			return EXIT_OK;
+		}
+		return fc_fail("up: pool %s: neither of its flash devices %s and %s exists (%s:%d)",
+			       p->name, p->dev, p->dev2, file, p->line);
+	}
+	k = have[0];	/* the missing one */
+	if (!degraded) {
+		if (dry) {
+			printf("  # %s is missing: up would refuse the pool (up --degraded: on %s alone)\n",
+			       dev[k], dev[!k]);
+			return EXIT_OK;
+		}
+		return fc_fail("up: pool %s: its flash device %s is missing (%s:%d); the pool was NOT assembled: on %s alone its dirty data would have one copy. Bring the device back and run 'fcachectl up' again, or run 'fcachectl up --degraded' to assemble it on %s alone",
+			       p->name, dev[k], file, p->line, dev[!k], dev[!k]);
+	}
+	if (dry) {
+		printf("  # %s is missing: up --degraded would assemble the pool DEGRADED on %s alone\n",
+		       dev[k], dev[!k]);
+		return EXIT_OK;
+	}
+	fc_warn("up: pool %s: its flash device %s is missing: assembling it DEGRADED on %s alone (--degraded)",
+		p->name, dev[k], dev[!k]);
+	return fc_pool_create(p->name, dev[!k], NULL, 1, p->bs, p->bs_given, 0, p->opts, p->words);
+}
+
 int cmd_up(int argc, char **argv)
 {
 	struct config *c = malloc(sizeof(*c));
 	struct fc_live l;
 	const char *file;
-	int bad, i, rc = EXIT_OK, dry = 0;
+	int bad, i, rc = EXIT_OK, dry = 0, degraded = 0;
 
 	if (!c)
 		return EXIT_FAIL;
-	bad = config_opts(argc, argv, "up", &file, &dry, NULL);
+	bad = config_opts(argc, argv, "up", &file, &dry, NULL, &degraded);
 	if (bad || conf_read(c, file)) {
 		free(c);
 		return bad ? bad : EXIT_FAIL;
 	}
 	if (dry) {
-		for (i = 0; i < c->npools; i++)
-			printf("pool %s %s block_sectors=%u%s\n", c->pools[i].name, c->pools[i].dev,
-			       c->pools[i].bs, c->pools[i].opts);
+		for (i = 0; i < c->npools; i++) {
+			printf("pool %s %s%s%s block_sectors=%u%s\n", c->pools[i].name, c->pools[i].dev,
+			       c->pools[i].dev2[0] ? " mirror=" : "", c->pools[i].dev2, c->pools[i].bs,
+			       c->pools[i].opts);
+			if (c->pools[i].dev2[0])
+				up_mirrored(&c->pools[i], file, degraded, 1);
+		}
 		for (i = 0; i < c->nvols; i++)
 		{
 			printf("volume %s %s id=%u mode=%s%s%s", c->vols[i].pool, c->vols[i].dev,
@@ -119,12 +178,17 @@ int cmd_up(int argc, char **argv)
 			fc_info("pool %s is up already", p->name);
 			continue;
 		}
+		if (p->dev2[0]) {
+			if (up_mirrored(p, file, degraded, 0))
+				rc = EXIT_FAIL;
+			continue;
+		}
 		if (wait_dev(p->dev, 10)) {
 			fc_fail("up: pool %s: %s does not exist (line %d)", p->name, p->dev, p->line);
 			rc = EXIT_FAIL;
 			continue;
 		}
-		if (fc_pool_create(p->name, p->dev, p->bs, p->bs_given, 0, p->opts, p->words))
+		if (fc_pool_create(p->name, p->dev, NULL, 0, p->bs, p->bs_given, 0, p->opts, p->words))
 			rc = EXIT_FAIL;
 	}
 	for (i = 0; i < c->nvols; i++) {
@@ -203,7 +267,7 @@ int cmd_down(int argc, char **argv)
 
 	if (!c)
 		return EXIT_FAIL;
-	bad = config_opts(argc, argv, "down", &file, NULL, NULL);
+	bad = config_opts(argc, argv, "down", &file, NULL, NULL, NULL);
 	if (bad || conf_read(c, file)) {
 		free(c);
 		return bad ? bad : EXIT_FAIL;
@@ -261,7 +325,7 @@ int cmd_udev_probe(int argc, char **argv)
 	dev_t dev;
 	size_t k;
 
-	bad = config_opts(argc, argv, "udev-probe", &file, NULL, &node);
+	bad = config_opts(argc, argv, "udev-probe", &file, NULL, &node, NULL);
 	if (bad)
 		return bad;
 	if (!node)
@@ -310,7 +374,8 @@ int cmd_udev_probe(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	for (i = 0; i < c->npools; i++)
-		if (same_dev(c->pools[i].dev, dev, node, links))
+		if (same_dev(c->pools[i].dev, dev, node, links) ||
+		    (c->pools[i].dev2[0] && same_dev(c->pools[i].dev2, dev, node, links)))
 			printf("FCACHE_FLASH=1\nFCACHE_POOL=%s\n", c->pools[i].name);
 	for (i = 0; i < c->nvols; i++)
 		if (same_dev(c->vols[i].dev, dev, node, links))

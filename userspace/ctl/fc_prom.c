@@ -40,6 +40,7 @@ struct family {
 
 static const char *const md_modes[] = { "rw", "ro", "fail", NULL };
 static const char *const wb_states[] = { "idle", "background", "active", "throttled", NULL };
+static const char *const redundancies[] = { "single", "mirrored", "degraded", NULL };
 
 static const struct family pool_fams[] = {
 	FAM("fcache_pool_info", "gauge",
@@ -80,6 +81,12 @@ static const struct family pool_fams[] = {
 	   active_volumes),
 	PF("fcache_pool_registered_volumes", "gauge", "Used slots of the pool's volume table.",
 	   registered_volumes),
+	STATES("fcache_pool_redundancy",
+	       "1 for the current redundancy: single (one flash device), mirrored (two, every dirty block on both) or degraded (a mirrored pool with a device missing).",
+	       "redundancy", redundancies),
+	PF("fcache_pool_lone_dirty_blocks", "gauge",
+	   "Dirty cache blocks with one copy only (every dirty block of a single or degraded pool): lost if that flash device fails.",
+	   lone_dirty_blocks),
 };
 
 static const struct family vol_fams[] = {
@@ -259,7 +266,8 @@ static void pool_sample(FILE *f, const struct family *m, const struct fc_pool *p
 	if (!p->have_status)
 		return;
 	if (m->src == SRC_STATE) {
-		states(f, m, p, NULL, m->states == md_modes ? st->metadata_mode : st->wb_state);
+		states(f, m, p, NULL, m->states == md_modes ? st->metadata_mode :
+		       m->states == redundancies ? st->redundancy : st->wb_state);
 		return;
 	}
 	start(f, m->name, p, NULL);	/* SRC_NEEDS_CHECK */

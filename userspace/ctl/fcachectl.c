@@ -45,7 +45,8 @@ static const struct fc_cmd cmds[] = {
 	/* hidden (no summary): names for shell completion, no sampling */
 	{ "__complete", cmd_complete, 1, NULL, "__complete pools|volumes|targets|bash" },
 	{ "pool", cmd_pool, 1, "create, remove or list cache pools",
-	  "pool create NAME FLASHDEV [--block-size SIZE] [--force [--yes]] [TUNABLE=VALUE...]\n"
+	  "pool create NAME FLASHDEV [FLASHDEV2] [--block-size SIZE] [--force [--yes]]\n"
+	  "                   [--degraded] [TUNABLE=VALUE...]\n"
 	  "       pool remove NAME\n"
 	  "       pool list [--json]\n"
 	  "  create: make /dev/mapper/NAME own FLASHDEV.  A device that already holds\n"
@@ -54,6 +55,16 @@ static const struct fc_cmd cmds[] = {
 	  "          table or RAID signature, or a damaged pool (what 'check' calls\n"
 	  "          damaged: fcache metadata without a usable superblock), is\n"
 	  "          refused unless --force.\n"
+	  "          FLASHDEV2: a mirrored pool over two devices (table option\n"
+	  "          'mirror'): every dirty block is written to both, clean data uses\n"
+	  "          the capacity of both.  Both devices get every check above; two\n"
+	  "          blank ones are formatted, the two legs of a pool are loaded if they\n"
+	  "          belong together (else refused with what 'check DEV1 DEV2' says); a\n"
+	  "          pool on one of them only is refused (--force reformats both).\n"
+	  "          One leg of a mirrored pool alone is refused: give both devices.\n"
+	  "          --degraded         load one leg of a mirrored pool alone (its\n"
+	  "                             partner lost or stale): its dirty data then\n"
+	  "                             has one copy (as mdadm --run)\n"
 	  "          --block-size SIZE  cache block size, 4K..1M, power of two (32K,\n"
 	  "                             also when reformatting)\n"
 	  "          --force            overrides three refusals: a filesystem, partition\n"
@@ -69,7 +80,8 @@ static const struct fc_cmd cmds[] = {
 	  "                             terminal: else exit 2, naming the command)\n"
 	  "          TUNABLE=VALUE      one of:\n"
 	  "            @pool-tunables\n"
-	  "  remove: remove the pool device (refused while volumes are attached)\n"
+	  "  remove: remove the pool device (refused while volumes are attached); its\n"
+	  "          dirty data stays on the flash (a degraded pool: on one device)\n"
 	  "  list:   list the pools" },
 	{ "enable", cmd_enable, 1, "cache a volume through a pool",
 	  "enable VOLUME --pool NAME [--mode MODE] [--name DMNAME] [--id N]\n"
@@ -181,7 +193,7 @@ static const struct fc_cmd cmds[] = {
 	  "  --discard  the origin is authoritative: drop the volume's cached and\n"
 	  "             dirty data" },
 	{ "check", cmd_check, 0, "verify a pool's metadata offline",
-	  "check FLASHDEV [--json] [--repair]\n"
+	  "check FLASHDEV [FLASHDEV2] [--json] [--repair]\n"
 	  "  Verifies the superblock and all metadata of an fcache flash device (or\n"
 	  "  image file) that is not in use.  Outcomes (JSON \"outcome\"), exit status:\n"
 	  "    clean       0  consistent\n"
@@ -193,16 +205,33 @@ static const struct fc_cmd cmds[] = {
 	  "  --repair  only after a check without errors: zero the leftovers, clear\n"
 	  "            needs_check and write a new superblock, so the pool loads\n"
 	  "            read-write again; damage is refused (exit 1, nothing written)\n"
-	  "  --clear-needs-check  the old name of --repair" },
+	  "  --clear-needs-check  the old name of --repair\n"
+	  "  FLASHDEV FLASHDEV2: the two legs of a mirrored pool: each is checked (a\n"
+	  "  leg reports its leg index, partner, events and failed legs; every twin\n"
+	  "  is verified), then the pair (JSON: fcache.check-pair):\n"
+	  "    in_sync       0  same pool, each the other's partner, same commit and\n"
+	  "                     committed metadata\n"
+	  "    lagging       0  one superblock a commit behind (loads, brought forward)\n"
+	  "    stale, split_brain, foreign, same_leg, disagree, not_mirrored\n"
+	  "                  1  the kernel refuses the two together (says which device\n"
+	  "                     holds the newest data)\n"
+	  "    mismatch, damaged  1  same commit but different metadata, or a damaged leg\n"
+	  "    not_a_pool    3  one of them holds no fcache metadata" },
 	{ "dump", cmd_dump, 0, "describe a pool's metadata offline",
 	  "dump FLASHDEV [--json]\n"
 	  "  Prints the superblock, the volume table and every cache entry, as\n"
 	  "  recovery would read them.  Exit status as check." },
 	{ "up", cmd_up, 1, "assemble the pools and volumes of the config file",
-	  "up [-c FILE] [--dry-run]\n"
+	  "up [-c FILE] [--dry-run] [--degraded]\n"
 	  "  Creates the pools and enables the volumes listed in FILE\n"
 	  "  (default " FC_DEFAULT_CONFIG "); what is already assembled is kept.\n"
-	  "  --dry-run  only check the file and print what it describes" },
+	  "  A mirrored pool (mirror=FLASHDEV2) with a device missing is NOT\n"
+	  "  assembled (its dirty data would have one copy): the error names the\n"
+	  "  device; bring it back, or run up --degraded.\n"
+	  "  --dry-run   only check the file and print what it describes (and what\n"
+	  "              up would do about a missing device of a mirrored pool)\n"
+	  "  --degraded  assemble a mirrored pool with a device missing on the other\n"
+	  "              one alone (as mdadm --run)" },
 	{ "down", cmd_down, 1, "take down the pools and volumes of the config file",
 	  "down [-c FILE]\n"
 	  "  Removes the volumes and pools of FILE without writing back: dirty data\n"

@@ -125,6 +125,11 @@ struct fc_pool {
 	char name[128];
 	dev_t dev;		/* the pool's dm device */
 	dev_t flash;		/* its flash device */
+	/* a mirrored pool ("mirror <dev>|-" in its table) */
+	int nr_legs;		/* 2 for a mirrored pool, else 1 */
+	dev_t flash2;		/* the second flash device, 0 if missing ("mirror -") */
+	int degraded_opt;	/* the table says "degraded 1" */
+	int leg_of[2];		/* leg of flash, flash2 (fc_pool_find_legs), -1 unknown */
 	uint64_t sectors;
 	uint32_t block_sectors;
 	char table[1024];	/* table params */
@@ -162,6 +167,15 @@ struct fc_pool *fc_live_pool_by_dev(struct fc_live *l, dev_t dev);
 int fc_live_attached(const struct fc_live *l, const struct fc_pool *p, unsigned int id);
 struct fc_vol *fc_live_vol(struct fc_live *l, const char *name_or_path);
 int fc_parse_pool_status(const char *s, struct fc_pool_status *st);
+/* The flash devices, block size and mirror options of a pool table into @p (fc_status.c). */
+void fc_parse_pool_table(struct fc_pool *p);
+/*
+ * A mirrored pool's devices sit on the legs their superblocks name, not in
+ * table order: read them to fill p->leg_of (table order when unreadable).
+ */
+void fc_pool_find_legs(struct fc_pool *p);
+/* Is @dev a flash device (either leg) of a live pool of @l?  That pool, or NULL. */
+struct fc_pool *fc_live_pool_by_flash(struct fc_live *l, dev_t dev);
 int fc_parse_vol_status(const char *s, struct fc_vol_status *st);
 int fc_pool_refresh(struct fc_pool *p);
 int fc_vol_refresh(struct fc_vol *v);
@@ -175,8 +189,12 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v);
 /* pool.c, shared with config.c */
 int fc_pool_key(const char *k);
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words);
-int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
-		   const char *opts, int words);
+/*
+ * @flash2: the second device of a mirrored pool (NULL: one device);
+ * @degraded: load one leg of a mirrored pool alone ("mirror - degraded 1").
+ */
+int fc_pool_create(const char *name, const char *flash, const char *flash2, int degraded,
+		   uint32_t bs, int bs_given, int force, const char *opts, int words);
 int fc_pool_remove(const char *arg);
 /* volume.c, shared with config.c; @cutoff < 0: default; @conf: record in it (NULL: no) */
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
@@ -252,6 +270,20 @@ int cmd_forget(int argc, char **argv);
  */
 int fc_create_gate(const char *flash, int force, const char *cmd);
 int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force, const char *cmd);
+/*
+ * create_plan.c: what pool create does with @n devices (@fd, named @path)
+ * for pool @name, from their superblocks: a plan below; FC_PLAN_REFUSE
+ * with the reason (naming the devices and what to do) in @why.
+ */
+enum {
+	FC_PLAN_FORMAT,		/* no pool on them: format (after the blank checks) */
+	FC_PLAN_LOAD,		/* a pool, or two legs that load together */
+	FC_PLAN_LOAD_DEGRADED,	/* one leg alone, --degraded: "mirror - degraded 1" */
+	FC_PLAN_REFORMAT,	/* --force over a pool: confirm, then format */
+	FC_PLAN_REFUSE,
+};
+int fc_create_plan(int n, const int *fd, const char *const *path, const char *name, int degraded,
+		   int force, char *why, size_t len);
 /* EXIT_FAIL, said, if @fd holds what 'check' calls a damaged pool; else 0 */
 int fc_refuse_damaged(int fd, const char *flash);
 

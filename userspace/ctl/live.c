@@ -4,7 +4,9 @@
  * their tables and status lines (include/fcache_abi.h), plus the operations
  * shared by several verbs (mode reload, flush with progress).
  */
+#define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -104,15 +106,43 @@ int fc_vol_refresh(struct fc_vol *v)
 	return v->have_status ? 0 : -1;
 }
 
-static void parse_pool(struct fc_pool *p)
+void fc_pool_find_legs(struct fc_pool *p)
 {
-	char dev[64];
-	unsigned int bs = 0;
+	struct fc_leg_info li;
+	dev_t d[2] = { p->flash, p->flash2 };
+	int k, fd, leg[2] = { -1, -1 };
 
-	if (sscanf(p->table, "%63s %u", dev, &bs) == 2) {
-		fc_parse_devstr(dev, &p->flash);
-		p->block_sectors = bs;
+	if (p->nr_legs < 2)
+		return;
+	for (k = 0; k < 2; k++) {
+		if (!d[k])
+			continue;
+		fd = open(fc_dev_path(d[k]), O_RDONLY | O_DIRECT | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fc_probe_leg(fd, &li) && li.mirrored && li.leg < 2)
+			leg[k] = (int)li.leg;
+		close(fd);
 	}
+	/* the missing device: the other leg */
+	if (leg[0] >= 0 && leg[1] < 0)
+		leg[1] = !leg[0];
+	if (leg[1] >= 0 && leg[0] < 0)
+		leg[0] = !leg[1];
+	if (leg[0] >= 0 && leg[0] != leg[1]) {
+		p->leg_of[0] = leg[0];
+		p->leg_of[1] = leg[1];
+	}
+}
+
+struct fc_pool *fc_live_pool_by_flash(struct fc_live *l, dev_t dev)
+{
+	int i;
+
+	for (i = 0; i < l->npools; i++)
+		if (l->pools[i].flash == dev || (l->pools[i].flash2 && l->pools[i].flash2 == dev))
+			return &l->pools[i];
+	return NULL;
 }
 
 static void parse_vol(struct fc_vol *v)
@@ -161,7 +191,7 @@ int fc_live_scan(struct fc_live *l)
 			snprintf(p->table, sizeof(p->table), "%s", buf);
 			p->dev = makedev(info.major, info.minor);
 			p->sectors = sectors;
-			parse_pool(p);
+			fc_parse_pool_table(p);
 			fc_pool_refresh(p);
 		} else if (one_target(names[i], FC_VOLUME_TARGET, buf, sizeof(buf), &sectors)) {
 			struct fc_vol *v = &l->vols[l->nvols++];

@@ -10,6 +10,14 @@
  * damaged pool (fcache metadata without a usable superblock) is refused
  * unless --force; any other device gets its first two pages (the
  * superblock slots) zeroed, which makes the pool target format it.
+ *
+ * A mirrored pool (NAME DEV1 DEV2, table option "mirror DEV2"): both
+ * devices get those checks and must differ; two blank devices are
+ * formatted as a new mirrored pool, the two legs of one are loaded if the
+ * kernel would take them together (fc_pair_verdict: not stale, split,
+ * foreign...), anything else is refused without --force.  One leg alone
+ * is refused (give its partner) unless --degraded ("mirror - degraded 1"),
+ * as mdadm --run.
  */
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
@@ -58,119 +66,201 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 	return 0;
 }
 
-int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_given, int force,
-		   const char *opts, int words)
+/* One flash device of pool create, opened and probed. */
+struct cdev {
+	const char *path;
+	dev_t dev;
+	int fd, dfd;		/* O_EXCL; O_DIRECT */
+	uint64_t sectors;
+	int existing;		/* holds a usable fcache superblock */
+	uint32_t have_bs;
+};
+
+static void cdev_close(struct cdev *d, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (d[i].dfd >= 0)
+			close(d[i].dfd);
+		if (d[i].fd >= 0)
+			close(d[i].fd);
+		d[i].fd = d[i].dfd = -1;
+	}
+}
+
+/* Checks that need no opening: a block device, not an fcache device, no live pool's flash. */
+static int cdev_check(struct cdev *d)
+{
+	char bufname[128];
+	struct fc_live l;
+	struct fc_pool *lp;
+
+	if (fc_block_dev(d->path, &d->dev))
+		return fc_fail("pool create: %s is not a block device (%s)", d->path, strerror(errno));
+	if (fc_live_scan(&l))
+		return 0;
+	if (fc_dm_dev_name(d->dev, bufname, sizeof(bufname)) == 1 &&
+	    (fc_live_pool(&l, bufname) || fc_live_vol(&l, bufname))) {
+		fc_live_free(&l);
+		return fc_fail("pool create: %s is an fcache device itself; give a flash device", d->path);
+	}
+	lp = fc_live_pool_by_flash(&l, d->dev);
+	if (lp) {
+		char active[128];
+		int mirrored = lp->nr_legs > 1;
+
+		snprintf(active, sizeof(active), "%s", lp->name);
+		fc_live_free(&l);
+		return fc_fail("pool create: %s is %s pool %s, which is active; nothing changed (to reuse the device: disable its volumes, 'fcachectl pool remove %s', then create again)",
+			       d->path, mirrored ? "a flash device of mirrored" : "the flash of", active, active);
+	}
+	fc_live_free(&l);
+	return 0;
+}
+
+static int cdev_open(struct cdev *d)
+{
+	uint64_t bytes;
+
+	d->fd = open(d->path, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (d->fd < 0)
+		return fc_fail("pool create: cannot open %s exclusively: %s%s", d->path, strerror(errno),
+			       errno == EBUSY ? " (mounted, or used by another device or pool?)" : "");
+	d->dfd = open(d->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (d->dfd < 0 || fc_dev_size(d->fd, &bytes))
+		return fc_fail("pool create: cannot read %s: %s", d->path, strerror(errno));
+	d->sectors = bytes / 512;
+	d->existing = fc_probe_pool(d->dfd, &d->have_bs);
+	return 0;
+}
+
+/*
+ * A device pool create formats: not damaged (unless --force), big enough,
+ * no signature (wiped with --force), its superblock slots zeroed so that
+ * the pool target formats it.
+ */
+static int cdev_prepare_blank(struct cdev *d, uint32_t bs, int force)
+{
+	char what[128];
+	int r, sig;
+
+	r = force & FC_CREATE_FORCE ? 0 : fc_refuse_damaged(d->dfd, d->path);
+	if (r)
+		return r;
+	if (fc_pool_blocks(d->sectors, bs) < 16)
+		return fc_fail("pool create: %s (%" PRIu64 " sectors) is too small for a pool of %u KiB blocks",
+			       d->path, d->sectors, bs / 2);
+	sig = fc_probe_signatures(d->fd, what, sizeof(what), 0);
+	if (sig < 0)
+		return fc_fail("pool create: cannot probe %s for signatures", d->path);
+	if (sig && !(force & FC_CREATE_FORCE))
+		return fc_fail("pool create: %s holds %s; use --force to overwrite it", d->path, what);
+	return 0;
+}
+
+static int cdev_zero(struct cdev *d)
+{
+	char what[128];
+
+	if (fc_probe_signatures(d->fd, what, sizeof(what), 0) > 0 &&
+	    fc_probe_signatures(d->fd, what, sizeof(what), 1) < 0)
+		fc_warn("could not wipe every signature on %s", d->path);
+	if (fc_dev_zero(d->dfd, 2 * 4096))	/* the superblock slots */
+		return fc_fail("pool create: cannot write to %s: %s", d->path, strerror(errno));
+	return 0;
+}
+
+int fc_pool_create(const char *name, const char *flash, const char *flash2, int degraded,
+		   uint32_t bs, int bs_given, int force, const char *opts, int words)
 {
 	struct fc_dm_info info;
 	struct fc_dm_target t;
-	char what[128], params[1200], devs[32], bufname[128];
-	uint32_t have_bs = 0;
-	uint64_t bytes, sectors;
-	dev_t dev;
-	int fd, dfd, existing, sig, i, r;
+	struct cdev d[2];
+	char params[1400], devs[2][32], why[1024], mirror[48] = "";
+	int n = flash2 ? 2 : 1, i, r, existing, extra = 0, plan;
 
+	memset(d, 0, sizeof(d));
+	d[0].path = flash;
+	d[1].path = flash2;
+	d[0].fd = d[0].dfd = d[1].fd = d[1].dfd = -1;
 	if (fc_dm_info(name, &info))
 		return fc_fail("pool create: cannot talk to device-mapper: %s", fc_dm_error());
 	if (info.exists)
 		return fc_fail("pool create: a device named '%s' exists already; choose another name", name);
-	if (fc_block_dev(flash, &dev))
-		return fc_fail("pool create: %s is not a block device (%s)", flash, strerror(errno));
-	if (fc_dm_dev_name(dev, bufname, sizeof(bufname)) == 1) {
-		struct fc_live l;
-
-		if (!fc_live_scan(&l)) {
-			int isfc = fc_live_pool(&l, bufname) || fc_live_vol(&l, bufname);
-
-			fc_live_free(&l);
-			if (isfc)
-				return fc_fail("pool create: %s is an fcache device itself; give a flash device", flash);
-		}
+	for (i = 0; i < n; i++) {
+		r = cdev_check(&d[i]);
+		if (r)
+			return r;
+	}
+	if (n == 2 && d[0].dev == d[1].dev)
+		return fc_fail("pool create: %s and %s are the same device; a mirrored pool needs two devices",
+			       flash, flash2);
+	for (i = 0; i < n; i++) {
+		r = cdev_open(&d[i]);
+		if (r)
+			goto out;
 	}
 	{
-		struct fc_live l;
-		char active[128] = "";
+		int fds[2] = { d[0].dfd, d[1].dfd };
+		const char *paths[2] = { flash, flash2 };
 
-		if (!fc_live_scan(&l)) {
-			for (i = 0; i < l.npools; i++)
-				if (l.pools[i].flash == dev)
-					snprintf(active, sizeof(active), "%s", l.pools[i].name);
-			fc_live_free(&l);
-		}
-		if (active[0])
-			return fc_fail("pool create: %s is the flash of pool %s, which is active; nothing changed (to reuse the device: disable its volumes, 'fcachectl pool remove %s', then create again)",
-				       flash, active, active);
+		plan = fc_create_plan(n, fds, paths, name, degraded, force, why, sizeof(why));
 	}
-	fd = open(flash, O_RDWR | O_EXCL | O_CLOEXEC);
-	if (fd < 0)
-		return fc_fail("pool create: cannot open %s exclusively: %s%s", flash, strerror(errno),
-			       errno == EBUSY ? " (mounted, or used by another device or pool?)" : "");
-	dfd = open(flash, O_RDWR | O_DIRECT | O_CLOEXEC);
-	if (dfd < 0 || fc_dev_size(fd, &bytes)) {
-		close(fd);
-		return fc_fail("pool create: cannot read %s: %s", flash, strerror(errno));
+	if (plan == FC_PLAN_REFUSE) {
+		r = fc_fail("pool create: %s", why);
+		goto out;
 	}
-	sectors = bytes / 512;
-	existing = fc_probe_pool(dfd, &have_bs);
+	existing = plan == FC_PLAN_LOAD || plan == FC_PLAN_LOAD_DEGRADED || plan == FC_PLAN_REFORMAT;
 	if (existing && (force & FC_CREATE_FORCE)) {
-		/* reformat: asked now, after every check */
-		r = fc_reformat_confirm(dfd, flash, have_bs, force, create_cmd);
-		if (r) {
-			close(dfd);
-			close(fd);
-			return r;
+		/* reformat: asked now, after every check, once per pool found */
+		for (i = 0; i < n; i++) {
+			if (!d[i].existing)
+				continue;
+			r = fc_reformat_confirm(d[i].dfd, d[i].path, d[i].have_bs, force, create_cmd);
+			if (r)
+				goto out;
+			d[i].existing = 0;
 		}
 		existing = 0;
 	}
 	if (existing) {
-		if (bs_given && have_bs != bs) {
-			close(dfd);
-			close(fd);
-			return fc_fail("pool create: %s holds an fcache pool with %u KiB blocks, not %u KiB; omit --block-size to load it",
-				       flash, have_bs / 2, bs / 2);
+		for (i = 0; i < n; i++) {
+			if (bs_given && d[i].have_bs != bs) {
+				r = fc_fail("pool create: %s holds an fcache pool with %u KiB blocks, not %u KiB; omit --block-size to load it",
+					    d[i].path, d[i].have_bs / 2, bs / 2);
+				goto out;
+			}
 		}
-		bs = have_bs;
+		bs = d[0].have_bs;
 	} else {
-		r = force & FC_CREATE_FORCE ? 0 : fc_refuse_damaged(dfd, flash);
-		if (r) {
-			close(dfd);
-			close(fd);
-			return r;
+		for (i = 0; i < n; i++) {
+			r = cdev_prepare_blank(&d[i], bs, force);
+			if (r)
+				goto out;
 		}
-		if (fc_pool_blocks(sectors, bs) < 16) {
-			close(dfd);
-			close(fd);
-			return fc_fail("pool create: %s (%" PRIu64 " sectors) is too small for a pool of %u KiB blocks",
-				       flash, sectors, bs / 2);
-		}
-		sig = fc_probe_signatures(fd, what, sizeof(what), 0);
-		if (sig < 0) {
-			close(dfd);
-			close(fd);
-			return fc_fail("pool create: cannot probe %s for signatures", flash);
-		}
-		if (sig && !(force & FC_CREATE_FORCE)) {
-			close(dfd);
-			close(fd);
-			return fc_fail("pool create: %s holds %s; use --force to overwrite it", flash, what);
-		}
-		if (sig && fc_probe_signatures(fd, what, sizeof(what), 1) < 0)
-			fc_warn("could not wipe every signature on %s", flash);
-		if (fc_dev_zero(dfd, 2 * 4096)) {	/* the superblock slots */
-			close(dfd);
-			close(fd);
-			return fc_fail("pool create: cannot write to %s: %s", flash, strerror(errno));
+		for (i = 0; i < n; i++) {
+			r = cdev_zero(&d[i]);
+			if (r)
+				goto out;
 		}
 	}
-	close(dfd);
-	close(fd);
+	if (n == 2) {
+		snprintf(mirror, sizeof(mirror), " mirror %s", fc_dev_str(d[1].dev, devs[1], sizeof(devs[1])));
+		extra = 2;
+	} else if (degraded) {
+		snprintf(mirror, sizeof(mirror), " mirror - degraded 1");
+		extra = 4;
+	}
+	cdev_close(d, n);
 
-	if (words)
-		snprintf(params, sizeof(params), "%s %u %d%s", fc_dev_str(dev, devs, sizeof(devs)),
-			 bs, words, opts);
+	fc_dev_str(d[0].dev, devs[0], sizeof(devs[0]));
+	if (words + extra)
+		snprintf(params, sizeof(params), "%s %u %d%s%s", devs[0], bs, words + extra, mirror, opts);
 	else
-		snprintf(params, sizeof(params), "%s %u", fc_dev_str(dev, devs, sizeof(devs)), bs);
+		snprintf(params, sizeof(params), "%s %u", devs[0], bs);
 	t.start = 0;
-	t.length = sectors;
+	t.length = d[0].sectors;
 	t.type = (char *)FC_POOL_TARGET;
 	t.params = params;
 	if (fc_dm_create(name, NULL, &t, 1)) {
@@ -180,29 +270,53 @@ int fc_pool_create(const char *name, const char *flash, uint32_t bs, int bs_give
 		if (!fc_dm_has_target(FC_POOL_TARGET))
 			return fc_fail("pool create: the kernel has no %s target; load the module: modprobe dm-fcache",
 				       FC_POOL_TARGET);
+		if (n == 2)
+			return fc_fail("pool create: the kernel refused the pool on %s and %s (%s); see dmesg, and 'fcachectl check %s %s'",
+				       flash, flash2, e, flash, flash2);
 		return fc_fail("pool create: the kernel refused the pool on %s (%s); see dmesg", flash, e);
 	}
 	printf("/dev/mapper/%s\n", name);
-	fc_info("pool %s: %s %s, %u KiB blocks", name, existing ? "loaded" : "formatted", flash, bs / 2);
+	if (n == 2)
+		fc_info("pool %s: %s %s and %s (mirrored), %u KiB blocks", name,
+			existing ? "loaded" : "formatted", flash, flash2, bs / 2);
+	else
+		fc_info("pool %s: %s %s%s, %u KiB blocks", name, existing ? "loaded" : "formatted", flash,
+			degraded ? " (one leg of a mirrored pool, DEGRADED)" : "", bs / 2);
+	if (degraded)
+		fc_warn("pool %s runs DEGRADED on %s alone: its dirty data has one copy until the other device is back",
+			name, flash);
 	return EXIT_OK;
+out:
+	cdev_close(d, n);
+	return r;
 }
 
-static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int force)
+static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int force, int degraded)
 {
 	char topts[1024] = "";
-	int words = 0, r;
+	const char *flash2 = NULL;
+	int words = 0, first = 2, r;
 
 	if (npos < 2)
-		return fc_usage("pool", "pool create: expected NAME FLASHDEV");
+		return fc_usage("pool", "pool create: expected NAME FLASHDEV [FLASHDEV2]");
 	if (!fc_valid_name(pos[0]))
 		return fc_usage("pool", "pool create: bad name '%s' (letters, digits and -_.+ only)", pos[0]);
-	r = fc_pool_tunables("pool", npos - 2, pos + 2, topts, sizeof(topts), &words);
+	/* a word without '=' after FLASHDEV: the second device of a mirrored pool */
+	if (npos > 2 && !strchr(pos[2], '=')) {
+		flash2 = pos[2];
+		first = 3;
+	}
+	if (flash2 && degraded)
+		return fc_usage("pool", "pool create: --degraded loads one leg of a mirrored pool alone; give one FLASHDEV");
+	r = fc_pool_tunables("pool", npos - first, pos + first, topts, sizeof(topts), &words);
 	if (r)
 		return r;
 	r = fc_create_gate(pos[1], force, create_cmd);
+	if (!r && flash2)
+		r = fc_create_gate(flash2, force, create_cmd);
 	if (r)
 		return r;
-	return fc_pool_create(pos[0], pos[1], bs, bs_given, force, topts, words);
+	return fc_pool_create(pos[0], pos[1], flash2, degraded, bs, bs_given, force, topts, words);
 }
 
 int fc_pool_remove(const char *arg)
@@ -252,6 +366,9 @@ int fc_pool_remove(const char *arg)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (p->have_status && !strcmp(p->st.redundancy, "degraded") && p->st.lone_dirty_blocks)
+		fc_warn("pool %s runs DEGRADED: its %" PRIu64 " dirty blocks have one copy, on %s; they stay there and come back with the pool: keep that device and do not reformat it",
+			p->name, p->st.lone_dirty_blocks, fc_dev_path(p->flash));
 	if (fc_dm_remove(p->name)) {
 		fc_fail("pool remove: cannot remove %s: %s", p->name, fc_dm_error());
 		fc_live_free(&l);
@@ -333,6 +450,7 @@ int cmd_pool(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "block-size", required_argument, NULL, 'b' },
+		{ "degraded", no_argument, NULL, 'D' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "yes", no_argument, NULL, 'y' },
@@ -341,7 +459,7 @@ int cmd_pool(int argc, char **argv)
 	char *pos[3 + 16];
 	const char *sub, *create_opt = NULL;
 	struct fc_opt o;
-	int npos = 0, force = 0, bs_given = 0, json = 0, yes = 0, c;
+	int npos = 0, force = 0, bs_given = 0, json = 0, yes = 0, degraded = 0, c;
 	uint64_t bytes;
 	uint32_t bs = 64;	/* 32 KiB, FC_DEFAULT_BLOCK_SECTORS */
 
@@ -376,6 +494,10 @@ int cmd_pool(int argc, char **argv)
 		case 'y':
 			yes = 1;
 			break;
+		case 'D':
+			degraded = 1;
+			create_opt = "--degraded";
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -393,7 +515,8 @@ int cmd_pool(int argc, char **argv)
 		return fc_usage("pool", "pool %s: --json is an option of pool list", sub);
 	if (!strcmp(sub, "create")) {
 		fc_cmdline(create_cmd, sizeof(create_cmd), argc, argv, "--yes");
-		return pool_create(npos - 1, pos + 1, bs, bs_given, force | (yes ? FC_CREATE_YES : 0));
+		return pool_create(npos - 1, pos + 1, bs, bs_given, force | (yes ? FC_CREATE_YES : 0),
+				   degraded);
 	}
 	if (!strcmp(sub, "remove")) {
 		if (npos != 2)

@@ -31,8 +31,13 @@ static void describe(int fd, uint32_t bs, char *buf, size_t len)
 	size_t o;
 	int i, k, n = fc_flash_volumes(fd, ov, 64);
 	uint64_t dirty = 0;
+	struct fc_leg_info li;
 
 	o = (size_t)snprintf(buf, len, "an fcache pool with %u KiB blocks", bs / 2);
+	if (fc_probe_leg(fd, &li) && li.mirrored)
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, " (leg %u of a mirrored pool%s)", li.leg,
+				      li.failed_legs & (1u << !li.leg) ?
+				      "; its partner is recorded failed: this device holds the only copy of its dirty data" : "");
 	if (n < 0) {
 		snprintf(buf + o, o < len ? len - o : 0, " (volume table unreadable)");
 		return;

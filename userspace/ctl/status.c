@@ -18,6 +18,7 @@
 #include "fc_json.h"
 #include "fc_check.h"
 #include "fc_prom.h"
+#include "fc_status.h"
 
 static double ratio(uint64_t hit, uint64_t all)
 {
@@ -131,8 +132,7 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 			if (v->pool_dev == p->dev && o)
 				wb += rate(v->st.writebacks, o->st.writebacks, dt) * (double)bsz;
 		}
-		fc_fmt_bytes(a, sizeof(a), (double)p->sectors * 512);
-		printf("pool %s on %s: %s, %u KiB blocks\n", p->name, fc_dev_path(p->flash), a, p->block_sectors / 2);
+		fc_status_pool_head(stdout, p, fc_dev_path);
 		if (!p->have_status) {
 			printf("  (status unreadable)\n");
 			continue;
@@ -181,109 +181,13 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 		printf("no fcache pools\n");
 }
 
-static void print_json(const struct sample *s, const struct sample *old, struct fc_pool *selpool,
+static void print_json(struct sample *s, const struct sample *old, struct fc_pool *selpool,
 		       struct fc_vol *selvol)
 {
-	double dt = old ? s->t - old->t : 0;
-	struct fc_json j;
-	int i, k;
+	static const struct fc_status_hooks h = { fc_dev_path, fc_pool_unattached };
 
-	fj_init(&j, stdout);
-	fj_obj(&j, NULL);
-	fj_schema(&j, "fcache.status");
-	fj_dbl(&j, "interval", dt);
-	fj_arr(&j, "pools");
-	for (i = 0; i < s->l.npools; i++) {
-		struct fc_pool *p = &s->l.pools[i];
-		const struct fc_pool_status *st = &p->st;
-		uint64_t bsz = (uint64_t)p->block_sectors * 512;
-		double wb = 0;
-
-		if ((selpool && selpool != p) || (selvol && selvol->pool_dev != p->dev))
-			continue;
-		fj_obj(&j, NULL);
-		fj_str(&j, "name", p->name);
-		fj_str(&j, "flash", fc_dev_path(p->flash));
-		fj_u64(&j, "sectors", p->sectors);
-		fj_u64(&j, "block_sectors", p->block_sectors);
-		fj_bool(&j, "status_ok", p->have_status);
-		fj_u64(&j, "total_blocks", st->total_blocks);
-		fj_u64(&j, "used_blocks", st->used_blocks);
-		fj_u64(&j, "dirty_blocks", st->dirty_blocks);
-		fj_u64(&j, "free_blocks", st->free_blocks);
-		fj_str(&j, "metadata_mode", st->metadata_mode);
-		fj_bool(&j, "needs_check", st->needs_check);
-		fj_u64(&j, "flash_read_errors", st->flash_read_errors);
-		fj_u64(&j, "flash_write_errors", st->flash_write_errors);
-		fj_u64(&j, "metadata_errors", st->metadata_errors);
-		fj_str(&j, "writeback_state", st->wb_state);
-		fj_u64(&j, "writeback_inflight", st->wb_inflight);
-		fj_u64(&j, "commit_seq", st->commit_seq);
-		fj_u64(&j, "active_volumes", st->active_volumes);
-		fj_u64(&j, "registered_volumes", st->registered_volumes);
-		fj_arr(&j, "volumes");
-		for (k = 0; k < s->l.nvols; k++) {
-			const struct fc_vol *v = &s->l.vols[k], *o = prev_vol(old, v);
-			const struct fc_vol_status *vs = &v->st;
-
-			if (v->pool_dev != p->dev || (selvol && selvol != v))
-				continue;
-			if (o)
-				wb += rate(vs->writebacks, o->st.writebacks, dt) * (double)bsz;
-			fj_obj(&j, NULL);
-			fj_str(&j, "name", v->name);
-			fj_str(&j, "origin", fc_dev_path(v->origin));
-			fj_bool(&j, "in_place", v->in_place);
-			fj_u64(&j, "id", v->id);
-			fj_str(&j, "label", v->label);
-			fj_str(&j, "mode", vs->mode[0] ? vs->mode : v->mode);
-			fj_u64(&j, "sectors", v->sectors);
-			fj_u64(&j, "cached_blocks", vs->cached_blocks);
-			fj_u64(&j, "dirty_blocks", vs->dirty_blocks);
-			fj_u64(&j, "reads", vs->reads);
-			fj_u64(&j, "read_hits", vs->read_hits);
-			fj_u64(&j, "writes", vs->writes);
-			fj_u64(&j, "write_hits", vs->write_hits);
-			fj_dbl(&j, "read_hit_ratio", vs->reads ? (double)vs->read_hits / vs->reads : 0);
-			fj_dbl(&j, "write_hit_ratio", vs->writes ? (double)vs->write_hits / vs->writes : 0);
-			if (o) {
-				fj_dbl(&j, "read_iops", rate(vs->reads, o->st.reads, dt));
-				fj_dbl(&j, "write_iops", rate(vs->writes, o->st.writes, dt));
-			} else {
-				fj_null(&j, "read_iops");
-				fj_null(&j, "write_iops");
-			}
-			fj_u64(&j, "bypassed", vs->bypassed);
-			fj_u64(&j, "writeback_inflight", vs->wb_inflight);
-			fj_u64(&j, "errors", vs->errors);
-			fj_u64(&j, "promotions", vs->promotions);
-			fj_u64(&j, "writebacks", vs->writebacks);
-			fj_end(&j);
-		}
-		fj_end(&j);
-		fj_arr(&j, "unattached_volumes");
-		if (st->registered_volumes > st->active_volumes) {
-			struct fc_ondisk_vol ov[64];
-			int n = fc_pool_unattached((struct fc_live *)&s->l, p, ov, 64, 0);
-
-			for (k = 0; k < n; k++) {
-				fj_obj(&j, NULL);
-				fj_u64(&j, "id", ov[k].id);
-				fj_str(&j, "label", ov[k].label);
-				fj_u64(&j, "dirty_blocks", ov[k].dirty_hint);
-				fj_bool(&j, "detached", ov[k].detached);
-				fj_end(&j);
-			}
-		}
-		fj_end(&j);
-		if (old)
-			fj_dbl(&j, "writeback_bytes_per_second", wb);
-		else
-			fj_null(&j, "writeback_bytes_per_second");
-		fj_end(&j);
-	}
-	fj_end(&j);
-	fj_end(&j);
+	fc_status_json(stdout, &s->l, old ? &old->l : NULL, old ? s->t - old->t : 0, selpool, selvol,
+		       &h);
 }
 
 /*
@@ -381,7 +285,7 @@ int cmd_status(int argc, char **argv)
 	const char *sel = NULL, *schema = NULL, *pfile = NULL;
 	double watch = 0, ival;
 	struct fc_opt o;
-	int json = 0, prom = 0, counters = 0, c;
+	int json = 0, prom = 0, counters = 0, c, i;
 
 	fc_opt_init(&o, argc, argv, "", opts, "status", "status");
 	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
@@ -437,6 +341,8 @@ int cmd_status(int argc, char **argv)
 			return fc_fail_json(schema, "status: cannot talk to device-mapper: %s", fc_dm_error());
 		}
 		cur->t = fc_now();
+		for (i = 0; i < cur->l.npools; i++)
+			fc_pool_find_legs(&cur->l.pools[i]);
 		selpool = sel ? fc_live_pool(&cur->l, sel) : NULL;
 		selvol = sel && !selpool ? fc_live_vol(&cur->l, sel) : NULL;
 		if (watch && !json)

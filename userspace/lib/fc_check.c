@@ -23,8 +23,9 @@
  * device size, volume table (ids nonzero and unique, sizes), every entry
  * (sub-block bits in range, dirty a subset of valid, its volume slot in use,
  * its origin block inside the volume, free entries without dirty bits,
- * entries past the last block free) and overlaps (two entries mapping the
- * same volume slot and origin block).
+ * entries past the last block free), overlaps (two entries mapping the
+ * same volume slot and origin block) and, in a mirrored pool, twins (on
+ * the other leg, inside the pool, not an entry in use, twin of one entry).
  *
  * The files of the checker are listed in fc_check_int.h.
  */
@@ -181,6 +182,20 @@ int chk_read_superblock(struct ctx *c)
 		return -1;
 	}
 	c->M = fc_sb_md_seq(&c->sb);
+	c->mirrored = !!(le32_to_cpu(c->sb.incompat_features) & FC_FEAT_INCOMPAT_MIRROR);
+	if (c->mirrored) {
+		uint32_t failed = le32_to_cpu(c->sb.failed_legs);
+
+		if (failed & ~3u)
+			chk_problem(c, 0, "mirror", "failed_legs 0x%x names legs a pool does not have",
+				failed);
+		if (failed & (1u << le32_to_cpu(c->sb.member_index)))
+			chk_problem(c, 0, "mirror",
+				"the superblock of leg %u records that leg itself as failed",
+				le32_to_cpu(c->sb.member_index));
+		if (!memcmp(c->sb.member_uuid, c->sb.partner_uuid, 16))
+			chk_problem(c, 1, "mirror", "the member uuid and the partner uuid are the same");
+	}
 	if (le32_to_cpu(c->sb.sb_flags) & ~(FC_SB_CLEAN | FC_SB_NEEDS_CHECK))
 		chk_problem(c, 0, "superblock", "unknown superblock flags 0x%x",
 			le32_to_cpu(c->sb.sb_flags));
@@ -356,6 +371,21 @@ static void check_entry(struct ctx *c, uint64_t idx, const struct fc_disk_entry 
 	c->used++;
 	if (e->dirty)
 		c->dirty++;
+	c->usedmap[idx / 8] |= (uint8_t)(1u << (idx % 8));
+	if ((e->flags & FC_ENTRY_MIRRORED) && !c->mirrored) {
+		chk_problem(c, 1, "twin", "entry %" PRIu64 " is marked mirrored (twin %u) but the pool has one flash device",
+			idx, le32_to_cpu(e->twin));
+	} else if ((e->flags & FC_ENTRY_MIRRORED) && !e->dirty) {
+		chk_problem(c, 0, "twin", "entry %" PRIu64 " is clean but marked mirrored (twin %u): recovery ignores the twin",
+			idx, le32_to_cpu(e->twin));
+	} else if (e->flags & FC_ENTRY_MIRRORED) {
+		c->twins[c->ntwins].idx = (uint32_t)idx;
+		c->twins[c->ntwins].twin = le32_to_cpu(e->twin);
+		c->ntwins++;
+		c->mirrored_dirty++;
+	} else if (e->dirty) {
+		c->lone_dirty++;
+	}
 	if (e->valid & ~allsub)
 		chk_problem(c, 1, "entry", "entry %" PRIu64 " has valid bits 0x%02x beyond its %u sub-blocks",
 			idx, e->valid, c->g.nr_subblocks);
@@ -443,6 +473,54 @@ static void check_overlaps(struct ctx *c)
 				c->map[i - 1].idx, c->map[i].idx, c->map[i].vol, c->map[i].oblock);
 }
 
+static int cmp_twin(const void *a, const void *b)
+{
+	const struct twin_note *x = a, *y = b;
+
+	if (x->twin != y->twin)
+		return x->twin < y->twin ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Each twin (docs/DESIGN.md, "Two-device pool"): a block on the other leg,
+ * inside the pool, whose own entry is free, the twin of one entry only.
+ * The kernel refuses a pool that breaks any of these: damage.
+ */
+static void check_twins(struct ctx *c)
+{
+	uint64_t i;
+
+	for (i = 0; i < c->ntwins; i++) {
+		const struct twin_note *t = &c->twins[i];
+
+		if (t->twin >= c->g.nr_blocks) {
+			chk_problem(c, 1, "twin", "entry %u names twin block %u, past the last cache block (%" PRIu64 ")",
+				t->idx, t->twin, c->g.nr_blocks);
+			continue;
+		}
+		if (fc_block_leg(&c->g, t->twin) == fc_block_leg(&c->g, t->idx))
+			chk_problem(c, 1, "twin", "entry %u and its twin block %u are both on leg %u: a twin is always on the other flash device",
+				t->idx, t->twin, fc_block_leg(&c->g, t->idx));
+		if (c->usedmap[t->twin / 8] & (1u << (t->twin % 8)))
+			chk_problem(c, 1, "twin", "twin block %u of entry %u is also an entry in use (one block used twice)",
+				t->twin, t->idx);
+	}
+	qsort(c->twins, c->ntwins, sizeof(*c->twins), cmp_twin);
+	for (i = 1; i < c->ntwins; i++)
+		if (c->twins[i].twin == c->twins[i - 1].twin && c->twins[i].twin < c->g.nr_blocks)
+			chk_problem(c, 1, "twin", "block %u is the twin of two entries (%u and %u)",
+				c->twins[i].twin, c->twins[i - 1].idx, c->twins[i].idx);
+}
+
+void chk_hex(char *out, const uint8_t *u, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", u[i]);
+}
+
 void chk_label(char *out, const struct fc_disk_volume *v)
 {
 	int i;
@@ -477,6 +555,8 @@ void chk_close(struct ctx *c)
 	free(c->st.v);
 	free(c->lo.v);
 	free(c->map);
+	free(c->twins);
+	free(c->usedmap);
 	free(c->page);
 	free(c);
 }
@@ -488,13 +568,16 @@ int chk_all(struct ctx *c)
 	if (chk_read_superblock(c))
 		return 0;
 	c->map = calloc(c->g.nr_blocks + 1, sizeof(*c->map));
-	if (!c->map) {
+	c->twins = calloc(c->g.nr_blocks + 1, sizeof(*c->twins));
+	c->usedmap = calloc(c->g.nr_blocks / 8 + 1, 1);
+	if (!c->map || !c->twins || !c->usedmap) {
 		chk_problem(c, 1, "io", "out of memory for %" PRIu64 " entries", c->g.nr_blocks);
 		return 0;
 	}
 	chk_voltable(c);
 	chk_walk_entries(c, check_cb, NULL, 1);
 	check_overlaps(c);
+	check_twins(c);
 	for (i = 0; c->vt_ok && i < FC_VT_SLOTS; i++)
 		if (chk_vol_in_use(c, i) && !c->lost_pages &&
 		    le64_to_cpu(c->vt.vol[i].dirty_blocks) != c->vi[i].dirty_blocks)

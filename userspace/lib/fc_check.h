@@ -65,6 +65,75 @@ struct fc_disk_superblock;
 struct fc_disk_voltable;
 
 /*
+ * Two devices of a mirrored pool (docs/DESIGN.md, "Two-device pool"): do
+ * they load together, as the kernel decides (kmod/fc_meta.c, pick_legs)?
+ *   FC_PAIR_IN_SYNC       same pool, each the other's partner, same events
+ *                         and commit ("in_sync")
+ *   FC_PAIR_LAGGING       as in sync, but one superblock is behind (a crash
+ *                         between the two superblock writes): loads, the
+ *                         older one is brought forward ("lagging")
+ *   FC_PAIR_STALE         the pool ran without one of them ("stale")
+ *   FC_PAIR_SPLIT_BRAIN   each ran without the other ("split_brain")
+ *   FC_PAIR_FOREIGN       not legs of the same pool, or not each other's
+ *                         partner ("foreign")
+ *   FC_PAIR_SAME_LEG      both are the same leg: a copy ("same_leg")
+ *   FC_PAIR_DISAGREE      events or geometry differ ("disagree")
+ *   FC_PAIR_NOT_MIRRORED  one holds a one-device pool ("not_mirrored")
+ *   FC_PAIR_MISMATCH      (check only) same commit, different committed
+ *                         metadata: damage ("mismatch")
+ */
+enum fc_pair_verdict {
+	FC_PAIR_IN_SYNC,
+	FC_PAIR_LAGGING,
+	FC_PAIR_STALE,
+	FC_PAIR_SPLIT_BRAIN,
+	FC_PAIR_FOREIGN,
+	FC_PAIR_SAME_LEG,
+	FC_PAIR_DISAGREE,
+	FC_PAIR_NOT_MIRRORED,
+	FC_PAIR_MISMATCH,
+};
+
+const char *fc_pair_verdict_str(enum fc_pair_verdict v);
+
+/*
+ * The verdict on the current superblocks @a (of device @na) and @b (@nb),
+ * with one sentence naming the devices in @why; *@older gets 0 (@a) or 1
+ * (@b) for the stale or lagging device (for split brain and disagreeing
+ * events the one with fewer events), else -1.
+ */
+enum fc_pair_verdict fc_pair_verdict(const struct fc_disk_superblock *a, const char *na,
+				     const struct fc_disk_superblock *b, const char *nb,
+				     int *older, char *why, size_t len);
+
+/* The same on two devices (their recovery superblocks); -1 if either has none. */
+int fc_pair_verdict_fd(int fd0, const char *name0, int fd1, const char *name1, int *older,
+		       char *why, size_t len);
+
+/* What the superblock of a device says about its pool's membership. */
+struct fc_leg_info {
+	int mirrored;		/* a leg of a mirrored pool (the rest is 0 if not) */
+	unsigned int leg;	/* its leg, 0 or 1 */
+	uint32_t failed_legs;	/* legs recorded failed (bit n: leg n) */
+	uint64_t events;
+};
+
+/* 1 and @li filled if @fd holds a pool (a usable superblock), else 0. */
+int fc_probe_leg(int fd, struct fc_leg_info *li);
+
+/*
+ * fcachectl check DEV1 DEV2: check both devices as fc_check_fd() does (a
+ * report each), then the pair: the verdict above and, when they are in
+ * sync, whether their committed metadata is the same.  Printed as text, or
+ * as one JSON document (schema fcache.check-pair) if @json.  Returns 0 if
+ * both are consistent and load together (in_sync, lagging), 3 if either
+ * holds no fcache metadata at all, else 1; the pair's outcome ("in_sync",
+ * ..., "damaged", "not_a_pool") goes to *@outcome unless NULL.
+ */
+int fc_check_pair_fd(int fd0, const char *name0, int fd1, const char *name1, int json, FILE *out,
+		     const char **outcome);
+
+/*
  * Read the volume table recovery would use from @fd into @vt and the
  * superblock into @sb (either may be NULL).  Returns 0, or -1 if there is no
  * valid superblock (not a pool), -2 if the volume table is unreadable.

@@ -41,6 +41,32 @@ int fc_probe_pool(int fd, uint32_t *block_sectors)
 	return 1;
 }
 
+int fc_probe_leg(int fd, struct fc_leg_info *li)
+{
+	struct fc_disk_superblock sb;
+
+	memset(li, 0, sizeof(*li));
+	if (fc_read_voltable(fd, &sb, NULL) == -1)
+		return 0;
+	if (!(le32_to_cpu(sb.incompat_features) & FC_FEAT_INCOMPAT_MIRROR))
+		return 1;
+	li->mirrored = 1;
+	li->leg = le32_to_cpu(sb.member_index);
+	li->failed_legs = le32_to_cpu(sb.failed_legs);
+	li->events = le64_to_cpu(sb.events);
+	return 1;
+}
+
+int fc_pair_verdict_fd(int fd0, const char *name0, int fd1, const char *name1, int *older,
+		       char *why, size_t len)
+{
+	struct fc_disk_superblock a, b;
+
+	if (fc_read_voltable(fd0, &a, NULL) == -1 || fc_read_voltable(fd1, &b, NULL) == -1)
+		return -1;
+	return (int)fc_pair_verdict(&a, name0, &b, name1, older, why, len);
+}
+
 int fc_probe_damaged(int fd, char *why, size_t len)
 {
 	struct ctx *c = chk_open(fd, "flash");

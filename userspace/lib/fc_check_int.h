@@ -43,6 +43,12 @@ struct emap {
 	uint8_t vol;
 };
 
+/* A dirty entry of a mirrored pool and its twin, checked after the walk. */
+struct twin_note {
+	uint32_t idx;
+	uint32_t twin;
+};
+
 /*
  * A page slot noted once however often it is read: a leftover (a valid
  * slot above md_seq, with its seq and header flags), or an unusable copy
@@ -91,6 +97,12 @@ struct ctx {
 	uint64_t nmap;
 	uint64_t used, dirty, lost_pages;
 	void *page;
+	/* mirrored pool (FC_FEAT_INCOMPAT_MIRROR): twins, entries in use */
+	int mirrored;
+	struct twin_note *twins;
+	uint64_t ntwins;
+	uint8_t *usedmap;	/* a bit per cache block: its entry is in use */
+	uint64_t mirrored_dirty, lone_dirty;
 };
 
 struct repair {
@@ -124,6 +136,15 @@ void chk_walk_entries(struct ctx *c, entry_fn fn, void *arg, int report);
 int chk_all(struct ctx *c);
 /* The label of volume slot @v, printable, into @out (FC_VOLUME_LABEL_LEN + 1). */
 void chk_label(char *out, const struct fc_disk_volume *v);
+
+/* The hexadecimal form of @n bytes at @u into @out (2 * @n + 1 bytes). */
+void chk_hex(char *out, const uint8_t *u, int n);
+
+/* fc_check_report.c: a check's outcome, its report (also of one leg of a pair) */
+enum fc_check_outcome chk_outcome(const struct ctx *c);
+/* The members of a check or dump document after "schema" (@ok_sb: chk_all()'s result). */
+void chk_report_json(struct ctx *c, int ok_sb, enum fc_check_out what, struct fc_json *j);
+void chk_report_text(struct ctx *c, int ok_sb, enum fc_check_out what, FILE *out);
 
 /* fc_check_repair.c */
 /* Zero the leftovers and write the new superblock: 0, or -1 (r->failed says why). */

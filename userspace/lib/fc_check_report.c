@@ -11,20 +11,12 @@
 #include "fc_check_int.h"
 #include "fc_json.h"
 
-static void hex(char *out, const uint8_t *u, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", u[i]);
-}
-
 static void json_sb(struct ctx *c, struct fc_json *j)
 {
 	char u[40];
 	uint32_t fl = le32_to_cpu(c->sb.sb_flags);
 
-	hex(u, c->sb.hdr.uuid, 16);
+	chk_hex(u, c->sb.hdr.uuid, 16);
 	fj_obj(j, "superblock");
 	fj_i64(j, "slot", c->sb_slot);
 	fj_u64(j, "seq", c->S);
@@ -41,7 +33,33 @@ static void json_sb(struct ctx *c, struct fc_json *j)
 	fj_bool(j, "clean", !!(fl & FC_SB_CLEAN));
 	fj_bool(j, "needs_check", !!(fl & FC_SB_NEEDS_CHECK));
 	fj_u64(j, "format_time", le64_to_cpu(c->sb.format_time));
+	if (c->mirrored) {
+		fj_obj(j, "mirror");
+		fj_u64(j, "leg", le32_to_cpu(c->sb.member_index));
+		chk_hex(u, c->sb.member_uuid, 16);
+		fj_str(j, "member_uuid", u);
+		chk_hex(u, c->sb.partner_uuid, 16);
+		fj_str(j, "partner_uuid", u);
+		fj_u64(j, "events", le64_to_cpu(c->sb.events));
+		fj_u64(j, "failed_legs", le32_to_cpu(c->sb.failed_legs));
+		fj_arr(j, "leg_blocks");
+		fj_u64(j, NULL, le64_to_cpu(c->sb.leg_blocks[0]));
+		fj_u64(j, NULL, le64_to_cpu(c->sb.leg_blocks[1]));
+		fj_end(j);
+		fj_arr(j, "leg_sectors");
+		fj_u64(j, NULL, le64_to_cpu(c->sb.leg_sectors[0]));
+		fj_u64(j, NULL, le64_to_cpu(c->sb.leg_sectors[1]));
+		fj_end(j);
+		fj_end(j);
+	}
 	fj_end(j);
+}
+
+/* "none", "leg 1", "legs 0 and 1" */
+static const char *failed_str(uint32_t f)
+{
+	f &= 3;
+	return f == 0 ? "none" : f == 1 ? "leg 0" : f == 2 ? "leg 1" : "legs 0 and 1";
 }
 
 static void json_volumes(struct ctx *c, struct fc_json *j)
@@ -120,7 +138,7 @@ static void text_summary(struct ctx *c, FILE *out)
 	uint32_t fl = le32_to_cpu(c->sb.sb_flags);
 	char lab[FC_VOLUME_LABEL_LEN + 1];
 
-	hex(u, c->sb.hdr.uuid, 16);
+	chk_hex(u, c->sb.hdr.uuid, 16);
 	fprintf(out, "pool %s: uuid %s, seq %" PRIu64 " (superblock slot %d), md_seq %" PRIu64 ", %s%s\n",
 		c->name, u, c->S, c->sb_slot, c->M,
 		fl & FC_SB_CLEAN ? "shut down cleanly" : "not shut down cleanly",
@@ -129,6 +147,20 @@ static void text_summary(struct ctx *c, FILE *out)
 		c->g.block_sectors, c->g.block_sectors / 2, c->g.subblock_sectors, c->g.nr_blocks,
 		c->g.data_start, c->g.md_pages);
 	fprintf(out, "  %" PRIu64 " blocks in use, %" PRIu64 " dirty\n", c->used, c->dirty);
+	if (c->mirrored) {
+		char p[40], m[40];
+		unsigned int me = le32_to_cpu(c->sb.member_index);
+
+		chk_hex(m, c->sb.member_uuid, 16);
+		chk_hex(p, c->sb.partner_uuid, 16);
+		fprintf(out, "  mirrored pool: this device is leg %u (member %s), its partner is leg %u (member %s)\n",
+			me, m, !me, p);
+		fprintf(out, "  events %" PRIu64 ", failed legs: %s; leg 0: %" PRIu64 " blocks, leg 1: %" PRIu64 " blocks\n",
+			le64_to_cpu(c->sb.events), failed_str(le32_to_cpu(c->sb.failed_legs)),
+			le64_to_cpu(c->sb.leg_blocks[0]), le64_to_cpu(c->sb.leg_blocks[1]));
+		fprintf(out, "  dirty blocks: %" PRIu64 " with a twin on the other leg, %" PRIu64 " with one copy only\n",
+			c->mirrored_dirty, c->lone_dirty);
+	}
 	if (c->lo.n)
 		fprintf(out, "  %zu leftover page slots above md_seq (harmless: never used, overwritten by the next commit)\n",
 			c->lo.n);
@@ -170,7 +202,12 @@ static void dump_cb(struct ctx *c, uint64_t idx, const struct fc_disk_entry *e, 
 		fj_u64(d->j, "valid", e->valid);
 		fj_u64(d->j, "dirty", e->dirty);
 		fj_u64(d->j, "flags", e->flags);
+		if (e->flags & FC_ENTRY_MIRRORED)
+			fj_u64(d->j, "twin", le32_to_cpu(e->twin));
 		fj_end(d->j);
+	} else if (e->flags & FC_ENTRY_MIRRORED) {
+		fprintf(d->out, "  %10" PRIu64 " %5u %14" PRIu64 "   0x%02x  0x%02x  twin %u\n", idx, e->vol,
+			le64_to_cpu(e->oblock), e->valid, e->dirty, le32_to_cpu(e->twin));
 	} else {
 		fprintf(d->out, "  %10" PRIu64 " %5u %14" PRIu64 "   0x%02x  0x%02x\n", idx, e->vol,
 			le64_to_cpu(e->oblock), e->valid, e->dirty);
@@ -190,7 +227,7 @@ const char *fc_check_outcome_str(enum fc_check_outcome o)
 	       outcome_names[o] : "damaged";
 }
 
-static enum fc_check_outcome outcome(const struct ctx *c)
+enum fc_check_outcome chk_outcome(const struct ctx *c)
 {
 	if (c->not_a_pool)
 		return FC_CHECK_NOT_A_POOL;
@@ -201,13 +238,69 @@ static enum fc_check_outcome outcome(const struct ctx *c)
 	return FC_CHECK_CLEAN;
 }
 
+void chk_report_json(struct ctx *c, int ok_sb, enum fc_check_out what, struct fc_json *j)
+{
+	struct dump_arg d;
+
+	fj_str(j, "device", c->name);
+	fj_bool(j, "clean", !c->errors);
+	fj_i64(j, "errors", c->errors);
+	fj_i64(j, "warnings", c->warnings);
+	fj_str(j, "outcome", fc_check_outcome_str(chk_outcome(c)));
+	json_problems(c, j);
+	if (!ok_sb)
+		return;
+	json_sb(c, j);
+	fj_bool(j, "needs_check", (le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK) || c->lo_needs_check);
+	json_leftovers(c, j);
+	fj_u64(j, "used_blocks", c->used);
+	fj_u64(j, "dirty_blocks", c->dirty);
+	if (c->mirrored) {
+		fj_u64(j, "mirrored_dirty_blocks", c->mirrored_dirty);
+		fj_u64(j, "lone_dirty_blocks", c->lone_dirty);
+	}
+	fj_u64(j, "lost_pages", c->lost_pages);
+	json_volumes(c, j);
+	if (what == FC_OUT_DUMP) {
+		d.out = NULL;
+		d.j = j;
+		fj_arr(j, "entries");
+		chk_walk_entries(c, dump_cb, &d, 0);
+		fj_end(j);
+	}
+}
+
+void chk_report_text(struct ctx *c, int ok_sb, enum fc_check_out what, FILE *out)
+{
+	enum fc_check_outcome oc = chk_outcome(c);
+	const char *name = c->name;
+	struct dump_arg d;
+
+	if (ok_sb)
+		text_summary(c, out);
+	if (ok_sb && what == FC_OUT_DUMP) {
+		d.out = out;
+		d.j = NULL;
+		fprintf(out, "entries (in use):\n       block  slot         oblock  valid  dirty\n");
+		chk_walk_entries(c, dump_cb, &d, 0);
+	}
+	text_problems(c, out);
+	if (what == FC_OUT_CHECK && oc == FC_CHECK_NOT_A_POOL)
+		fprintf(out, "%s: not an fcache pool: the device holds no fcache metadata\n",
+			name);
+	else if (what == FC_OUT_CHECK && oc == FC_CHECK_LEFTOVERS)
+		fprintf(out, "%s: metadata clean (%d errors, %d warnings), with harmless leftovers of interrupted commits ('fcachectl check --repair' drops them)\n",
+			name, c->errors, c->warnings);
+	else if (what == FC_OUT_CHECK)
+		fprintf(out, "%s: %s (%d errors, %d warnings)\n", name,
+			c->errors ? "metadata DAMAGED" : "metadata clean", c->errors, c->warnings);
+}
+
 static int run(int fd, const char *name, enum fc_check_out what, int json, FILE *out,
 	       struct repair *rep, enum fc_check_outcome *res)
 {
 	struct ctx *c = chk_open(fd, name);
-	enum fc_check_outcome oc;
 	struct fc_json j;
-	struct dump_arg d;
 	int ok_sb, rc;
 
 	if (res)
@@ -216,9 +309,8 @@ static int run(int fd, const char *name, enum fc_check_out what, int json, FILE 
 		return 1;
 	ok_sb = chk_all(c);
 	rc = c->errors ? 1 : 0;
-	oc = outcome(c);
 	if (res)
-		*res = oc;
+		*res = chk_outcome(c);
 	if (rep && ok_sb)
 		rep->had_needs_check = (le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK) ||
 				       c->lo_needs_check;
@@ -229,51 +321,12 @@ static int run(int fd, const char *name, enum fc_check_out what, int json, FILE 
 		fj_init(&j, out);
 		fj_obj(&j, NULL);
 		fj_schema(&j, what == FC_OUT_DUMP ? "fcache.dump" : "fcache.check");
-		fj_str(&j, "device", name);
-		fj_bool(&j, "clean", !c->errors);
-		fj_i64(&j, "errors", c->errors);
-		fj_i64(&j, "warnings", c->warnings);
-		fj_str(&j, "outcome", fc_check_outcome_str(oc));
-		json_problems(c, &j);
-		if (ok_sb) {
-			json_sb(c, &j);
-			fj_bool(&j, "needs_check",
-				(le32_to_cpu(c->sb.sb_flags) & FC_SB_NEEDS_CHECK) || c->lo_needs_check);
-			json_leftovers(c, &j);
-			fj_u64(&j, "used_blocks", c->used);
-			fj_u64(&j, "dirty_blocks", c->dirty);
-			fj_u64(&j, "lost_pages", c->lost_pages);
-			json_volumes(c, &j);
-			if (what == FC_OUT_DUMP) {
-				d.out = out;
-				d.j = &j;
-				fj_arr(&j, "entries");
-				chk_walk_entries(c, dump_cb, &d, 0);
-				fj_end(&j);
-			}
-		}
+		chk_report_json(c, ok_sb, what, &j);
 		if (rep)
 			chk_repair_json(c, rep, &j);
 		fj_end(&j);
 	} else {
-		if (ok_sb)
-			text_summary(c, out);
-		if (ok_sb && what == FC_OUT_DUMP) {
-			d.out = out;
-			d.j = NULL;
-			fprintf(out, "entries (in use):\n       block  slot         oblock  valid  dirty\n");
-			chk_walk_entries(c, dump_cb, &d, 0);
-		}
-		text_problems(c, out);
-		if (what == FC_OUT_CHECK && oc == FC_CHECK_NOT_A_POOL)
-			fprintf(out, "%s: not an fcache pool: the device holds no fcache metadata\n",
-				name);
-		else if (what == FC_OUT_CHECK && oc == FC_CHECK_LEFTOVERS)
-			fprintf(out, "%s: metadata clean (%d errors, %d warnings), with harmless leftovers of interrupted commits ('fcachectl check --repair' drops them)\n",
-				name, c->errors, c->warnings);
-		else if (what == FC_OUT_CHECK)
-			fprintf(out, "%s: %s (%d errors, %d warnings)\n", name,
-				c->errors ? "metadata DAMAGED" : "metadata clean", c->errors, c->warnings);
+		chk_report_text(c, ok_sb, what, out);
 		if (rep)
 			chk_repair_text(c, rep, out);
 	}
