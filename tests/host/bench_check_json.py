@@ -43,7 +43,7 @@ def check(d, want_configs, zero_errors):
     need(d, "command", str, "top")
     w = need(d, "workload", dict, "top") or {}
     prof = need(w, "profile", str, "workload")
-    if prof not in ("tpcc", "read-write", "read-only"):
+    if prof not in ("tpcc-like", "read-write", "read-only"):
         errs.append("workload.profile %r unknown" % prof)
     types = need(w, "transaction_types", list, "workload") or []
     if types and sum(t.get("percent", 0) for t in types) != 100:

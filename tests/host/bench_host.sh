@@ -80,6 +80,13 @@ py mix-tpcc-cleaner-batches-synced "$T/tpcc.json" \
 	"k['fsyncs'] > 0 and 0 < k['dev_writes'] <= k['page_updates'] and k['dev_reads'] > 0"
 py mix-tpcc-latency-order "$T/tpcc.json" \
 	"0 < s['avg_ms'] <= s['max_ms'] and s['p95_ms'] <= s['p99_ms'] <= s['max_ms'] + 0.001"
+# the old profile name is an alias of tpcc-like, with a note
+rc profile-alias-tpcc 0 "$CTL" bench run "$F" $RUN --time 1 --profile tpcc --quiet --json "$T/alias.json"
+if grep -q "^fcachectl bench: note: profile 'tpcc' is called 'tpcc-like' now" "$T/err" &&
+   grep -q '^fcachectl bench run: profile tpcc-like (TPC-C-like page-count mix, not TPC-C' "$T/out"; then
+	pass profile-alias-note; else fail profile-alias-note "$(head -n 1 "$T/err")"; fi
+py profile-alias-json "$T/alias.json" "d['workload']['profile'] == 'tpcc-like' and len(types) == 5"
+py profile-default-tpcc-like "$T/tpcc.json" "d['workload']['profile'] == 'tpcc-like'"
 rc mix-rw-run 0 "$CTL" bench run "$F" $RUN --profile read-write --buffer-pool 0 --quiet --json "$T/rw.json"
 py mix-rw-ratio "$T/rw.json" \
 	"abs(k['page_accesses'] / k['page_updates'] - 5.5) < 0.3 and k['log_writes'] == k['transactions']"

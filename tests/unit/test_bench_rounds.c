@@ -22,7 +22,7 @@
 static const int users[NSTEPS] = { 8, 16 };
 
 static const struct bench_profile prof = {
-	"tpcc", "synthetic", 1, { { "t", 100, 1, 0, 0, 0 } },
+	"tpcc-like", "synthetic", 1, { { "t", 100, 1, 0, 0, 0, 0, 0 } },
 };
 
 /* A run of @cfg with @tps and @avg (ms) at 8 and 16 users. */
@@ -295,7 +295,7 @@ static void test_zero_txn(const char *dir)
 {
 	static const double btps[NSTEPS] = { 50, 100 }, bavg[NSTEPS] = { 1500, 2100 };
 	static const double ztps[NSTEPS] = { 200, 0 }, zavg[NSTEPS] = { 30, 0 };
-	struct bench_opts o = { .profile = "tpcc", .nsteps = NSTEPS, .time_s = 10,
+	struct bench_opts o = { .profile = "tpcc-like", .nsteps = NSTEPS, .time_s = 10,
 				.rt_limit_s = 2, .rounds = 1 };
 	struct bench_result *r = calloc(2, sizeof(*r));
 	char path[4096], *txt, *sum, *j;
@@ -336,7 +336,7 @@ static void test_zero_txn(const char *dir)
 
 static void test_json(const char *dir)
 {
-	struct bench_opts o = { .profile = "tpcc", .nsteps = NSTEPS, .time_s = 10,
+	struct bench_opts o = { .profile = "tpcc-like", .nsteps = NSTEPS, .time_s = 10,
 				.warmup_s = 5, .rt_limit_s = 2, .rounds = 3 };
 	char path[4096], svg[4096];
 	char *j, *v;

@@ -101,6 +101,8 @@ struct bench_txn_type {
 	unsigned updates;	/* of those, pages updated */
 	unsigned ranges;	/* range scans ... */
 	unsigned range_len;	/* ... of this many consecutive pages */
+	double keying_s;	/* --terminals: keying time before it, s (fixed) */
+	double think_s;		/* --terminals: mean think time after it, s */
 };
 
 struct bench_profile {
@@ -110,7 +112,12 @@ struct bench_profile {
 	struct bench_txn_type t[BENCH_MAX_TYPES];
 };
 
+/*
+ * The profile called @name (BENCH_PROFILE_ALIAS finds tpcc-like), or NULL.
+ * bench_dist.c.
+ */
 const struct bench_profile *bench_profile_find(const char *name);
+#define BENCH_PROFILE_ALIAS	"tpcc"	/* tpcc-like's old name, still accepted */
 
 enum bench_dist { DIST_UNIFORM, DIST_ZIPF, DIST_PARETO, DIST_HOTSET };
 
