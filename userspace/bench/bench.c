@@ -112,6 +112,21 @@ static int cmd_prepare(struct bench_cli *c, char **pos, int npos)
 			     c->o.direct, 0) ? EXIT_FAIL : EXIT_OK;
 }
 
+/* The terminal model's times, per type when they differ. */
+static void terminal_line(FILE *f, const struct bench_opts *o, const struct bench_profile *p)
+{
+	int i;
+
+	fprintf(f, "terminal model: each user keys (fixed) then submits a transaction, then "
+		"thinks (exponential, at most %d times the mean); TPS and response time are "
+		"separate results (TPS <= users / (keying + think + response time)); s:",
+		BENCH_THINK_CAP);
+	for (i = 0; i < p->ntypes; i++)
+		fprintf(f, "%s %s keying %.3g think %.3g", i ? "," : "", p->t[i].name,
+			bench_keying(o, &p->t[i]), bench_think_mean(o, &p->t[i]));
+	fprintf(f, "\n");
+}
+
 static void header(FILE *f, const struct bench_opts *o, const char *what)
 {
 	const struct bench_profile *p = bench_profile_find(o->profile);
@@ -122,7 +137,10 @@ static void header(FILE *f, const struct bench_opts *o, const char *what)
 		"users", o->dist_str, (unsigned long long)o->seed, o->warmup_s, o->time_s);
 	for (i = 0; i < o->nsteps; i++)
 		fprintf(f, "%s%d", i ? "," : " ", o->users[i]);
-	fprintf(f, ", response time limit %.3g s\n", o->rt_limit_s);
+	fprintf(f, ", response time limit %.3g s (search: up to %d extra steps)\n",
+		o->rt_limit_s, o->rt_search);
+	if (bench_terminal_model(o, p))
+		terminal_line(f, o, p);
 	fflush(f);
 }
 
@@ -360,7 +378,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 
 		for (k = 0; k < nrun[i]; k++)
 			p[k] = &run[i * rounds + k];
-		if (!nrun[i] || bench_aggregate(p, nrun[i], c->o.rt_limit_s, &r[nr]))
+		if (!nrun[i] || bench_aggregate(p, nrun[i], &r[nr]))
 			continue;
 		/* stopped between two runs: no run says so, the configuration must */
 		if (stop_sig && nrun[i] < rounds && !r[nr].stopped[0])
@@ -384,6 +402,8 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		free(run[i].final_ver);
 	free(run);
 	bench_print_summary(stdout, r, nr);
+	if (bench_terminal_model(&c->o, bench_profile_find(c->o.profile)))
+		bench_print_summary_terminals(stdout, r, nr, c->o.rt_limit_s);
 	free(r);
 	if (stop_sig)
 		fc_err(BENCH_CLI, "compare stopped by %s (%d of %d runs "

@@ -27,9 +27,14 @@ static const char usage_text[] =
 "         --log-size MB (0..64; 0: 1/16 of DEV, at most 64).\n"
 "run      warm-up, then a ladder of user counts; an interval line every\n"
 "         --report-interval seconds, then a table per user count (TPS,\n"
-"         average, p95, p99 response time) and the largest user count whose\n"
-"         average response time stays under --rt-limit.  Every page read is\n"
-"         verified; a wrong or stale page fails the run (exit 1).\n"
+"         average, p95, p99 response time; NOPM and the p90 of each\n"
+"         transaction type) and the largest user count whose average\n"
+"         response time stays under --rt-limit.  The users run on from one\n"
+"         step of the ladder to the next (a step adds users, or lets the\n"
+"         extra ones go idle after their transaction); a step counts the\n"
+"         transactions that complete inside it, and their response times.\n"
+"         Every page read is verified; a wrong or stale page fails the run\n"
+"         (exit 1).\n"
 "compare  prepares the datafile on the origin and runs the same workload\n"
 "         (same seed, same data state, same warm-up) on: baseline (the bare\n"
 "         origin), fcache-writeback (fcache pool on the flash), and with\n"
@@ -37,6 +42,13 @@ static const char usage_text[] =
 "         prints the ratios, writes results.json and chart.svg to --output\n"
 "         (default .), and ends with one line per configuration:\n"
 "         summary <config>: TPS <r>x baseline, avg response time <r>x baseline at <n> users\n"
+"         and, with the terminal model, a second one per configuration:\n"
+"         summary terminals <config>: TPS <r>x baseline, avg response time\n"
+"           <r>x baseline, users under <s> s <n> (<r>x baseline)\n"
+"         The tables give the ratios to the baseline at every user count:\n"
+"         TPS, average and p95 response time, NOPM (tpcc-like), the p90 of\n"
+"         each transaction type at the heaviest count, and the users under\n"
+"         --rt-limit.\n"
 "         --configs LIST picks the configurations run after the baseline\n"
 "         (fcache-writeback,dm-cache,dm-writecache); --quick: users 16,128,\n"
 "         15 s steps, 10 s warm-up; --size MB limits the datafile;\n"
@@ -77,6 +89,26 @@ static const char usage_text[] =
 "                       (default 30)\n"
 "  --report-interval S  interval line period, 0..86400 (default 10; 0: none)\n"
 "  --rt-limit S         average response time limit, 0.001..3600 (default 2)\n"
+"  --rt-search N        after the ladder, up to N extra steps (0..8, default 3)\n"
+"                       bisect the user counts between the largest count under\n"
+"                       --rt-limit and the next one over it: \"users under the\n"
+"                       limit\" is then finer than the ladder\n"
+"  --think-time S       terminal model: each user thinks after a transaction,\n"
+"                       exponentially, mean S seconds (at most 10 times S),\n"
+"                       0..3600 (default 0: none, a closed loop); tpcc: TPC-C's\n"
+"                       mean think time of each type (tpcc-like only)\n"
+"  --keying-time S      terminal model: each user keys S seconds (fixed) before\n"
+"                       a transaction, 0..3600 (default 0); tpcc: TPC-C's\n"
+"                       keying time of each type (tpcc-like only)\n"
+"  --terminals          --think-time tpcc --keying-time tpcc: TPC-C's terminals\n"
+"                       (new-order 18 s keying, 12 s think; payment 3, 12;\n"
+"                       order-status 2, 10; delivery and stock-level 2, 5);\n"
+"                       a cycle takes ~20 s, so each user offers ~0.05 TPS.\n"
+"                       With think or keying time, TPS and response time are\n"
+"                       separate results: TPS <= users / (keying + think +\n"
+"                       response time); the response time excludes both.\n"
+"                       Without them (the default, as make demo runs) every\n"
+"                       user submits its next transaction at once.\n"
 "  --buffer-pool MB     in-process buffer pool, 0..1048576 (default 16; 0:\n"
 "                       only what in-flight and dirty pages need)\n"
 "  --dist D             access skew: zipf:THETA, 0 < THETA < 1.5, THETA != 1\n"
@@ -100,6 +132,7 @@ enum {
 	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
 	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
+	O_THINK, O_KEYING, O_TERMINALS, O_RTSEARCH,
 };
 
 static const struct option lopts[] = {
@@ -117,7 +150,9 @@ static const struct option lopts[] = {
 	{ "quick", 0, 0, O_QUICK }, { "output", 1, 0, O_OUTPUT },
 	{ "configs", 1, 0, O_CONFIGS }, { "help", 0, 0, O_HELP },
 	{ "cache-block", 1, 0, O_CBLOCK }, { "rounds", 1, 0, O_ROUNDS },
-	{ "force", 0, 0, O_FORCE },
+	{ "force", 0, 0, O_FORCE }, { "think-time", 1, 0, O_THINK },
+	{ "keying-time", 1, 0, O_KEYING }, { "terminals", 0, 0, O_TERMINALS },
+	{ "rt-search", 1, 0, O_RTSEARCH },
 	{ 0, 0, 0, 0 },
 };
 
@@ -159,6 +194,9 @@ static const struct num_opt num_opts[] = {
 	{ O_CBLOCK, "cache-block", 4, 1024, 1, 1, "KiB, a power of two" },
 	{ O_ROUNDS, "rounds", 1, BENCH_MAX_ROUNDS, 1, 0,
 	  "a whole number of runs per configuration" },
+	{ O_THINK, "think-time", 0, 3600, 0, 0, "seconds, or tpcc" },
+	{ O_KEYING, "keying-time", 0, 3600, 0, 0, "seconds, or tpcc" },
+	{ O_RTSEARCH, "rt-search", 0, BENCH_MAX_SEARCH, 1, 0, "a whole number of extra steps" },
 };
 
 /* One line, no usage text: the value, what is accepted, and nothing to scroll past. */
@@ -279,6 +317,21 @@ static int parse_dist(struct bench_opts *o, const char *s)
 	return EXIT_USAGE;
 }
 
+/* TPC-C's times (tpcc, --terminals) are those of a profile that has them. */
+static int check_times(const struct bench_opts *o)
+{
+	const struct bench_profile *p = bench_profile_find(o->profile);
+
+	if ((o->think_s == BENCH_TIME_PROFILE || o->keying_s == BENCH_TIME_PROFILE) &&
+	    !bench_profile_has_times(p)) {
+		fc_err(BENCH_CLI, "TPC-C's keying and think times (--terminals, "
+			"--think-time tpcc, --keying-time tpcc) are those of the "
+			"tpcc-like profile, not of %s; give seconds", p->name);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npos)
 {
 	struct bench_opts *o = &c->o;
@@ -292,6 +345,7 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 	o->warmup_s = 30;
 	o->interval_s = 10;
 	o->rt_limit_s = 2;
+	o->rt_search = 3;
 	o->bp_mb = 16;
 	parse_dist(o, "zipf:0.99");
 	o->seed = 42;
@@ -338,6 +392,9 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		case O_QUICK: c->quick = 1; break;
 		case O_FORCE: c->force = 1; break;
 		case O_OUTPUT: c->output = a; break;
+		case O_TERMINALS:
+			o->think_s = o->keying_s = BENCH_TIME_PROFILE;
+			break;
 		case O_CONFIGS: c->configs = a; break;
 		case 'h':
 		case O_HELP:
@@ -346,6 +403,10 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		case '?':
 			return bench_usage("unknown or incomplete option '%s'", argv[optind - 1]);
 		default:
+			if ((opt == O_THINK || opt == O_KEYING) && !strcmp(a, "tpcc")) {
+				*(opt == O_THINK ? &o->think_s : &o->keying_s) = BENCH_TIME_PROFILE;
+				break;
+			}
 			if (!num_opt_of(opt) || num_arg(num_opt_of(opt), a, &v))
 				return EXIT_USAGE;
 			switch (opt) {
@@ -363,6 +424,9 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 			case O_LOGSIZE: c->log_mb = v; break;
 			case O_CBLOCK: c->cblock_kib = (unsigned)v; break;
 			case O_ROUNDS: o->rounds = (int)v; c->rounds_set = 1; break;
+			case O_THINK: o->think_s = v; break;
+			case O_KEYING: o->keying_s = v; break;
+			case O_RTSEARCH: o->rt_search = (int)v; break;
 			}
 		}
 	}
@@ -372,5 +436,5 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		return bench_usage("too many arguments ('%s')", argv[optind]);
 	if (o->interval_s <= 0)
 		o->interval_s = 1e9;
-	return 0;
+	return check_times(o);
 }

@@ -26,6 +26,11 @@ static double rnd01(uint64_t *s)
 	return (splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+double bench_rnd01(uint64_t *s)
+{
+	return rnd01(s);
+}
+
 /* ------------------------------------------------------------- profiles */
 
 static const struct bench_profile profiles[] = {
