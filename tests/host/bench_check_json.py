@@ -133,6 +133,7 @@ def check(d, want_configs, zero_errors):
             if s.get("tps", 0) <= 0:
                 errs.append("%s: no transactions completed" % sw)
         errs.extend(check_search(c, where, w, search_max, users, cr))
+        errs.extend(check_price(c, where, d))
     summ = need(d, "summary", list, "top") or []
     if [x.get("config") for x in summ] != names:
         errs.append("summary configs %s differ from configs %s"
@@ -218,6 +219,26 @@ def check_search(c, where, w, search_max, users, rounds):
         if c.get("max_users_under_rt_limit") != best:
             errs.append("%s: max_users_under_rt_limit %r, the largest count measured under the "
                         "limit is %r" % (where, c.get("max_users_under_rt_limit"), best))
+    return errs
+
+
+def check_price(c, where, d):
+    """--price: price_per_tps is the price over the TPS at the summary's user count"""
+    errs = []
+    for k in ("price", "price_per_tps"):
+        if k not in c or not (c[k] is None or isinstance(c[k], NUM)):
+            errs.append("%s: %s missing or not a number/null" % (where, k))
+    price, per = c.get("price"), c.get("price_per_tps")
+    if price is None:
+        if per is not None:
+            errs.append("%s: price_per_tps %r without a price" % (where, per))
+        return errs
+    summ = d.get("summary") or [{}]
+    u = summ[0].get("users")
+    st = [s for s in c.get("steps", []) if s.get("users") == u]
+    tps = st[0].get("tps", 0) if st else 0
+    if tps > 0 and not (isinstance(per, NUM) and close(per, price / tps)):
+        errs.append("%s: price_per_tps %r is not %r / %r TPS" % (where, per, price, tps))
     return errs
 
 

@@ -201,6 +201,33 @@ rc compare-json-schema 0 python3 "$H/bench_check_json.py" "$T/cmp/results.json" 
 	--configs baseline --zero-errors
 rc compare-chart 0 python3 "$H/bench_check_svg.py" "$T/cmp/chart.svg" baseline
 
+# ---- compare discards the whole flash first (a file: a punched hole), so
+# that no configuration inherits the flash state of the one before
+truncate -s 16M "$T/dflash"
+head -c 4194304 /dev/urandom | dd of="$T/dflash" bs=1M seek=2 conv=notrunc 2>/dev/null
+rc compare-discard 0 "$CTL" bench compare --origin "$F" --flash "$T/dflash" \
+	--configs baseline --users 2 --warmup 0 --time 0.5 --quiet --output "$T/cmpd"
+if grep -q "^flash $T/dflash: discarded (16 MiB)$" "$T/out" &&
+   [ "$(tr -d '\000' <"$T/dflash" | wc -c)" -eq 0 ] && [ "$(stat -c %s "$T/dflash")" -eq 16777216 ]; then
+	pass compare-discards-flash; else fail compare-discards-flash "$(grep '^flash' "$T/out")"; fi
+rc compare-no-discard 0 "$CTL" bench compare --origin "$F" --flash /dev/null --force \
+	--configs baseline --users 2 --warmup 0 --time 0.5 --quiet --output "$T/cmpd"
+if grep -q "^flash /dev/null: no discard (.*); a cache still starts on a zeroed first MiB$" "$T/out"; then
+	pass compare-discard-fallback-said; else fail compare-discard-fallback-said "$(grep '^flash' "$T/out")"; fi
+
+# ---- compare --price: the price per TPS at the summary's user count
+rc compare-price 0 "$CTL" bench compare --origin "$F" --flash "$T/dflash" --configs baseline \
+	--users 2,4 --warmup 0 --time 0.5 --quiet --output "$T/cmpp" --price baseline=1000 \
+	--price dm-cache=5 --price baseline=1200
+if grep -qE '^== price per TPS at 4 users \(--price\) ==$' "$T/out" &&
+   grep -qE '^baseline +1200 / [0-9.]+ TPS = [0-9.e+-]+ per TPS$' "$T/out"; then
+	pass price-table; else fail price-table "$(grep -A1 price "$T/out" | tr '\n' '|')"; fi
+rc price-json-schema 0 python3 "$H/bench_check_json.py" "$T/cmpp/results.json" --configs baseline --zero-errors
+py price-json "$T/cmpp/results.json" \
+	"c['price'] == 1200 and abs(c['price_per_tps'] - 1200 / c['steps'][1]['tps']) < 1e-9 * c['price_per_tps']"
+py no-price-null "$T/cmpd/results.json" "c['price'] is None and c['price_per_tps'] is None"
+rc price-refused-on-run 2 "$CTL" bench run "$F" $RUN --price baseline=1
+
 # ---- compare with the terminal model: the extra summary line, the existing one unchanged
 rc compare-terminals 0 "$CTL" bench compare --origin "$F" --flash "$T/empty" \
 	--configs baseline --users 2,4 --warmup 0 --time 1 --think-time 0.05 --quiet --output "$T/cmpt"
@@ -314,6 +341,8 @@ mutate 'del s["p90_ms_by_type"]["t"]'
 rc schema-catches-p90-types 1 python3 "$H/bench_check_json.py" "$T/bad.json"
 mutate 's["nopm"] = 5.0'
 rc schema-catches-nopm-without-new-order 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+mutate 'd["configs"][1]["price"] = 10.0; d["configs"][1]["price_per_tps"] = 1.0'
+rc schema-catches-wrong-price-per-tps 1 python3 "$H/bench_check_json.py" "$T/bad.json"
 mutate 'd["schema_version"] = 1'
 rc schema-catches-version-1 1 python3 "$H/bench_check_json.py" "$T/bad.json"
 

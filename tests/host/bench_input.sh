@@ -73,6 +73,9 @@ for a in nan 1e30; do bad compare --rounds "$a"; done
 for a in nan inf -1 3601 1e300 tpc 5s ""; do bad run --think-time "$a"; done
 for a in nan -inf -0.5 4000 TPCC; do bad run --keying-time "$a"; done
 for a in nan -1 9 1.5; do bad run --rt-search "$a"; done
+for a in x=1 baseline=nan baseline=-1 baseline=1e13 baseline=inf baseline baseline= =5 dm-cache=5x; do
+	bad compare --price "$a"
+done
 rc refused-force-on-run 2 "$CTL" bench run "$F" --force
 
 # the accepted edges still run

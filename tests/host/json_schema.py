@@ -110,7 +110,7 @@ BENCH = {
         "name": "str", "device": "str|null", "buffer_pool_frames": "int",
         "integrity": {"pages_verified": "int", "errors": "int", "error": "str|null"},
         "max_users_under_rt_limit": "int", "rounds": "int", "warmup_s": "num",
-        "users_under_rt_limit_rounds": ["int"],
+        "users_under_rt_limit_rounds": ["int"], "price": "num|null", "price_per_tps": "num|null",
         "rt_search_steps": [{"users": "int", "seconds": "num", "transactions": "int",
                              "tps": "num", "avg_ms": "num", "p95_ms": "num",
                              "under_limit": "bool"}],

@@ -209,6 +209,9 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 	else
 		printf("\n=== %s\n", cfg);
 	fflush(stdout);
+	/* a blank flash for every cache (the start of compare discarded it for the first) */
+	if (strcmp(cfg, "baseline") && c->discarded++)
+		bench_flash_discard(c->flash);
 	if (bench_stack_up(cfg, c->origin, c->flash, c->cblock_kib * 2, top, sizeof(top)) < 0) {
 		printf("%s: SKIPPED (the stack could not be built; see above)\n", cfg);
 		return 1;
@@ -308,6 +311,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		return EXIT_FAIL;
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EXIT_FAIL;
+	bench_flash_discard(c->flash);
 	/* from here on a signal stops the runs; before, the datafile was not ready */
 	catch_stop(&c->o);
 	/* run[i * rounds + n]: the n-th run of configuration i */
@@ -387,8 +391,10 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 				 nrun[i], rounds);
 		nr++;
 	}
-	if (nr > 1 || (nr == 1 && !failed))
+	if (nr > 1 || (nr == 1 && !failed)) {
 		bench_print_compare(stdout, r, nr);
+		bench_print_prices(stdout, &c->o, r, nr);
+	}
 	snprintf(json, sizeof(json), "%s/results.json", out);
 	snprintf(svg, sizeof(svg), "%s/chart.svg", out);
 	cmd = command_line(argc, argv);
@@ -435,6 +441,8 @@ int fc_cmd_bench(int argc, char **argv)
 	}
 	if (c->rounds_set && strcmp(verb, "compare"))
 		ret = bench_usage("--rounds is an option of compare%s", "");
+	else if (c->price_set && strcmp(verb, "compare"))
+		ret = bench_usage("--price is an option of compare%s", "");
 	else if (c->force && strcmp(verb, "prepare") && strcmp(verb, "compare"))
 		ret = bench_usage("--force is an option of prepare and compare%s", "");
 	else if (!strcmp(verb, "prepare"))

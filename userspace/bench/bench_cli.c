@@ -17,6 +17,7 @@ static const char usage_text[] =
 "       fcachectl bench compare --origin DEV --flash DEV [--anchors] [--quick]\n"
 "                               [--output DIR] [--size MB] [--configs LIST]\n"
 "                               [--cache-block KiB] [--rounds N] [--force]\n"
+"                               [--price CONFIG=AMOUNT]...\n"
 "                               [RUN OPTIONS]\n"
 "\n"
 "prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
@@ -56,6 +57,10 @@ static const char usage_text[] =
 "         default; 16 matches a 16 KiB database page); dm-cache uses 32 KiB\n"
 "         (its smallest), dm-writecache 4 KiB (--cache-block: a power of\n"
 "         two, 4..1024).\n"
+"         --price CONFIG=AMOUNT (repeatable; AMOUNT 0..1e12 in any currency,\n"
+"         e.g. the cost of the disks and flash of that configuration) adds\n"
+"         the price per TPS at the summary's user count to the report and\n"
+"         to results.json.\n"
 "         --rounds N (1..20, default 1) runs every configuration N times,\n"
 "         in alternating order (baseline first in odd rounds, last in even\n"
 "         ones) so that a drift in the machine's speed does not favour one\n"
@@ -132,7 +137,7 @@ enum {
 	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
 	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
-	O_THINK, O_KEYING, O_TERMINALS, O_RTSEARCH,
+	O_THINK, O_KEYING, O_TERMINALS, O_RTSEARCH, O_PRICE,
 };
 
 static const struct option lopts[] = {
@@ -152,7 +157,7 @@ static const struct option lopts[] = {
 	{ "cache-block", 1, 0, O_CBLOCK }, { "rounds", 1, 0, O_ROUNDS },
 	{ "force", 0, 0, O_FORCE }, { "think-time", 1, 0, O_THINK },
 	{ "keying-time", 1, 0, O_KEYING }, { "terminals", 0, 0, O_TERMINALS },
-	{ "rt-search", 1, 0, O_RTSEARCH },
+	{ "rt-search", 1, 0, O_RTSEARCH }, { "price", 1, 0, O_PRICE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -255,6 +260,33 @@ int bench_parse_users(struct bench_opts *o, const char *s)
 		p += len + 1;
 	}
 	o->nsteps = n;
+	return 0;
+}
+
+int bench_parse_price(struct bench_opts *o, const char *s)
+{
+	static const char *const cfgs[] = { "baseline", "fcache-writeback", "dm-cache",
+					    "dm-writecache" };
+	const char *eq = strchr(s, '=');
+	size_t i, len = eq ? (size_t)(eq - s) : 0;
+	double v;
+	int k;
+
+	for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+		if (len == strlen(cfgs[i]) && !strncmp(s, cfgs[i], len))
+			break;
+	if (!eq || i == sizeof(cfgs) / sizeof(cfgs[0]) ||
+	    fc_parse_num(eq + 1, 0, BENCH_PRICE_MAX, 0, &v)) {
+		fc_err(BENCH_CLI, "bad --price '%s' (CONFIG=AMOUNT: baseline, fcache-writeback, "
+			"dm-cache or dm-writecache, and an amount 0..%g)", s, BENCH_PRICE_MAX);
+		return EXIT_USAGE;
+	}
+	for (k = 0; k < o->nprice && strcmp(o->price_cfg[k], cfgs[i]); k++)
+		;
+	if (k == o->nprice)	/* a configuration priced twice: the last price */
+		o->nprice++;
+	snprintf(o->price_cfg[k], sizeof(o->price_cfg[k]), "%s", cfgs[i]);
+	o->price[k] = v;
 	return 0;
 }
 
@@ -392,6 +424,11 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		case O_QUICK: c->quick = 1; break;
 		case O_FORCE: c->force = 1; break;
 		case O_OUTPUT: c->output = a; break;
+		case O_PRICE:
+			if (bench_parse_price(o, a))
+				return EXIT_USAGE;
+			c->price_set = 1;
+			break;
 		case O_TERMINALS:
 			o->think_s = o->keying_s = BENCH_TIME_PROFILE;
 			break;

@@ -197,6 +197,10 @@ struct bench_opts {
 	FILE *out;		/* where reports go (stdout) */
 	const char *label;	/* configuration name in interval lines */
 	int rounds;		/* compare: runs of each configuration (1) */
+	/* compare --price CONFIG=AMOUNT: the cost of each configuration priced */
+	int nprice;
+	char price_cfg[BENCH_MAX_CONFIGS][32];
+	double price[BENCH_MAX_CONFIGS];
 	/* the signal that asked the run to stop (see bench_run), or NULL / 0 */
 	volatile sig_atomic_t *stop;
 };
@@ -316,6 +320,16 @@ int bench_under_ratio(const struct bench_result *base, const struct bench_result
 /* The "summary terminals" lines of compare with the terminal model on. */
 void bench_print_summary_terminals(FILE *f, const struct bench_result *r, int nr,
 				   double rt_limit_s);
+/*
+ * The price of configuration @config (--price) in *@amount, and its price
+ * per TPS at the user count @users of @r (the summary's): 1 and *@per_tps
+ * (0 if that step has no TPS), or 0: not priced.
+ */
+int bench_price_of(const struct bench_opts *o, const struct bench_result *r, int users,
+		   double *amount, double *per_tps);
+/* The price table of compare (nothing without --price). */
+void bench_print_prices(FILE *f, const struct bench_opts *o, const struct bench_result *r,
+			int nr);
 /* The most rounds any of the @nr results aggregates (1 at least). */
 int bench_max_rounds(const struct bench_result *r, int nr);
 
@@ -332,6 +346,8 @@ struct bench_cli {
 	double size_mb, log_mb;
 	unsigned page_kib, cblock_kib;
 	int anchors, quick, time_set, warm_set, users_set, rounds_set, force;
+	int discarded;		/* compare: cache configurations run on a discarded flash */
+	int price_set;
 };
 /*
  * @fmt NULL: the usage text on stdout, EXIT_OK; else "fcachectl bench:
@@ -345,5 +361,8 @@ int bench_usage(const char *fmt, const char *arg);
 int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npos);
 /* --users: comma-separated whole numbers; 0, or EXIT_USAGE (said). */
 int bench_parse_users(struct bench_opts *o, const char *s);
+/* --price CONFIG=AMOUNT (repeated); 0, or EXIT_USAGE (said). */
+int bench_parse_price(struct bench_opts *o, const char *s);
+#define BENCH_PRICE_MAX	1e12
 
 #endif

@@ -240,6 +240,18 @@ static void json_rt_search(struct fc_json *j, const struct bench_result *x, doub
 	fj_end(j);
 }
 
+/* --price: the amount and the price per TPS at the summary's user count, or nulls. */
+static void json_price(struct fc_json *j, const struct bench_opts *o,
+		       const struct bench_result *x, const struct bench_result *base)
+{
+	double amount = 0, per = 0, t, a;
+	int ok, u = bench_heaviest(base, base, &t, &a, &ok);
+	int priced = bench_price_of(o, x, u, &amount, &per);
+
+	json_num_or_null(j, "price", priced, amount);
+	json_num_or_null(j, "price_per_tps", priced && per > 0, per);
+}
+
 static void json_config(struct fc_json *j, const struct bench_opts *o,
 			const struct bench_result *x, const struct bench_result *base)
 {
@@ -259,6 +271,7 @@ static void json_config(struct fc_json *j, const struct bench_opts *o,
 	fj_u64(j, "max_users_under_rt_limit", x->max_users_under_limit);
 	fj_u64(j, "rounds", x->rounds > 1 ? x->rounds : 1);
 	json_rt_search(j, x, o->rt_limit_s);
+	json_price(j, o, x, base);
 	json_counters(j, x->counters);
 	fj_dbl(j, "warmup_s", x->warm_s);
 	json_counts(j, "warmup", &x->warm, p);

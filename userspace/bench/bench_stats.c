@@ -452,3 +452,43 @@ void bench_print_summary_terminals(FILE *f, const struct bench_result *r, int nr
 			r[c].config, ratios, rt_limit_s, r[c].max_users_under_limit, under);
 	}
 }
+
+int bench_price_of(const struct bench_opts *o, const struct bench_result *r, int users,
+		   double *amount, double *per_tps)
+{
+	const struct bench_step *s = bench_step_of(r, users);
+	int k;
+
+	for (k = 0; k < o->nprice; k++)
+		if (!strcmp(o->price_cfg[k], r->config)) {
+			*amount = o->price[k];
+			*per_tps = s && s->tps > 0 ? o->price[k] / s->tps : 0;
+			return 1;
+		}
+	return 0;
+}
+
+void bench_print_prices(FILE *f, const struct bench_opts *o, const struct bench_result *r,
+			int nr)
+{
+	int c, ok, u;
+	double t, a;
+
+	if (!o->nprice || !nr)
+		return;
+	u = bench_heaviest(&r[0], &r[0], &t, &a, &ok);
+	fprintf(f, "== price per TPS at %d users (--price) ==\n", u);
+	for (c = 0; c < nr; c++) {
+		const struct bench_step *s = bench_step_of(&r[c], u);
+		double amount, per;
+
+		if (!bench_price_of(o, &r[c], u, &amount, &per))
+			fprintf(f, "%-24s not priced\n", r[c].config);
+		else if (per > 0)
+			fprintf(f, "%-24s %.6g / %.2f TPS = %.6g per TPS\n", r[c].config, amount,
+				s->tps, per);
+		else
+			fprintf(f, "%-24s %.6g, no TPS at %d users\n", r[c].config, amount, u);
+	}
+	fprintf(f, "\n");
+}
