@@ -23,6 +23,15 @@ def close(a, b):
     return abs(a - b) <= 2e-5 * max(abs(a), abs(b), 1e-9)
 
 
+def first_by_users(steps):
+    """the first step of each user count (a ladder may repeat a count; the
+    ratios are to the baseline's first step of that count)"""
+    out = {}
+    for s in steps:
+        out.setdefault(s.get("users"), s)
+    return out
+
+
 def check(d, want_configs, zero_errors):
     errs = []
 
@@ -108,7 +117,7 @@ def check(d, want_configs, zero_errors):
         if cr is not None and not (1 <= cr <= (rounds or 1)):
             errs.append("%s: rounds %s not in 1..%s" % (where, cr, rounds))
         steps = need(c, "steps", list, where) or []
-        base = {s.get("users"): s for s in cfgs[0].get("steps", [])} if cfgs else {}
+        base = first_by_users(cfgs[0].get("steps", [])) if cfgs else {}
         if [s.get("users") for s in steps] != users:
             errs.append("%s: steps users %s differ from workload.user_steps %s"
                         % (where, [s.get("users") for s in steps], users))
@@ -259,9 +268,9 @@ def check_summary_v2(x, cfgs, names):
                     % (x.get("config"), x.get("users_under_rt_limit_ratio"),
                        c.get("max_users_under_rt_limit"), base.get("max_users_under_rt_limit")))
     ratios = x.get("ratios")
-    steps = {s.get("users"): s for s in c.get("steps", [])}
+    steps = first_by_users(c.get("steps", []))
     if not isinstance(ratios, list) or [q.get("users") for q in ratios] != \
-            [s.get("users") for s in base.get("steps", []) if s.get("users") in steps]:
+            [u for u in first_by_users(base.get("steps", [])) if u in steps]:
         return errs + ["summary %s: ratios %r are not one per user count" % (x.get("config"), ratios)]
     for q in ratios:
         s = steps[q["users"]]

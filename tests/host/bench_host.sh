@@ -125,6 +125,7 @@ rc steps-continue-run 0 "$CTL" bench run "$F" --warmup 0 --time 1 --users 1,1,1 
 	--quiet --json "$T/cont.json"
 py steps-continue-count "$T/cont.json" \
 	"sum(x['counts']['transactions'] for x in c['steps']) >= 4 and any(x['counts']['transactions'] >= 2 for x in c['steps'])"
+rc steps-continue-json-schema 0 python3 "$H/bench_check_json.py" "$T/cont.json" --configs run --zero-errors
 py steps-seconds-measured "$T/cont.json" "all(1 <= x['seconds'] < 1.25 for x in c['steps'])"
 
 # ---- figures of schema 2: NOPM (tpcc-like), p90 per type, the search of

@@ -293,7 +293,7 @@ static void json_ratios(struct fc_json *j, const struct bench_result *base,
 		const struct bench_step *b = &base->step[i], *s = bench_step_of(x, b->users);
 		struct bench_ratios q;
 
-		if (!s)
+		if (!s || bench_step_of(base, b->users) != b)	/* none, or a repeated count */
 			continue;
 		bench_ratios_of(s, b, &q);
 		fj_obj(j, NULL);
