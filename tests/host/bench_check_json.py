@@ -175,8 +175,13 @@ def check_step_v2(s, sw, b, types):
     p90 = s.get("p90_ms_by_type")
     if not isinstance(p90, dict) or sorted(p90) != sorted(names):
         errs.append("%s: p90_ms_by_type %r does not name the types %s" % (sw, p90, names))
-    elif not all(isinstance(v, NUM) and v >= 0 for v in p90.values()):
-        errs.append("%s: p90_ms_by_type has a value that is not a number >= 0" % sw)
+    else:
+        by = s.get("counts", {}).get("transactions_by_type", {})
+        for n, v in p90.items():
+            if by.get(n, 0) == 0 and v is not None:
+                errs.append("%s: p90_ms_by_type.%s %r without transactions of the type" % (sw, n, v))
+            elif by.get(n, 0) > 0 and not (isinstance(v, NUM) and v >= 0):
+                errs.append("%s: p90_ms_by_type.%s %r is not a number >= 0" % (sw, n, v))
     has_no = "new_order" in names
     nopm = s.get("nopm")
     if has_no != (nopm is not None):

@@ -123,7 +123,7 @@ BENCH = {
             "tps_spread_pct": "num", "avg_ms_min": "num", "avg_ms_max": "num",
             "avg_ms_spread_pct": "num", "tps_rounds": ["num"], "avg_ms_rounds": ["num"],
             "counts": COUNTS, "p95_ratio": "num|null", "nopm": "num|null",
-            "nopm_ratio": "num|null", "p90_ms_by_type": ("map", "num"),
+            "nopm_ratio": "num|null", "p90_ms_by_type": ("map", "num|null"),
         }],
     }],
     "summary": [{"config": "str", "users": "int", "tps_ratio": "num|null",

@@ -629,7 +629,12 @@ static void rt_search(struct engine *e, struct ivl *iv, const char *label)
 	r->max_users_under_limit = s.lo;
 }
 
-/* The warm-up at @maxu users (not measured), then no user is busy. */
+/*
+ * The warm-up at @maxu users (not measured).  A closed loop then waits
+ * for all users to be idle (the first step starts as before); terminals
+ * run on into the first step, keeping their keying and think phases, so
+ * that it does not start with all of them keying at once.
+ */
 static void warm_up(struct engine *e, int maxu, struct ivl *iv, const char *label)
 {
 	struct bench_result *r = e->r;
@@ -642,9 +647,11 @@ static void warm_up(struct engine *e, int maxu, struct ivl *iv, const char *labe
 	if (fc_now_ns() < e->phase_end && !e->failed)
 		snprintf(r->stopped, sizeof(r->stopped), "stopped by %s in the "
 			 "warm-up; no step measured", stop_name(e));
+	r->warm_s = e->o->warmup_s;
+	if (e->terminals && !r->stopped[0])
+		return;
 	e->stopping = 1;
 	loop(e, 0, 1, NULL, NULL, label);
-	r->warm_s = e->o->warmup_s;
 }
 
 /*

@@ -187,8 +187,8 @@ static void json_step_v2(struct fc_json *j, const struct bench_step *s,
 	json_num_or_null(j, "nopm", bench_new_order_type(p) >= 0, s->nopm);
 	json_num_or_null(j, "nopm_ratio", q->nopm_ok, q->nopm);
 	fj_obj(j, "p90_ms_by_type");
-	for (i = 0; p && i < p->ntypes; i++)
-		fj_dbl(j, p->t[i].name, s->p90_type_ms[i]);
+	for (i = 0; p && i < p->ntypes; i++)	/* null: no transaction of the type */
+		json_num_or_null(j, p->t[i].name, s->c.txn_by_type[i] > 0, s->p90_type_ms[i]);
 	fj_end(j);
 }
 
