@@ -126,8 +126,11 @@ static void print_types(FILE *f, const struct bench_result *r)
 		else
 			fprintf(f, "%10s", "");
 		fprintf(f, "         ");
-		for (t = 0; t < p->ntypes; t++)
-			fprintf(f, " %12.2f", s->p90_type_ms[t]);
+		for (t = 0; t < p->ntypes; t++)	/* "-": none of the type completed */
+			if (s->c.txn_by_type[t])
+				fprintf(f, " %12.2f", s->p90_type_ms[t]);
+			else
+				fprintf(f, " %12s", "-");
 		fprintf(f, "\n");
 	}
 }
@@ -305,11 +308,13 @@ static void print_p90_types(FILE *f, const struct bench_result *r, int nr)
 {
 	const struct bench_result *base = &r[0];
 	const struct bench_profile *p = base->profile;
-	int c, t, u = base->nsteps ? base->step[base->nsteps - 1].users : 0;
+	const struct bench_step *b = base->nsteps ? &base->step[base->nsteps - 1] : NULL;
+	int c, t, u = b ? b->users : 0;
 	char title[128];
 
-	if (!p || p->ntypes < 2 || !u)
+	if (!p || p->ntypes < 2 || !b)
 		return;
+	b = bench_step_of(base, u);	/* the first step of that count, as the ratios */
 	snprintf(title, sizeof(title), "p90 response time by transaction type at %d users, ms "
 		 "(ratio to baseline)", u);
 	fprintf(f, "\n== %s ==\n%-14s", title, "type");
@@ -317,16 +322,14 @@ static void print_p90_types(FILE *f, const struct bench_result *r, int nr)
 		fprintf(f, " %24s", r[c].config);
 	fprintf(f, "\n");
 	for (t = 0; t < p->ntypes; t++) {
-		const struct bench_step *b = bench_step_of(base, u);
-
 		fprintf(f, "%-14s", p->t[t].name);
 		for (c = 0; c < nr; c++) {
 			const struct bench_step *s = bench_step_of(&r[c], u);
 			char cell[64];
 
-			if (!s)
+			if (!s || !s->c.txn_by_type[t])
 				snprintf(cell, sizeof(cell), "-");
-			else if (b->p90_type_ms[t] > 0)
+			else if (b->c.txn_by_type[t] && b->p90_type_ms[t] > 0)
 				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", s->p90_type_ms[t],
 					 s->p90_type_ms[t] / b->p90_type_ms[t]);
 			else
