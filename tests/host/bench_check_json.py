@@ -23,6 +23,15 @@ def close(a, b):
     return abs(a - b) <= 2e-5 * max(abs(a), abs(b), 1e-9)
 
 
+def first_by_users(steps):
+    """the first step of each user count (a ladder may repeat a count; the
+    ratios are to the baseline's first step of that count)"""
+    out = {}
+    for s in steps:
+        out.setdefault(s.get("users"), s)
+    return out
+
+
 def check(d, want_configs, zero_errors):
     errs = []
 
@@ -38,19 +47,19 @@ def check(d, want_configs, zero_errors):
 
     if need(d, "schema", str, "top") != "fcache.bench":
         errs.append("top.schema is not fcache.bench")
-    if need(d, "schema_version", int, "top") != 1:
-        errs.append("top.schema_version is not 1")
+    if need(d, "schema_version", int, "top") != 2:
+        errs.append("top.schema_version is not 2")
     need(d, "command", str, "top")
     w = need(d, "workload", dict, "top") or {}
     prof = need(w, "profile", str, "workload")
-    if prof not in ("tpcc", "read-write", "read-only"):
+    if prof not in ("tpcc-like", "read-write", "read-only"):
         errs.append("workload.profile %r unknown" % prof)
     types = need(w, "transaction_types", list, "workload") or []
     if types and sum(t.get("percent", 0) for t in types) != 100:
         errs.append("workload.transaction_types percents do not add to 100")
     for t in types:
         for k in ("name", "percent", "page_reads", "page_updates",
-                  "range_scans", "range_pages"):
+                  "range_scans", "range_pages", "keying_s", "think_s"):
             need(t, k, None, "transaction_type")
     need(w, "distribution", str, "workload")
     for k in ("seed", "page_size", "datafile_pages"):
@@ -60,6 +69,14 @@ def check(d, want_configs, zero_errors):
     users = need(w, "user_steps", list, "workload") or []
     if not users or not all(isinstance(u, int) and u > 0 for u in users):
         errs.append("workload.user_steps must be a non-empty list of positive integers")
+    term = need(w, "terminal_model", bool, "workload")
+    if term is not None and term != any(t.get("keying_s", 0) > 0 or t.get("think_s", 0) > 0
+                                        for t in types):
+        errs.append("workload.terminal_model %r disagrees with the types' times" % term)
+    for k in ("think_time_s", "keying_time_s"):
+        if k not in w or not (w[k] is None or isinstance(w[k], NUM)):
+            errs.append("workload: %s missing or not a number/null" % k)
+    search_max = need(w, "rt_search_max_steps", int, "workload")
     rounds = need(w, "rounds", int, "workload")
     if rounds is not None and rounds < 1:
         errs.append("workload.rounds %r is not positive" % rounds)
@@ -100,7 +117,7 @@ def check(d, want_configs, zero_errors):
         if cr is not None and not (1 <= cr <= (rounds or 1)):
             errs.append("%s: rounds %s not in 1..%s" % (where, cr, rounds))
         steps = need(c, "steps", list, where) or []
-        base = {s.get("users"): s for s in cfgs[0].get("steps", [])} if cfgs else {}
+        base = first_by_users(cfgs[0].get("steps", [])) if cfgs else {}
         if [s.get("users") for s in steps] != users:
             errs.append("%s: steps users %s differ from workload.user_steps %s"
                         % (where, [s.get("users") for s in steps], users))
@@ -116,6 +133,7 @@ def check(d, want_configs, zero_errors):
                 if k not in s or not (s[k] is None or isinstance(s[k], NUM)):
                     errs.append("%s: %s missing or not a number/null" % (sw, k))
             errs.extend(check_rounds(s, sw, cr, base.get(s.get("users"))))
+            errs.extend(check_step_v2(s, sw, base.get(s.get("users")), types))
             cnt = need(s, "counts", dict, sw) or {}
             for k in ("transactions", "page_accesses", "page_updates",
                       "hot_accesses", "buffer_pool_hits", "dev_reads",
@@ -123,6 +141,8 @@ def check(d, want_configs, zero_errors):
                 need(cnt, k, int, sw + ".counts")
             if s.get("tps", 0) <= 0:
                 errs.append("%s: no transactions completed" % sw)
+        errs.extend(check_search(c, where, w, search_max, users, cr))
+        errs.extend(check_price(c, where, d))
     summ = need(d, "summary", list, "top") or []
     if [x.get("config") for x in summ] != names:
         errs.append("summary configs %s differ from configs %s"
@@ -134,6 +154,135 @@ def check(d, want_configs, zero_errors):
             if k not in x or not (x[k] is None or isinstance(x[k], NUM)):
                 errs.append("summary: %s missing or not a number/null" % k)
         need(x, "rounds", int, "summary")
+        errs.extend(check_summary_v2(x, cfgs, names))
+    return errs
+
+
+def ratio_ok(r, a, b):
+    """@r is a / b, or None when b (or a) is not positive"""
+    if not isinstance(a, NUM) or not isinstance(b, NUM) or a <= 0 or b <= 0:
+        return r is None or (isinstance(r, NUM) and isinstance(a, NUM) and a == 0)
+    return isinstance(r, NUM) and (close(r, a / b) or abs(r - a / b) < 1e-4)
+
+
+def check_step_v2(s, sw, b, types):
+    """schema 2: p95 ratio, NOPM (profiles with new_order), p90 by type"""
+    errs = []
+    for k in ("p95_ratio", "nopm", "nopm_ratio"):
+        if k not in s or not (s[k] is None or isinstance(s[k], NUM)):
+            errs.append("%s: %s missing or not a number/null" % (sw, k))
+    names = [t.get("name") for t in types]
+    p90 = s.get("p90_ms_by_type")
+    if not isinstance(p90, dict) or sorted(p90) != sorted(names):
+        errs.append("%s: p90_ms_by_type %r does not name the types %s" % (sw, p90, names))
+    else:
+        by = s.get("counts", {}).get("transactions_by_type", {})
+        for n, v in p90.items():
+            if by.get(n, 0) == 0 and v is not None:
+                errs.append("%s: p90_ms_by_type.%s %r without transactions of the type" % (sw, n, v))
+            elif by.get(n, 0) > 0 and not (isinstance(v, NUM) and v >= 0):
+                errs.append("%s: p90_ms_by_type.%s %r is not a number >= 0" % (sw, n, v))
+    has_no = "new_order" in names
+    nopm = s.get("nopm")
+    if has_no != (nopm is not None):
+        errs.append("%s: nopm %r, expected %s" % (sw, nopm, "a number" if has_no else "null"))
+    cnt = s.get("counts", {})
+    rounds = s.get("rounds", 1)
+    if has_no and isinstance(nopm, NUM) and rounds == 1 and s.get("seconds", 0) > 0:
+        want = cnt.get("transactions_by_type", {}).get("new_order", 0) * 60 / s["seconds"]
+        if not (close(nopm, want) or abs(nopm - want) < 1e-6):
+            errs.append("%s: nopm %r, new_order per minute is %r" % (sw, nopm, want))
+    if b and s.get("p95_ratio") is not None and \
+            not ratio_ok(s["p95_ratio"], s.get("p95_ms"), b.get("p95_ms")):
+        errs.append("%s: p95_ratio %r is not p95_ms / the baseline's" % (sw, s["p95_ratio"]))
+    if b and s.get("nopm_ratio") is not None and not ratio_ok(s["nopm_ratio"], nopm, b.get("nopm")):
+        errs.append("%s: nopm_ratio %r is not nopm / the baseline's" % (sw, s["nopm_ratio"]))
+    return errs
+
+
+def check_search(c, where, w, search_max, users, rounds):
+    """schema 2: the search of the users under --rt-limit"""
+    errs = []
+    per_round = c.get("users_under_rt_limit_rounds")
+    if not isinstance(per_round, list) or len(per_round) != (rounds or 1) or \
+            not all(isinstance(u, int) and u >= 0 for u in per_round):
+        errs.append("%s: users_under_rt_limit_rounds %r is not a count per round" % (where, per_round))
+    elif median(per_round) // 1 != c.get("max_users_under_rt_limit"):
+        errs.append("%s: max_users_under_rt_limit %r is not the median of %s"
+                    % (where, c.get("max_users_under_rt_limit"), per_round))
+    steps = c.get("rt_search_steps")
+    if not isinstance(steps, list):
+        return errs + ["%s: rt_search_steps is not a list" % where]
+    if isinstance(search_max, int) and len(steps) > search_max:
+        errs.append("%s: %d search steps, at most %d" % (where, len(steps), search_max))
+    limit_ms = w.get("rt_limit_s", 0) * 1000
+    top = max(users) if users else 0
+    for st in steps:
+        u = st.get("users")
+        if not isinstance(u, int) or not 0 < u <= top or u in users:
+            errs.append("%s: search step users %r is not between the ladder's counts" % (where, u))
+        under = st.get("transactions", 0) > 0 and st.get("avg_ms", 0) < limit_ms
+        if st.get("under_limit") is not under:
+            errs.append("%s: search step at %r users: under_limit %r, avg %r ms, limit %r ms"
+                        % (where, u, st.get("under_limit"), st.get("avg_ms"), limit_ms))
+    if steps and rounds == 1:
+        lad = [s for s in c.get("steps", []) if s.get("counts", {}).get("transactions", 0) > 0
+               and s.get("avg_ms", 0) < limit_ms]
+        best = max([s["users"] for s in lad] + [s["users"] for s in steps if s.get("under_limit")]
+                   + [0])
+        if c.get("max_users_under_rt_limit") != best:
+            errs.append("%s: max_users_under_rt_limit %r, the largest count measured under the "
+                        "limit is %r" % (where, c.get("max_users_under_rt_limit"), best))
+    return errs
+
+
+def check_price(c, where, d):
+    """--price: price_per_tps is the price over the TPS at the summary's user count"""
+    errs = []
+    for k in ("price", "price_per_tps"):
+        if k not in c or not (c[k] is None or isinstance(c[k], NUM)):
+            errs.append("%s: %s missing or not a number/null" % (where, k))
+    price, per = c.get("price"), c.get("price_per_tps")
+    if price is None:
+        if per is not None:
+            errs.append("%s: price_per_tps %r without a price" % (where, per))
+        return errs
+    summ = d.get("summary") or [{}]
+    u = summ[0].get("users")
+    st = [s for s in c.get("steps", []) if s.get("users") == u]
+    tps = st[0].get("tps", 0) if st else 0
+    if tps > 0 and not (isinstance(per, NUM) and close(per, price / tps)):
+        errs.append("%s: price_per_tps %r is not %r / %r TPS" % (where, per, price, tps))
+    return errs
+
+
+def check_summary_v2(x, cfgs, names):
+    """schema 2: users under the limit with its ratio, ratios at every user count"""
+    errs = []
+    if x.get("config") not in names:
+        return errs
+    c = cfgs[names.index(x.get("config"))]
+    base = cfgs[0]
+    if x.get("users_under_rt_limit") != c.get("max_users_under_rt_limit"):
+        errs.append("summary %s: users_under_rt_limit %r differs from the config's %r"
+                    % (x.get("config"), x.get("users_under_rt_limit"),
+                       c.get("max_users_under_rt_limit")))
+    if not ratio_ok(x.get("users_under_rt_limit_ratio"), c.get("max_users_under_rt_limit"),
+                    base.get("max_users_under_rt_limit")):
+        errs.append("summary %s: users_under_rt_limit_ratio %r is not the ratio of %r to %r"
+                    % (x.get("config"), x.get("users_under_rt_limit_ratio"),
+                       c.get("max_users_under_rt_limit"), base.get("max_users_under_rt_limit")))
+    ratios = x.get("ratios")
+    steps = first_by_users(c.get("steps", []))
+    if not isinstance(ratios, list) or [q.get("users") for q in ratios] != \
+            [u for u in first_by_users(base.get("steps", [])) if u in steps]:
+        return errs + ["summary %s: ratios %r are not one per user count" % (x.get("config"), ratios)]
+    for q in ratios:
+        s = steps[q["users"]]
+        for k in ("tps_ratio", "avg_rt_ratio", "p95_ratio", "nopm_ratio"):
+            if q.get(k, "missing") != s.get(k, "absent"):
+                errs.append("summary %s at %s users: %s %r differs from the step's %r"
+                            % (x.get("config"), q["users"], k, q.get(k), s.get(k)))
     return errs
 
 

@@ -70,12 +70,19 @@ for a in nan 1e30 1.5 -1; do bad prepare --size "$a"; done
 for a in nan 100 0.5; do bad prepare --log-size "$a"; done
 for a in 48 nan 2048 16.5; do bad compare --cache-block "$a"; done
 for a in nan 1e30; do bad compare --rounds "$a"; done
+for a in nan inf -1 3601 1e300 tpc 5s ""; do bad run --think-time "$a"; done
+for a in nan -inf -0.5 4000 TPCC; do bad run --keying-time "$a"; done
+for a in nan -1 9 1.5; do bad run --rt-search "$a"; done
+for a in x=1 baseline=nan baseline=-1 baseline=1e13 baseline=inf baseline baseline= =5 dm-cache=5x; do
+	bad compare --price "$a"
+done
 rc refused-force-on-run 2 "$CTL" bench run "$F" --force
 
 # the accepted edges still run
 rc accepted-values 0 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 1,2 --quiet \
 	--seed 4294967295 --dist zipf:1.2 --cleaner-batch 1 --rt-limit 0.001 \
-	--report-interval 0 --buffer-pool 0 --cleaner-interval 0
+	--report-interval 0 --buffer-pool 0 --cleaner-interval 0 --think-time 0 --keying-time 0 \
+	--rt-search 8
 rc accepted-hotset-edges 0 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 1 --quiet \
 	--dist hotset:100:0.5
 rc accepted-page-size 0 "$CTL" bench prepare "$T/p8.img" --size 16 --page-size 8.0 --log-size 1

@@ -21,6 +21,8 @@ import re
 import sys
 
 VERSION = 1
+# schemas with a version of their own (docs/JSON.md)
+VERSIONS = {"fcache.bench": 2}
 
 # Types: "str", "int" (a JSON integer), "num" (any JSON number), "bool";
 # "T|null" when the value may be null; {key: type} an object, "?key" an
@@ -110,10 +112,11 @@ BENCH = {
         "profile": "str", "profile_description": "str|null",
         "?transaction_types": [{"name": "str", "percent": "int", "page_reads": "int",
                                 "page_updates": "int", "range_scans": "int",
-                                "range_pages": "int"}],
+                                "range_pages": "int", "keying_s": "num", "think_s": "num"}],
         "distribution": "str", "seed": "int", "page_size": "int", "datafile_pages": "int",
         "buffer_pool_mb": "num", "warmup_s": "num", "time_s": "num", "rt_limit_s": "num",
-        "user_steps": ["int"], "rounds": "int",
+        "user_steps": ["int"], "rounds": "int", "terminal_model": "bool",
+        "think_time_s": "num|null", "keying_time_s": "num|null", "rt_search_max_steps": "int",
     },
     "chart": "str|null",
     "run_order": [["str"]],
@@ -121,6 +124,10 @@ BENCH = {
         "name": "str", "device": "str|null", "buffer_pool_frames": "int",
         "integrity": {"pages_verified": "int", "errors": "int", "error": "str|null"},
         "max_users_under_rt_limit": "int", "rounds": "int", "warmup_s": "num",
+        "users_under_rt_limit_rounds": ["int"], "price": "num|null", "price_per_tps": "num|null",
+        "rt_search_steps": [{"users": "int", "seconds": "num", "transactions": "int",
+                             "tps": "num", "avg_ms": "num", "p95_ms": "num",
+                             "under_limit": "bool"}],
         "counters": ("map", "int"), "interrupted": "str|null",
         "warmup": COUNTS,
         "steps": [{
@@ -129,12 +136,17 @@ BENCH = {
             "avg_rt_ratio": "num|null", "rounds": "int", "tps_min": "num", "tps_max": "num",
             "tps_spread_pct": "num", "avg_ms_min": "num", "avg_ms_max": "num",
             "avg_ms_spread_pct": "num", "tps_rounds": ["num"], "avg_ms_rounds": ["num"],
-            "counts": COUNTS,
+            "counts": COUNTS, "p95_ratio": "num|null", "nopm": "num|null",
+            "nopm_ratio": "num|null", "p90_ms_by_type": ("map", "num|null"),
         }],
     }],
     "summary": [{"config": "str", "users": "int", "tps_ratio": "num|null",
                  "avg_rt_ratio": "num|null",
-                 "rounds": "int"}],
+                 "rounds": "int", "users_under_rt_limit": "int",
+                 "users_under_rt_limit_ratio": "num|null",
+                 "ratios": [{"users": "int", "tps_ratio": "num|null",
+                             "avg_rt_ratio": "num|null", "p95_ratio": "num|null",
+                             "nopm_ratio": "num|null"}]}],
 }
 SHOW = {
     "schema": "str", "schema_version": "int", "kind": "str", "name": "str", "table": "str",
@@ -212,8 +224,9 @@ def check_doc(d, want, where):
     name = d.get("schema")
     if want and name != want:
         errs.append("%s: schema %r, expected %r" % (where, name, want))
-    if d.get("schema_version") != VERSION or isinstance(d.get("schema_version"), bool):
-        errs.append("%s: schema_version %r, expected %d" % (where, d.get("schema_version"), VERSION))
+    want_v = VERSIONS.get(name, VERSION)
+    if d.get("schema_version") != want_v or isinstance(d.get("schema_version"), bool):
+        errs.append("%s: schema_version %r, expected %d" % (where, d.get("schema_version"), want_v))
     if name not in SCHEMAS:
         return errs + ["%s: unknown schema %r" % (where, name)]
     if "error" in d and set(d) == {"schema", "schema_version", "error"}:

@@ -22,7 +22,7 @@
 static const int users[NSTEPS] = { 8, 16 };
 
 static const struct bench_profile prof = {
-	"tpcc", "synthetic", 1, { { "t", 100, 1, 0, 0, 0 } },
+	"tpcc-like", "synthetic", 1, { { "t", 100, 1, 0, 0, 0, 0, 0 } },
 };
 
 /* A run of @cfg with @tps and @avg (ms) at 8 and 16 users. */
@@ -150,8 +150,8 @@ static void mk_compare(void)
 		b[k] = &base_run[k];
 		f[k] = &fc_run[k];
 	}
-	bench_aggregate(b, 3, 2, &agg[0]);
-	bench_aggregate(f, 3, 2, &agg[1]);
+	bench_aggregate(b, 3, &agg[0]);
+	bench_aggregate(f, 3, &agg[1]);
 }
 
 static void test_aggregate(void)
@@ -181,18 +181,18 @@ static void test_aggregate(void)
 	      !strcmp(agg[1].config, "fcache-writeback") && agg[1].profile == &prof &&
 	      agg[1].npages == 1000 && agg[1].bp_frames == 1024 && !agg[1].final_ver);
 	/* round 2 has 16 users under 2 s, the median does not */
-	CHECK("aggregate: users under the limit from the medians",
+	CHECK("aggregate: users under the limit: the median of the rounds'",
 	      agg[0].max_users_under_limit == 8 && agg[1].max_users_under_limit == 16);
 	CHECK("aggregate: no run or too many refused",
-	      bench_aggregate(p, 0, 2, x) == -1 &&
-	      bench_aggregate(p, BENCH_MAX_ROUNDS + 1, 2, x) == -1);
+	      bench_aggregate(p, 0, x) == -1 &&
+	      bench_aggregate(p, BENCH_MAX_ROUNDS + 1, x) == -1);
 
 	/* a single run is passed through */
 	mk_run(one, "baseline", t, a, NSTEPS);
 	one->max_users_under_limit = 4;
 	p[0] = one;
 	CHECK("aggregate of one run keeps its figures",
-	      bench_aggregate(p, 1, 2, x) == 0 && x->rounds == 1 && x->step[1].nrounds == 1 &&
+	      bench_aggregate(p, 1, x) == 0 && x->rounds == 1 && x->step[1].nrounds == 1 &&
 	      near(x->step[1].tps, 2) && near(x->step[1].avg_ms, 4) &&
 	      x->step[1].tps_sp.spread_pct == 0 && x->max_users_under_limit == 4);
 
@@ -203,7 +203,7 @@ static void test_aggregate(void)
 	p[1] = part;
 	p[2] = &base_run[1];
 	CHECK("aggregate: ladder of the longest run, a step over the runs that have it",
-	      bench_aggregate(p, 3, 2, x) == 0 && x->nsteps == 2 && x->step[0].nrounds == 3 &&
+	      bench_aggregate(p, 3, x) == 0 && x->nsteps == 2 && x->step[0].nrounds == 3 &&
 	      x->step[1].nrounds == 2 && near(x->step[1].tps, 95) && near(x->step[0].tps, 50));
 	CHECK("aggregate: the first error is kept",
 	      !strcmp(x->error, "INTEGRITY FAILURE: page 7"));
@@ -242,8 +242,13 @@ static void test_reports(void)
 	CHECK("report: response time spread table",
 	      strstr(txt, "== average response time over 3 rounds, ms: min..max (spread) ==\n") &&
 	      strstr(txt, "\n     8     1500.00..2500.00 (52.6%)          30.00..32.00 (6.5%)\n"));
-	CHECK("report: users under the limit from the medians",
-	      strstr(txt, "\nbaseline                 8\nfcache-writeback         16\n"));
+	CHECK("report: users under the limit: the median of the rounds', with its ratio",
+	      strstr(txt, "\nbaseline                 8 (1.00x)\nfcache-writeback         16 (2.00x)\n"));
+	CHECK("report: p95 table with ratios at every user count",
+	      strstr(txt, "== p95 response time, ms (ratio to baseline) ==\n") &&
+	      strstr(txt, "\n     8          3800.00 (1.00x)            62.00 (0.02x)\n") &&
+	      strstr(txt, "\n    16          4200.00 (1.00x)          1050.00 (0.25x)\n"));
+	CHECK("report: no NOPM table without a new-order type", !strstr(txt, "NOPM"));
 	free(txt);
 	CAPTURE(sum, bench_print_summary(f, agg, 2));
 	CHECK("summary lines from the medians",
@@ -251,13 +256,20 @@ static void test_reports(void)
 		      "baseline at 16 users\nsummary fcache-writeback: TPS 3.00x baseline, "
 		      "avg response time 0.25x baseline at 16 users\n"));
 	free(sum);
+	CAPTURE(sum, bench_print_summary_terminals(f, agg, 2, 2));
+	CHECK("summary terminals lines: ratios and users under the limit",
+	      !strcmp(sum, "summary terminals baseline: TPS 1.00x baseline, avg response time "
+		      "1.00x baseline, users under 2 s 8 (1.00x baseline)\nsummary terminals "
+		      "fcache-writeback: TPS 3.00x baseline, avg response time 0.25x baseline, "
+		      "users under 2 s 16 (2.00x baseline)\n"));
+	free(sum);
 
 	/* one round: the same report as before rounds existed */
 	raw[0] = base_run[2];
 	raw[1] = fc_run[2];
 	for (c = 0; c < 2; c++) {
 		p[0] = &raw[c];
-		bench_aggregate(p, 1, 2, &one[c]);
+		bench_aggregate(p, 1, &one[c]);
 	}
 	CAPTURE(a, bench_print_compare(f, raw, 2));
 	CAPTURE(b, bench_print_compare(f, one, 2));
@@ -295,7 +307,7 @@ static void test_zero_txn(const char *dir)
 {
 	static const double btps[NSTEPS] = { 50, 100 }, bavg[NSTEPS] = { 1500, 2100 };
 	static const double ztps[NSTEPS] = { 200, 0 }, zavg[NSTEPS] = { 30, 0 };
-	struct bench_opts o = { .profile = "tpcc", .nsteps = NSTEPS, .time_s = 10,
+	struct bench_opts o = { .profile = "tpcc-like", .nsteps = NSTEPS, .time_s = 10,
 				.rt_limit_s = 2, .rounds = 1 };
 	struct bench_result *r = calloc(2, sizeof(*r));
 	char path[4096], *txt, *sum, *j;
@@ -336,7 +348,7 @@ static void test_zero_txn(const char *dir)
 
 static void test_json(const char *dir)
 {
-	struct bench_opts o = { .profile = "tpcc", .nsteps = NSTEPS, .time_s = 10,
+	struct bench_opts o = { .profile = "tpcc-like", .nsteps = NSTEPS, .time_s = 10,
 				.warmup_s = 5, .rt_limit_s = 2, .rounds = 3 };
 	char path[4096], svg[4096];
 	char *j, *v;
@@ -348,7 +360,8 @@ static void test_json(const char *dir)
 	CHECK("json: written", bench_write_json(path, &o, agg, 2, "chart.svg", "synthetic") == 0);
 	j = slurp(path);
 	CHECK("json: rounds and the run order",
-	      strstr(j, "\"user_steps\":[8,16],\"rounds\":3}") &&
+	      strstr(j, "\"user_steps\":[8,16],\"rounds\":3,\"terminal_model\":false,"
+		     "\"think_time_s\":0,\"keying_time_s\":0,\"rt_search_max_steps\":0}") &&
 	      strstr(j, "\"run_order\":[[\"baseline\",\"fcache-writeback\"],"
 		     "[\"fcache-writeback\",\"baseline\"],[\"baseline\",\"fcache-writeback\"]]"));
 	CHECK("json: step of medians, ratios of medians, spread and rounds",
@@ -360,7 +373,16 @@ static void test_json(const char *dir)
 		     "\"avg_ms_rounds\":[525,550,10],\"counts\":{"));
 	CHECK("json: summary from the medians",
 	      strstr(j, "{\"config\":\"fcache-writeback\",\"users\":16,\"tps_ratio\":3,"
-		     "\"avg_rt_ratio\":0.25,\"rounds\":3}"));
+		     "\"avg_rt_ratio\":0.25,\"rounds\":3,\"users_under_rt_limit\":16,"
+		     "\"users_under_rt_limit_ratio\":2,\"ratios\":[{\"users\":8,\"tps_ratio\":4,"
+		     "\"avg_rt_ratio\":0.01631578947368421,\"p95_ratio\":0.01631578947368421,\"nopm_ratio\":null},"));
+	CHECK("json: schema version 2", strstr(j, "\"schema\":\"fcache.bench\",\"schema_version\":2,"));
+	CHECK("json: users under the limit of each round",
+	      strstr(j, "\"max_users_under_rt_limit\":8,\"rounds\":3,"
+		     "\"users_under_rt_limit_rounds\":[8,16,0],\"rt_search_steps\":[],"));
+	CHECK("json: a step's p95 ratio, NOPM null without new-order, p90 by type",
+	      strstr(j, "\"p95_ratio\":0.25,\"nopm\":null,\"nopm_ratio\":null,"
+		     "\"p90_ms_by_type\":{\"t\":0}}"));
 	CHECK("json: configuration rounds",
 	      strstr(j, "\"max_users_under_rt_limit\":16,\"rounds\":3,"));
 	free(j);

@@ -112,6 +112,21 @@ static int cmd_prepare(struct bench_cli *c, char **pos, int npos)
 			     c->o.direct, 0) ? EXIT_FAIL : EXIT_OK;
 }
 
+/* The terminal model's times, per type when they differ. */
+static void terminal_line(FILE *f, const struct bench_opts *o, const struct bench_profile *p)
+{
+	int i;
+
+	fprintf(f, "terminal model: each user keys (fixed) then submits a transaction, then "
+		"thinks (exponential, at most %d times the mean); TPS and response time are "
+		"separate results (TPS <= users / (keying + think + response time)); s:",
+		BENCH_THINK_CAP);
+	for (i = 0; i < p->ntypes; i++)
+		fprintf(f, "%s %s keying %.3g think %.3g", i ? "," : "", p->t[i].name,
+			bench_keying(o, &p->t[i]), bench_think_mean(o, &p->t[i]));
+	fprintf(f, "\n");
+}
+
 static void header(FILE *f, const struct bench_opts *o, const char *what)
 {
 	const struct bench_profile *p = bench_profile_find(o->profile);
@@ -122,7 +137,10 @@ static void header(FILE *f, const struct bench_opts *o, const char *what)
 		"users", o->dist_str, (unsigned long long)o->seed, o->warmup_s, o->time_s);
 	for (i = 0; i < o->nsteps; i++)
 		fprintf(f, "%s%d", i ? "," : " ", o->users[i]);
-	fprintf(f, ", response time limit %.3g s\n", o->rt_limit_s);
+	fprintf(f, ", response time limit %.3g s (search: up to %d extra steps)\n",
+		o->rt_limit_s, o->rt_search);
+	if (bench_terminal_model(o, p))
+		terminal_line(f, o, p);
 	fflush(f);
 }
 
@@ -191,6 +209,9 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 	else
 		printf("\n=== %s\n", cfg);
 	fflush(stdout);
+	/* a blank flash for every cache (the start of compare discarded it for the first) */
+	if (strcmp(cfg, "baseline") && c->discarded++)
+		bench_flash_discard(c->flash);
 	if (bench_stack_up(cfg, c->origin, c->flash, c->cblock_kib * 2, top, sizeof(top)) < 0) {
 		printf("%s: SKIPPED (the stack could not be built; see above)\n", cfg);
 		return 1;
@@ -290,6 +311,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		return EXIT_FAIL;
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EXIT_FAIL;
+	bench_flash_discard(c->flash);
 	/* from here on a signal stops the runs; before, the datafile was not ready */
 	catch_stop(&c->o);
 	/* run[i * rounds + n]: the n-th run of configuration i */
@@ -360,7 +382,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 
 		for (k = 0; k < nrun[i]; k++)
 			p[k] = &run[i * rounds + k];
-		if (!nrun[i] || bench_aggregate(p, nrun[i], c->o.rt_limit_s, &r[nr]))
+		if (!nrun[i] || bench_aggregate(p, nrun[i], &r[nr]))
 			continue;
 		/* stopped between two runs: no run says so, the configuration must */
 		if (stop_sig && nrun[i] < rounds && !r[nr].stopped[0])
@@ -369,8 +391,10 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 				 nrun[i], rounds);
 		nr++;
 	}
-	if (nr > 1 || (nr == 1 && !failed))
+	if (nr > 1 || (nr == 1 && !failed)) {
 		bench_print_compare(stdout, r, nr);
+		bench_print_prices(stdout, &c->o, r, nr);
+	}
 	snprintf(json, sizeof(json), "%s/results.json", out);
 	snprintf(svg, sizeof(svg), "%s/chart.svg", out);
 	cmd = command_line(argc, argv);
@@ -384,6 +408,8 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		free(run[i].final_ver);
 	free(run);
 	bench_print_summary(stdout, r, nr);
+	if (bench_terminal_model(&c->o, bench_profile_find(c->o.profile)))
+		bench_print_summary_terminals(stdout, r, nr, c->o.rt_limit_s);
 	free(r);
 	if (stop_sig)
 		fc_err(BENCH_CLI, "compare stopped by %s (%d of %d runs "
@@ -415,6 +441,8 @@ int fc_cmd_bench(int argc, char **argv)
 	}
 	if (c->rounds_set && strcmp(verb, "compare"))
 		ret = bench_usage("--rounds is an option of compare%s", "");
+	else if (c->price_set && strcmp(verb, "compare"))
+		ret = bench_usage("--price is an option of compare%s", "");
 	else if (c->force && strcmp(verb, "prepare") && strcmp(verb, "compare"))
 		ret = bench_usage("--force is an option of prepare and compare%s", "");
 	else if (!strcmp(verb, "prepare"))

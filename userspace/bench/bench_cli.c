@@ -17,6 +17,7 @@ static const char usage_text[] =
 "       fcachectl bench compare --origin DEV --flash DEV [--anchors] [--quick]\n"
 "                               [--output DIR] [--size MB] [--configs LIST]\n"
 "                               [--cache-block KiB] [--rounds N] [--force]\n"
+"                               [--price CONFIG=AMOUNT]...\n"
 "                               [RUN OPTIONS]\n"
 "\n"
 "prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
@@ -27,9 +28,14 @@ static const char usage_text[] =
 "         --log-size MB (0..64; 0: 1/16 of DEV, at most 64).\n"
 "run      warm-up, then a ladder of user counts; an interval line every\n"
 "         --report-interval seconds, then a table per user count (TPS,\n"
-"         average, p95, p99 response time) and the largest user count whose\n"
-"         average response time stays under --rt-limit.  Every page read is\n"
-"         verified; a wrong or stale page fails the run (exit 1).\n"
+"         average, p95, p99 response time; NOPM and the p90 of each\n"
+"         transaction type) and the largest user count whose average\n"
+"         response time stays under --rt-limit.  The users run on from one\n"
+"         step of the ladder to the next (a step adds users, or lets the\n"
+"         extra ones go idle after their transaction); a step counts the\n"
+"         transactions that complete inside it, and their response times.\n"
+"         Every page read is verified; a wrong or stale page fails the run\n"
+"         (exit 1).\n"
 "compare  prepares the datafile on the origin and runs the same workload\n"
 "         (same seed, same data state, same warm-up) on: baseline (the bare\n"
 "         origin), fcache-writeback (fcache pool on the flash), and with\n"
@@ -37,6 +43,13 @@ static const char usage_text[] =
 "         prints the ratios, writes results.json and chart.svg to --output\n"
 "         (default .), and ends with one line per configuration:\n"
 "         summary <config>: TPS <r>x baseline, avg response time <r>x baseline at <n> users\n"
+"         and, with the terminal model, a second one per configuration:\n"
+"         summary terminals <config>: TPS <r>x baseline, avg response time\n"
+"           <r>x baseline, users under <s> s <n> (<r>x baseline)\n"
+"         The tables give the ratios to the baseline at every user count:\n"
+"         TPS, average and p95 response time, NOPM (tpcc-like), the p90 of\n"
+"         each transaction type at the heaviest count, and the users under\n"
+"         --rt-limit.\n"
 "         --configs LIST picks the configurations run after the baseline\n"
 "         (fcache-writeback,dm-cache,dm-writecache); --quick: users 16,128,\n"
 "         15 s steps, 10 s warm-up; --size MB limits the datafile;\n"
@@ -44,6 +57,10 @@ static const char usage_text[] =
 "         default; 16 matches a 16 KiB database page); dm-cache uses 32 KiB\n"
 "         (its smallest), dm-writecache 4 KiB (--cache-block: a power of\n"
 "         two, 4..1024).\n"
+"         --price CONFIG=AMOUNT (repeatable; AMOUNT 0..1e12 in any currency,\n"
+"         e.g. the cost of the disks and flash of that configuration) adds\n"
+"         the price per TPS at the summary's user count to the report and\n"
+"         to results.json.\n"
 "         --rounds N (1..20, default 1) runs every configuration N times,\n"
 "         in alternating order (baseline first in odd rounds, last in even\n"
 "         ones) so that a drift in the machine's speed does not favour one\n"
@@ -66,7 +83,9 @@ static const char usage_text[] =
 "\n"
 "run options (numbers: finite decimals in the range given, whole where a\n"
 "count is meant; any other value is refused with exit status 2):\n"
-"  --profile P          tpcc (default), read-write, read-only\n"
+"  --profile P          tpcc-like (default), read-write, read-only; tpcc-like\n"
+"                       is a page-count mix after TPC-C's transaction mix,\n"
+"                       not TPC-C (`tpcc`, its old name, is still accepted)\n"
 "  --users LIST         user counts of the ladder, up to 32 of 1..4096\n"
 "                       (default 8,16,32,64,128)\n"
 "  --time S             seconds per user count, 0.1..86400 (default 60;\n"
@@ -75,6 +94,27 @@ static const char usage_text[] =
 "                       (default 30)\n"
 "  --report-interval S  interval line period, 0..86400 (default 10; 0: none)\n"
 "  --rt-limit S         average response time limit, 0.001..3600 (default 2)\n"
+"  --rt-search N        after the ladder, up to N extra steps (0..8, default 3\n"
+"                       with think or keying time, else 0)\n"
+"                       bisect the user counts between the largest count under\n"
+"                       --rt-limit and the next one over it: \"users under the\n"
+"                       limit\" is then finer than the ladder\n"
+"  --think-time S       terminal model: each user thinks after a transaction,\n"
+"                       exponentially, mean S seconds (at most 10 times S),\n"
+"                       0..3600 (default 0: none, a closed loop); tpcc: TPC-C's\n"
+"                       mean think time of each type (tpcc-like only)\n"
+"  --keying-time S      terminal model: each user keys S seconds (fixed) before\n"
+"                       a transaction, 0..3600 (default 0); tpcc: TPC-C's\n"
+"                       keying time of each type (tpcc-like only)\n"
+"  --terminals          --think-time tpcc --keying-time tpcc: TPC-C's terminals\n"
+"                       (new-order 18 s keying, 12 s think; payment 3, 12;\n"
+"                       order-status 2, 10; delivery and stock-level 2, 5);\n"
+"                       a cycle takes ~20 s, so each user offers ~0.05 TPS.\n"
+"                       With think or keying time, TPS and response time are\n"
+"                       separate results: TPS <= users / (keying + think +\n"
+"                       response time); the response time excludes both.\n"
+"                       Without them (the default, as make demo runs) every\n"
+"                       user submits its next transaction at once.\n"
 "  --buffer-pool MB     in-process buffer pool, 0..1048576 (default 16; 0:\n"
 "                       only what in-flight and dirty pages need)\n"
 "  --dist D             access skew: zipf:THETA, 0 < THETA < 1.5, THETA != 1\n"
@@ -98,6 +138,7 @@ enum {
 	O_DIST, O_SEED, O_CBATCH, O_CINTERVAL, O_NODIRECT, O_QUIET, O_INJECT,
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
 	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
+	O_THINK, O_KEYING, O_TERMINALS, O_RTSEARCH, O_PRICE,
 };
 
 static const struct option lopts[] = {
@@ -115,7 +156,9 @@ static const struct option lopts[] = {
 	{ "quick", 0, 0, O_QUICK }, { "output", 1, 0, O_OUTPUT },
 	{ "configs", 1, 0, O_CONFIGS }, { "help", 0, 0, O_HELP },
 	{ "cache-block", 1, 0, O_CBLOCK }, { "rounds", 1, 0, O_ROUNDS },
-	{ "force", 0, 0, O_FORCE },
+	{ "force", 0, 0, O_FORCE }, { "think-time", 1, 0, O_THINK },
+	{ "keying-time", 1, 0, O_KEYING }, { "terminals", 0, 0, O_TERMINALS },
+	{ "rt-search", 1, 0, O_RTSEARCH }, { "price", 1, 0, O_PRICE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -157,6 +200,9 @@ static const struct num_opt num_opts[] = {
 	{ O_CBLOCK, "cache-block", 4, 1024, 1, 1, "KiB, a power of two" },
 	{ O_ROUNDS, "rounds", 1, BENCH_MAX_ROUNDS, 1, 0,
 	  "a whole number of runs per configuration" },
+	{ O_THINK, "think-time", 0, 3600, 0, 0, "seconds, or tpcc" },
+	{ O_KEYING, "keying-time", 0, 3600, 0, 0, "seconds, or tpcc" },
+	{ O_RTSEARCH, "rt-search", 0, BENCH_MAX_SEARCH, 1, 0, "a whole number of extra steps" },
 };
 
 /* One line, no usage text: the value, what is accepted, and nothing to scroll past. */
@@ -215,6 +261,33 @@ int bench_parse_users(struct bench_opts *o, const char *s)
 		p += len + 1;
 	}
 	o->nsteps = n;
+	return 0;
+}
+
+int bench_parse_price(struct bench_opts *o, const char *s)
+{
+	static const char *const cfgs[] = { "baseline", "fcache-writeback", "dm-cache",
+					    "dm-writecache" };
+	const char *eq = strchr(s, '=');
+	size_t i, len = eq ? (size_t)(eq - s) : 0;
+	double v;
+	int k;
+
+	for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+		if (len == strlen(cfgs[i]) && !strncmp(s, cfgs[i], len))
+			break;
+	if (!eq || i == sizeof(cfgs) / sizeof(cfgs[0]) ||
+	    fc_parse_num(eq + 1, 0, BENCH_PRICE_MAX, 0, &v)) {
+		fc_err(BENCH_CLI, "bad --price '%s' (CONFIG=AMOUNT: baseline, fcache-writeback, "
+			"dm-cache or dm-writecache, and an amount 0..%g)", s, BENCH_PRICE_MAX);
+		return EXIT_USAGE;
+	}
+	for (k = 0; k < o->nprice && strcmp(o->price_cfg[k], cfgs[i]); k++)
+		;
+	if (k == o->nprice)	/* a configuration priced twice: the last price */
+		o->nprice++;
+	snprintf(o->price_cfg[k], sizeof(o->price_cfg[k]), "%s", cfgs[i]);
+	o->price[k] = v;
 	return 0;
 }
 
@@ -277,6 +350,21 @@ static int parse_dist(struct bench_opts *o, const char *s)
 	return EXIT_USAGE;
 }
 
+/* TPC-C's times (tpcc, --terminals) are those of a profile that has them. */
+static int check_times(const struct bench_opts *o)
+{
+	const struct bench_profile *p = bench_profile_find(o->profile);
+
+	if ((o->think_s == BENCH_TIME_PROFILE || o->keying_s == BENCH_TIME_PROFILE) &&
+	    !bench_profile_has_times(p)) {
+		fc_err(BENCH_CLI, "TPC-C's keying and think times (--terminals, "
+			"--think-time tpcc, --keying-time tpcc) are those of the "
+			"tpcc-like profile, not of %s; give seconds", p->name);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npos)
 {
 	struct bench_opts *o = &c->o;
@@ -284,12 +372,13 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 	int opt;
 
 	memset(c, 0, sizeof(*c));
-	o->profile = "tpcc";
+	o->profile = "tpcc-like";
 	bench_parse_users(o, "8,16,32,64,128");
 	o->time_s = 60;
 	o->warmup_s = 30;
 	o->interval_s = 10;
 	o->rt_limit_s = 2;
+	o->rt_search = -1;	/* default: see below */
 	o->bp_mb = 16;
 	parse_dist(o, "zipf:0.99");
 	o->seed = 42;
@@ -310,8 +399,12 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		switch (opt) {
 		case O_PROFILE:
 			if (!bench_profile_find(a))
-				return bench_usage("unknown profile '%s' (tpcc, read-write, read-only)", a);
-			o->profile = a;
+				return bench_usage("unknown profile '%s' (tpcc-like, read-write, "
+						   "read-only)", a);
+			if (!strcmp(a, BENCH_PROFILE_ALIAS))
+				fprintf(stderr, "%s: note: profile '%s' is called 'tpcc-like' now "
+					"(a page-count mix after TPC-C's, not TPC-C)\n", BENCH_CLI, a);
+			o->profile = bench_profile_find(a)->name;
 			break;
 		case O_USERS:
 			if (bench_parse_users(o, a))
@@ -332,6 +425,14 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		case O_QUICK: c->quick = 1; break;
 		case O_FORCE: c->force = 1; break;
 		case O_OUTPUT: c->output = a; break;
+		case O_PRICE:
+			if (bench_parse_price(o, a))
+				return EXIT_USAGE;
+			c->price_set = 1;
+			break;
+		case O_TERMINALS:
+			o->think_s = o->keying_s = BENCH_TIME_PROFILE;
+			break;
 		case O_CONFIGS: c->configs = a; break;
 		case 'h':
 		case O_HELP:
@@ -340,6 +441,10 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		case '?':
 			return bench_usage("unknown or incomplete option '%s'", argv[optind - 1]);
 		default:
+			if ((opt == O_THINK || opt == O_KEYING) && !strcmp(a, "tpcc")) {
+				*(opt == O_THINK ? &o->think_s : &o->keying_s) = BENCH_TIME_PROFILE;
+				break;
+			}
 			if (!num_opt_of(opt) || num_arg(num_opt_of(opt), a, &v))
 				return EXIT_USAGE;
 			switch (opt) {
@@ -357,6 +462,9 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 			case O_LOGSIZE: c->log_mb = v; break;
 			case O_CBLOCK: c->cblock_kib = (unsigned)v; break;
 			case O_ROUNDS: o->rounds = (int)v; c->rounds_set = 1; break;
+			case O_THINK: o->think_s = v; break;
+			case O_KEYING: o->keying_s = v; break;
+			case O_RTSEARCH: o->rt_search = (int)v; break;
 			}
 		}
 	}
@@ -366,5 +474,12 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		return bench_usage("too many arguments ('%s')", argv[optind]);
 	if (o->interval_s <= 0)
 		o->interval_s = 1e9;
-	return 0;
+	/*
+	 * The search for the users served under --rt-limit is what a
+	 * terminal-model run is for (Dell's figure); a closed loop without
+	 * think time (the demo, sysbench) runs its ladder only unless asked.
+	 */
+	if (o->rt_search < 0)
+		o->rt_search = o->think_s || o->keying_s ? 3 : 0;
+	return check_times(o);
 }

@@ -51,15 +51,129 @@ void bench_fail(struct engine *e, const char *fmt, const char *what)
 	e->failed = 1;
 }
 
-/* User @u starts a new transaction (bench_dist.c draws it). */
-static void txn_new(struct engine *e, struct user *u)
+/* ------------------------------------------------ the terminal model */
+
+static void sleep_push(struct engine *e, uint64_t at, int ui)
 {
-	bench_txn_draw(e, u);
+	int i = e->sl_n++;
+
+	while (i > 0 && e->sl[(i - 1) / 2].at > at) {
+		e->sl[i] = e->sl[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	e->sl[i].at = at;
+	e->sl[i].ui = ui;
+}
+
+/* Take the earliest sleeper off the heap. */
+static void sleep_pop(struct engine *e)
+{
+	struct sleeper last = e->sl[--e->sl_n];
+	int i = 0, c;
+
+	while ((c = 2 * i + 1) < e->sl_n) {
+		if (c + 1 < e->sl_n && e->sl[c + 1].at < e->sl[c].at)
+			c++;
+		if (last.at <= e->sl[c].at)
+			break;
+		e->sl[i] = e->sl[c];
+		i = c;
+	}
+	if (e->sl_n)
+		e->sl[i] = last;
+}
+
+/*
+ * User @ui submits the transaction it drew: its response time counts from
+ * now.  A user beyond the step's count (or any, when stopping) goes idle.
+ */
+static void user_begin(struct engine *e, int ui, uint64_t now)
+{
+	struct user *u = &e->u[ui];
+
+	if (e->stopping || ui >= e->active) {
+		u->state = U_IDLE;
+		return;
+	}
 	u->idx = 0;
 	u->nupd = 0;
-	u->t0 = fc_now_ns();
+	u->t0 = now;
 	u->state = U_RUN;
+	e->ready[e->r_tail++ % e->nusers] = ui;
+	e->r_n++;
 }
+
+/*
+ * The user's pause before the transaction it drew: the think time after
+ * its last one (type @prev; -1 at its first: a think time of the new
+ * type, so that the users do not start in step), then the keying time.
+ */
+static uint64_t user_pause_ns(struct engine *e, struct user *u, int prev)
+{
+	double s = bench_exp_sample(e->think[prev >= 0 ? prev : u->type],
+				    bench_rnd01(&u->rng));
+
+	return (uint64_t)((s + e->keying[u->type]) * 1e9);
+}
+
+/* User @ui draws its next transaction (bench_dist.c), pauses if it is a terminal. */
+static void user_next(struct engine *e, int ui, int prev)
+{
+	struct user *u = &e->u[ui];
+	uint64_t now = fc_now_ns(), d;
+
+	bench_txn_draw(e, u);
+	d = e->terminals ? user_pause_ns(e, u, prev) : 0;
+	if (!d) {
+		user_begin(e, ui, now);
+		return;
+	}
+	u->state = U_THINK;
+	sleep_push(e, now + d, ui);
+}
+
+static void wake_sleepers(struct engine *e, uint64_t now)
+{
+	while (e->sl_n && e->sl[0].at <= now) {
+		int ui = e->sl[0].ui;
+
+		sleep_pop(e);
+		user_begin(e, ui, now);
+	}
+}
+
+/* Stopping: the users thinking or keying submit nothing more. */
+static void sleepers_idle(struct engine *e)
+{
+	while (e->sl_n) {
+		e->u[e->sl[0].ui].state = U_IDLE;
+		sleep_pop(e);
+	}
+}
+
+/* How long the event loop may wait for a completion: 5 ms, or to the next wake-up. */
+static struct __kernel_timespec wait_time(const struct engine *e, uint64_t now)
+{
+	struct __kernel_timespec ts = { 0, 5 * 1000 * 1000 };
+
+	if (e->sl_n && e->sl[0].at < now + (uint64_t)ts.tv_nsec)
+		ts.tv_nsec = e->sl[0].at > now ? (long long)(e->sl[0].at - now) : 0;
+	return ts;
+}
+
+/* The keying and think times of each type (bench_model.c). */
+static void terminals_init(struct engine *e)
+{
+	int t;
+
+	e->terminals = bench_terminal_model(e->o, e->p);
+	for (t = 0; t < e->p->ntypes; t++) {
+		e->think[t] = bench_think_mean(e->o, &e->p->t[t]);
+		e->keying[t] = bench_keying(e->o, &e->p->t[t]);
+	}
+}
+
+/* -------------------------------------------------- transactions */
 
 static void user_step(struct engine *e, int ui);
 
@@ -88,26 +202,24 @@ static void submit_log(struct engine *e, int ui)
 static void txn_commit(struct engine *e, int ui)
 {
 	struct user *u = &e->u[ui];
-	uint64_t now = fc_now_ns(), us = (now - u->t0) / 1000;
+	uint64_t us = (fc_now_ns() - u->t0) / 1000;
 
-	if (now <= e->phase_end) {
-		e->cur->txns++;
-		e->cur->txn_by_type[u->type]++;
-		bh_add(e->hcur, us);
-		e->ic.txns++;
-		bh_add(&e->ih, us);
-		if (u->nupd) {	/* its redo record was written with RWF_DSYNC */
-			e->cur->log_writes++;
-			e->ic.log_writes++;
-		}
+	/* counted in the step it completes in (users run on across steps) */
+	e->cur->txns++;
+	e->cur->txn_by_type[u->type]++;
+	bh_add(e->hcur, us);
+	bh_add(&e->thist[u->type], us);
+	e->ic.txns++;
+	bh_add(&e->ih, us);
+	if (u->nupd) {	/* its redo record was written with RWF_DSYNC */
+		e->cur->log_writes++;
+		e->ic.log_writes++;
 	}
 	if (e->stopping || ui >= e->active) {
 		u->state = U_IDLE;
 		return;
 	}
-	txn_new(e, u);
-	e->ready[e->r_tail++ % e->nusers] = ui;
-	e->r_n++;
+	user_next(e, ui, u->type);
 }
 
 /* Run the users queued ready (each until it waits for I/O or commits). */
@@ -316,8 +428,8 @@ static const char *stop_name(const struct engine *e)
 static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 		 double *iv_t0, const char *label)
 {
-	struct __kernel_timespec ts = { 0, 5 * 1000 * 1000 };
 	for (;;) {
+		struct __kernel_timespec ts;
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
 		uint64_t now = fc_now_ns();
@@ -330,6 +442,7 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 			inject_stale(e);
 		}
 		if (drain) {
+			sleepers_idle(e);
 			for (i = 0; i < e->nusers; i++)
 				if (e->u[i].state != U_IDLE)
 					busy = 1;
@@ -352,9 +465,11 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 			*iv_t0 = now / 1e9;
 			*next_iv = now + (uint64_t)(e->o->interval_s * 1e9);
 		}
+		wake_sleepers(e, now);
 		run_ready(e);
 		bench_cleaner_start(e, now, 0);
 		io_uring_submit(&e->ring);
+		ts = wait_time(e, now);
 		if (e->r_n) {
 			if (io_uring_peek_cqe(&e->ring, &cqe) < 0)
 				continue;
@@ -379,11 +494,8 @@ static void phase_start(struct engine *e, int users)
 	e->active = users;
 	e->stopping = 0;
 	for (i = 0; i < users; i++)
-		if (e->u[i].state == U_IDLE) {
-			txn_new(e, &e->u[i]);
-			e->ready[e->r_tail++ % e->nusers] = i;
-			e->r_n++;
-		}
+		if (e->u[i].state == U_IDLE)
+			user_next(e, i, -1);
 }
 
 static void checkpoint(struct engine *e)
@@ -405,24 +517,188 @@ static void checkpoint(struct engine *e)
 	}
 }
 
-static void step_finish(struct bench_step *s)
+static void step_finish(struct engine *e, struct bench_step *s)
 {
+	int t, no = bench_new_order_type(e->p);
+
 	s->tps = s->seconds > 0 ? s->c.txns / s->seconds : 0;
 	s->avg_ms = bh_avg_ms(&s->lat);
 	s->p95_ms = bh_pct_ms(&s->lat, 95);
 	s->p99_ms = bh_pct_ms(&s->lat, 99);
 	s->max_ms = s->lat.max_us / 1000.0;
+	s->nopm = no < 0 ? -1 : s->seconds > 0 ? s->c.txn_by_type[no] * 60 / s->seconds : 0;
+	for (t = 0; t < e->p->ntypes; t++)
+		s->p90_type_ms[t] = bh_pct_ms(&e->thist[t], 90);
+}
+
+/* What completes from now on is not measured (between the warm-up and a step, at the end). */
+static void unmeasured(struct engine *e)
+{
+	e->cur = &e->unmeasured;
+	e->hcur = &e->scratch;
+}
+
+/* The interval lines of a run: the next one is due at @next (ns), the last was at @t0 (s). */
+struct ivl {
+	uint64_t next;
+	double t0;
+};
+
+/*
+ * Measures one step of @users users into @st.  The users of the step
+ * before run on: the step adds users (or lets the extra ones go idle after
+ * their transaction) and counts what completes inside it, from the end of
+ * the step before.  0, or 1: stopped by a signal before its end.
+ */
+static int measure_step(struct engine *e, struct bench_step *st, int users,
+			struct ivl *iv, const char *label)
+{
+	uint64_t t0 = e->step_mark ? e->step_mark : fc_now_ns(), t1;
+	int t;
+
+	st->users = users;
+	e->cur = &st->c;
+	e->hcur = &st->lat;
+	for (t = 0; t < e->p->ntypes; t++)
+		bh_reset(&e->thist[t]);
+	memset(&e->ic, 0, sizeof(e->ic));
+	bh_reset(&e->ih);
+	iv->t0 = t0 / 1e9;
+	iv->next = t0 + (uint64_t)(e->o->interval_s * 1e9);
+	e->phase_end = t0 + (uint64_t)(e->o->time_s * 1e9);
+	phase_start(e, users);
+	loop(e, e->phase_end, 0, &iv->next, &iv->t0, label);
+	t1 = fc_now_ns();
+	if (t1 < e->phase_end && !e->failed)
+		return 1;
+	st->seconds = (t1 - t0) / 1e9;
+	step_finish(e, st);
+	e->step_mark = t1;
+	return 0;
+}
+
+/* A signal stopped step @st: it is left out; the users finish their transactions. */
+static void step_stopped(struct engine *e, struct bench_step *st, const char *what,
+			 const char *label)
+{
+	struct bench_result *r = e->r;
+
+	snprintf(r->stopped, sizeof(r->stopped), "stopped by %s %.1f s into the %d-user "
+		 "%s, which is left out", stop_name(e),
+		 (fc_now_ns() - (e->phase_end - (uint64_t)(e->o->time_s * 1e9))) / 1e9,
+		 st->users, what);
+	unmeasured(e);
+	e->stopping = 1;
+	loop(e, 0, 1, NULL, NULL, label);
+	memset(st, 0, sizeof(*st));
+}
+
+/* No search (the ladder did not end): the largest user count of the ladder under the limit. */
+static void rt_search_none(struct engine *e)
+{
+	struct bench_rt_search s;
+
+	bench_rt_search_init(&s, e->r->step, e->r->nsteps, e->o->rt_limit_s * 1000, 0);
+	e->r->max_users_under_limit = s.lo;
+}
+
+/*
+ * After the ladder: bisect the user counts between the largest under
+ * --rt-limit and the next one over it, at most --rt-search extra steps
+ * (bench_model.c); r->max_users_under_limit is the answer.
+ */
+static void rt_search(struct engine *e, struct ivl *iv, const char *label)
+{
+	struct bench_result *r = e->r;
+	struct bench_rt_search s;
+	int u;
+
+	bench_rt_search_init(&s, r->step, r->nsteps, e->o->rt_limit_s * 1000,
+			     e->o->rt_search < BENCH_MAX_SEARCH ? e->o->rt_search : BENCH_MAX_SEARCH);
+	while (!r->stopped[0] && !e->failed && !stop_requested(e) &&
+	       (u = bench_rt_search_next(&s))) {
+		struct bench_step *st = &r->search[r->nsearch];
+
+		if (measure_step(e, st, u, iv, label)) {
+			step_stopped(e, st, "step of the response time search", label);
+			break;
+		}
+		r->nsearch++;
+		bench_rt_search_done(&s, st);
+	}
+	r->max_users_under_limit = s.lo;
+}
+
+/*
+ * The warm-up at @maxu users (not measured).  A closed loop then waits
+ * for all users to be idle (the first step starts as before); terminals
+ * run on into the first step, keeping their keying and think phases, so
+ * that it does not start with all of them keying at once.
+ */
+static void warm_up(struct engine *e, int maxu, struct ivl *iv, const char *label)
+{
+	struct bench_result *r = e->r;
+
+	e->cur = &r->warm;
+	e->hcur = &e->scratch;
+	e->phase_end = e->t_start + (uint64_t)(e->o->warmup_s * 1e9);
+	phase_start(e, maxu);
+	loop(e, e->phase_end, 0, &iv->next, &iv->t0, label);
+	if (fc_now_ns() < e->phase_end && !e->failed)
+		snprintf(r->stopped, sizeof(r->stopped), "stopped by %s in the "
+			 "warm-up; no step measured", stop_name(e));
+	r->warm_s = e->o->warmup_s;
+	if (e->terminals && !r->stopped[0])
+		return;
+	e->stopping = 1;
+	loop(e, 0, 1, NULL, NULL, label);
+}
+
+/*
+ * The measured part of a run: the warm-up, the ladder of user counts (no
+ * drain between its steps), the search of the users under --rt-limit;
+ * then the users finish their transactions, unmeasured.
+ */
+static void measure(struct engine *e, int maxu, const char *label)
+{
+	const struct bench_opts *o = e->o;
+	struct bench_result *r = e->r;
+	struct ivl iv = { e->t_start + (uint64_t)(o->interval_s * 1e9), e->t_start / 1e9 };
+	int s;
+
+	if (o->warmup_s > 0)
+		warm_up(e, maxu, &iv, label);
+	for (s = 0; s < o->nsteps && !e->failed && !stop_requested(e); s++) {
+		if (measure_step(e, &r->step[s], o->users[s], &iv, label)) {
+			/* a shorter step is not comparable to the others: left out */
+			step_stopped(e, &r->step[s], "step", label);
+			break;
+		}
+		r->nsteps = s + 1;
+	}
+	if (stop_requested(e) && !r->stopped[0] && !e->failed && s < o->nsteps) {
+		if (s)
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
+				 "%d-user step", stop_name(e), o->users[s - 1]);
+		else
+			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
+				 "warm-up; no step measured", stop_name(e));
+	}
+	if (!e->failed && s == o->nsteps)
+		rt_search(e, &iv, label);
+	else
+		rt_search_none(e);
+	unmeasured(e);
+	e->stopping = 1;
+	loop(e, 0, 1, NULL, NULL, label);
 }
 
 int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	uint64_t t_run;
-	struct bench_hist *warm_h = NULL;
 	const char *label = o->label ? o->label : "";
 	int maxu = 0, s, ret = -1;
-	uint64_t next_iv;
-	double iv_t0;
 
 	if (!e)
 		return -1;
@@ -464,6 +740,13 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	e->nusers = maxu;
 	e->u = calloc(maxu, sizeof(*e->u));
 	e->ready = calloc(maxu, sizeof(int));
+	e->sl = calloc(maxu, sizeof(*e->sl));
+	e->thist = calloc(BENCH_MAX_TYPES, sizeof(*e->thist));
+	if (!e->u || !e->ready || !e->sl || !e->thist) {
+		fc_err(BENCH_WHO, "out of memory");
+		goto out_close;
+	}
+	terminals_init(e);
 	for (s = 0; s < maxu; s++) {
 		e->u[s].buf = fc_io_alloc(e->h.page_size);
 		e->u[s].logbuf = fc_io_alloc(BENCH_LOG_REC);
@@ -476,65 +759,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		fc_err(BENCH_WHO, "io_uring is not available on this kernel");
 		goto out_close;
 	}
-	warm_h = calloc(1, sizeof(*warm_h));
 	e->t_start = fc_now_ns();
 	if (o->inject_stale_s >= 0)
 		e->inject_at = e->t_start + (uint64_t)(o->inject_stale_s * 1e9);
 	t_run = e->t_start;
-	iv_t0 = e->t_start / 1e9;
-	next_iv = e->t_start + (uint64_t)(o->interval_s * 1e9);
-
-	/* warm-up at the heaviest user count */
-	if (o->warmup_s > 0) {
-		e->cur = &r->warm;
-		e->hcur = warm_h;
-		e->phase_end = e->t_start + (uint64_t)(o->warmup_s * 1e9);
-		phase_start(e, maxu);
-		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
-		if (fc_now_ns() < e->phase_end && !e->failed)
-			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s in the "
-				 "warm-up; no step measured", stop_name(e));
-		e->stopping = 1;
-		loop(e, 0, 1, NULL, NULL, label);
-		r->warm_s = o->warmup_s;
-	}
-	for (s = 0; s < o->nsteps && !e->failed && !stop_requested(e); s++) {
-		struct bench_step *st = &r->step[s];
-		uint64_t t0 = fc_now_ns();
-
-		st->users = o->users[s];
-		e->cur = &st->c;
-		e->hcur = &st->lat;
-		memset(&e->ic, 0, sizeof(e->ic));
-		bh_reset(&e->ih);
-		iv_t0 = t0 / 1e9;
-		next_iv = t0 + (uint64_t)(o->interval_s * 1e9);
-		e->phase_end = t0 + (uint64_t)(o->time_s * 1e9);
-		phase_start(e, st->users);
-		loop(e, e->phase_end, 0, &next_iv, &iv_t0, label);
-		st->seconds = (e->phase_end - t0) / 1e9;
-		e->stopping = 1;
-		if (fc_now_ns() < e->phase_end && !e->failed) {
-			/* a shorter step is not comparable to the others: left out */
-			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s %.1f s into "
-				 "the %d-user step, which is left out", stop_name(e),
-				 (fc_now_ns() - t0) / 1e9, st->users);
-			loop(e, 0, 1, NULL, NULL, label);
-			memset(st, 0, sizeof(*st));
-			break;
-		}
-		loop(e, 0, 1, NULL, NULL, label);
-		step_finish(st);
-		r->nsteps = s + 1;
-	}
-	if (stop_requested(e) && !r->stopped[0] && !e->failed && s < o->nsteps) {
-		if (s)
-			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
-				 "%d-user step", stop_name(e), o->users[s - 1]);
-		else
-			snprintf(r->stopped, sizeof(r->stopped), "stopped by %s after the "
-				 "warm-up; no step measured", stop_name(e));
-	}
+	measure(e, maxu, label);
 	if (!e->failed) {
 		e->cur = &e->unmeasured;	/* final checkpoint I/O */
 		checkpoint(e);
@@ -571,10 +800,6 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		goto out_close;
 	r->final_ver = e->disk_ver;
 	e->disk_ver = NULL;
-	for (s = 0; s < r->nsteps; s++)
-		if (r->step[s].avg_ms < o->rt_limit_s * 1000 &&
-		    r->step[s].users > r->max_users_under_limit)
-			r->max_users_under_limit = r->step[s].users;
 	ret = r->stopped[0] ? BENCH_RUN_STOPPED : 0;
 out_close:
 	close(e->fd);
@@ -586,9 +811,10 @@ out_free:
 		}
 	free(e->u);
 	free(e->ready);
+	free(e->sl);
+	free(e->thist);
 	bench_pool_free(e);
 	free(e->disk_ver);
-	free(warm_h);
 	free(e);
 	return ret;
 }

@@ -21,7 +21,7 @@
 
 enum { FR_FREE, FR_READING, FR_CLEAN, FR_DIRTY };
 enum { L_NONE, L_FREE, L_LRU, L_FLUSH };
-enum { U_IDLE, U_RUN, U_WAIT_READ, U_WAIT_PAGE, U_WAIT_FRAME, U_WAIT_LOG };
+enum { U_IDLE, U_RUN, U_WAIT_READ, U_WAIT_PAGE, U_WAIT_FRAME, U_WAIT_LOG, U_THINK };
 enum { K_READ = 1, K_LOG, K_CWRITE, K_CSYNC };
 
 #define MAX_ACC 64
@@ -39,6 +39,9 @@ struct frame {
 };
 
 struct flist { int32_t head, tail; uint64_t n; };
+
+/* A user thinking or keying (U_THINK) until @at (ns), in a min-heap on @at. */
+struct sleeper { uint64_t at; int ui; };
 
 struct user {
 	int state;
@@ -86,6 +89,9 @@ struct engine {
 	uint64_t phase_end;
 	struct bench_counts ic;		/* current interval */
 	struct bench_counts unmeasured;
+	struct bench_hist scratch;	/* response times not measured */
+	struct bench_hist *thist;	/* the current step's, per transaction type */
+	uint64_t step_mark;		/* end of the previous step (ns), 0: none */
 	struct bench_hist ih;
 	uint64_t t_start;
 	int64_t force_page;		/* inject hook: next access */
@@ -95,6 +101,11 @@ struct engine {
 	int *ready;		/* users with a new transaction to start */
 	unsigned r_head, r_tail;
 	int r_n;
+	/* terminal model (bench_model.c): per transaction type, seconds */
+	int terminals;
+	double think[BENCH_MAX_TYPES], keying[BENCH_MAX_TYPES];
+	struct sleeper *sl;	/* users thinking or keying */
+	int sl_n;
 };
 
 /* bench_layout.c */
@@ -113,6 +124,8 @@ int bench_wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe);
 void bench_dist_init(struct engine *e);
 /* The page of popularity rank @rank (0: the hottest), scattered over the datafile. */
 uint64_t bench_rank_page(struct engine *e, uint64_t rank);
+/* A uniform draw in [0, 1) from @s (splitmix64). */
+double bench_rnd01(uint64_t *s);
 /* A new transaction for @u: its type and the pages it reads and updates. */
 void bench_txn_draw(struct engine *e, struct user *u);
 

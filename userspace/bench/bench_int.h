@@ -17,6 +17,9 @@
  *   bench_report.c  results.json and chart.svg
  *   bench_rounds.c  the rounds of `compare`: run order, medians and spread
  *                   (pure functions, unit-tested on the host)
+ *   bench_model.c   the terminal model (think and keying times) and the
+ *                   search of the users under --rt-limit (pure functions,
+ *                   unit-tested on the host)
  *   bench_stack.c   the cache stacks of `compare` (fcache, dm-cache,
  *                   dm-writecache) built with libdevmapper through fc_dm
  *
@@ -58,6 +61,10 @@
 #define BENCH_HIST_BUCKETS	(64 * 16)
 #define BENCH_MAX_ROUNDS	20	/* --rounds of compare */
 #define BENCH_MAX_CONFIGS	8	/* configurations of compare */
+#define BENCH_SCHEMA_VERSION	2	/* of results.json (fcache.bench, docs/JSON.md) */
+#define BENCH_MAX_SEARCH	8	/* --rt-search: extra steps of the search */
+#define BENCH_THINK_CAP		10	/* a think time is at most 10 times its mean */
+#define BENCH_TIME_PROFILE	(-1.0)	/* --think-time / --keying-time tpcc */
 
 struct bench_hdr {
 	uint64_t magic;
@@ -101,6 +108,8 @@ struct bench_txn_type {
 	unsigned updates;	/* of those, pages updated */
 	unsigned ranges;	/* range scans ... */
 	unsigned range_len;	/* ... of this many consecutive pages */
+	double keying_s;	/* --terminals: keying time before it, s (fixed) */
+	double think_s;		/* --terminals: mean think time after it, s */
 };
 
 struct bench_profile {
@@ -110,7 +119,12 @@ struct bench_profile {
 	struct bench_txn_type t[BENCH_MAX_TYPES];
 };
 
+/*
+ * The profile called @name (BENCH_PROFILE_ALIAS finds tpcc-like), or NULL.
+ * bench_dist.c.
+ */
 const struct bench_profile *bench_profile_find(const char *name);
+#define BENCH_PROFILE_ALIAS	"tpcc"	/* tpcc-like's old name, still accepted */
 
 enum bench_dist { DIST_UNIFORM, DIST_ZIPF, DIST_PARETO, DIST_HOTSET };
 
@@ -145,6 +159,8 @@ struct bench_step {
 	struct bench_counts c;
 	struct bench_hist lat;	/* transaction response times */
 	double tps, avg_ms, p95_ms, p99_ms, max_ms;
+	double nopm;		/* new-order transactions per minute; < 0: no new-order type */
+	double p90_type_ms[BENCH_MAX_TYPES];	/* p90 response time of each type */
 	/*
 	 * Set by bench_aggregate: the figures of each round (in round order)
 	 * and their spread; tps, avg_ms, p95_ms and p99_ms are then medians,
@@ -164,6 +180,10 @@ struct bench_opts {
 	double warmup_s;
 	double interval_s;
 	double rt_limit_s;
+	int rt_search;		/* at most this many extra steps to search the limit */
+	/* terminal model: seconds, or BENCH_TIME_PROFILE (the profile's per type) */
+	double think_s;		/* mean think time after a transaction (exponential) */
+	double keying_s;	/* keying time before a transaction (fixed) */
 	double bp_mb;
 	enum bench_dist dist;
 	double dist_a, dist_b;	/* zipf theta / pareto h / hotset access%, data% */
@@ -177,6 +197,10 @@ struct bench_opts {
 	FILE *out;		/* where reports go (stdout) */
 	const char *label;	/* configuration name in interval lines */
 	int rounds;		/* compare: runs of each configuration (1) */
+	/* compare --price CONFIG=AMOUNT: the cost of each configuration priced */
+	int nprice;
+	char price_cfg[BENCH_MAX_CONFIGS][32];
+	double price[BENCH_MAX_CONFIGS];
 	/* the signal that asked the run to stop (see bench_run), or NULL / 0 */
 	volatile sig_atomic_t *stop;
 };
@@ -195,7 +219,11 @@ struct bench_result {
 	struct bench_step step[BENCH_MAX_STEPS];
 	uint64_t verify_errors;
 	uint64_t pages_verified;
-	int max_users_under_limit;	/* 0: none */
+	/* the largest user count under --rt-limit, the search included (0: none) */
+	int max_users_under_limit;
+	int under_round[BENCH_MAX_ROUNDS];	/* bench_aggregate: that of each round */
+	int nsearch;			/* steps of the search (rounds: of a single round only) */
+	struct bench_step search[BENCH_MAX_SEARCH];
 	char error[512];		/* integrity failure or I/O error text */
 	double elapsed_s;
 	uint32_t *final_ver;		/* versions on disk at the end (malloc) */
@@ -228,8 +256,41 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 const struct bench_step *bench_step_of(const struct bench_result *r, int users);
 int bench_spread_of(const double *v, int n, struct bench_spread *sp);
 void bench_round_order(int round, int ncfg, int *order);
-int bench_aggregate(const struct bench_result *const *run, int n, double rt_limit_s,
+int bench_aggregate(const struct bench_result *const *run, int n,
 		    struct bench_result *out);
+
+/* bench_model.c: the terminal model and the search of users under the limit */
+/*
+ * A think time of mean @mean from a uniform @u in [0, 1): exponential,
+ * at most BENCH_THINK_CAP times the mean; 0 if @mean is not positive.
+ */
+double bench_exp_sample(double mean, double u);
+/* The mean think time and the keying time of type @t under @o (seconds). */
+double bench_think_mean(const struct bench_opts *o, const struct bench_txn_type *t);
+double bench_keying(const struct bench_opts *o, const struct bench_txn_type *t);
+/* Does a type of @p think or key under @o? */
+int bench_terminal_model(const struct bench_opts *o, const struct bench_profile *p);
+/* Has @p keying or think times of its own (--terminals)? */
+int bench_profile_has_times(const struct bench_profile *p);
+/* The index of @p's new-order type (NOPM), or -1. */
+int bench_new_order_type(const struct bench_profile *p);
+/* Did step @s complete transactions with an average response time under @limit_ms? */
+int bench_step_under(const struct bench_step *s, double limit_ms);
+/*
+ * The search of the largest user count under the limit: a bisection
+ * between the largest count of the ladder under the limit (lo) and the
+ * smallest above it that is not (hi), at most @max_steps extra steps.
+ */
+struct bench_rt_search {
+	int lo, hi;		/* hi 0: nothing above lo is over the limit */
+	int left, steps;	/* extra steps still allowed, and run */
+	double limit_ms;
+};
+void bench_rt_search_init(struct bench_rt_search *s, const struct bench_step *st, int n,
+			  double limit_ms, int max_steps);
+/* The user count of the next extra step, or 0: lo is the answer. */
+int bench_rt_search_next(const struct bench_rt_search *s);
+void bench_rt_search_done(struct bench_rt_search *s, const struct bench_step *st);
 
 /* bench_stats.c */
 void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s);
@@ -246,6 +307,29 @@ int bench_has_ratio(const struct bench_step *s, const struct bench_step *b);
  */
 int bench_heaviest(const struct bench_result *base, const struct bench_result *r,
 		   double *tps, double *rt, int *ok);
+/* The ratios of step @s to the baseline's @b; each with whether it exists. */
+struct bench_ratios {
+	int ok, p95_ok, nopm_ok;
+	double tps, avg, p95, nopm;
+};
+void bench_ratios_of(const struct bench_step *s, const struct bench_step *b,
+		     struct bench_ratios *q);
+/* The users under the limit of @r against @base's: 1 and *@ratio, or 0 (no base). */
+int bench_under_ratio(const struct bench_result *base, const struct bench_result *r,
+		      double *ratio);
+/* The "summary terminals" lines of compare with the terminal model on. */
+void bench_print_summary_terminals(FILE *f, const struct bench_result *r, int nr,
+				   double rt_limit_s);
+/*
+ * The price of configuration @config (--price) in *@amount, and its price
+ * per TPS at the user count @users of @r (the summary's): 1 and *@per_tps
+ * (0 if that step has no TPS), or 0: not priced.
+ */
+int bench_price_of(const struct bench_opts *o, const struct bench_result *r, int users,
+		   double *amount, double *per_tps);
+/* The price table of compare (nothing without --price). */
+void bench_print_prices(FILE *f, const struct bench_opts *o, const struct bench_result *r,
+			int nr);
 /* The most rounds any of the @nr results aggregates (1 at least). */
 int bench_max_rounds(const struct bench_result *r, int nr);
 
@@ -262,6 +346,8 @@ struct bench_cli {
 	double size_mb, log_mb;
 	unsigned page_kib, cblock_kib;
 	int anchors, quick, time_set, warm_set, users_set, rounds_set, force;
+	int discarded;		/* compare: cache configurations run on a discarded flash */
+	int price_set;
 };
 /*
  * @fmt NULL: the usage text on stdout, EXIT_OK; else "fcachectl bench:
@@ -275,5 +361,8 @@ int bench_usage(const char *fmt, const char *arg);
 int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npos);
 /* --users: comma-separated whole numbers; 0, or EXIT_USAGE (said). */
 int bench_parse_users(struct bench_opts *o, const char *s);
+/* --price CONFIG=AMOUNT (repeated); 0, or EXIT_USAGE (said). */
+int bench_parse_price(struct bench_opts *o, const char *s);
+#define BENCH_PRICE_MAX	1e12
 
 #endif

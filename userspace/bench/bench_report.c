@@ -97,12 +97,245 @@ static void json_spread(struct fc_json *j, const struct bench_step *s)
 	fj_end(j);
 }
 
+/* @v, or null if @ok is false (a ratio without a base, a figure the profile has not). */
+static void json_num_or_null(struct fc_json *j, const char *key, int ok, double v)
+{
+	if (ok)
+		fj_dbl(j, key, v);
+	else
+		fj_null(j, key);
+}
+
+/* The terminal model's times: seconds, or null for the profile's per type. */
+static void json_time(struct fc_json *j, const char *key, double v)
+{
+	json_num_or_null(j, key, v != BENCH_TIME_PROFILE, v);
+}
+
+static void json_workload(struct fc_json *j, const struct bench_opts *o,
+			  const struct bench_result *r, int rounds)
+{
+	const struct bench_profile *p = r->profile;
+	int i;
+
+	fj_obj(j, "workload");
+	fj_str(j, "profile", p ? p->name : o->profile);
+	fj_str(j, "profile_description", p ? p->desc : NULL);
+	if (p) {
+		fj_arr(j, "transaction_types");
+		for (i = 0; i < p->ntypes; i++) {
+			fj_obj(j, NULL);
+			fj_str(j, "name", p->t[i].name);
+			fj_u64(j, "percent", p->t[i].pct);
+			fj_u64(j, "page_reads", p->t[i].reads);
+			fj_u64(j, "page_updates", p->t[i].updates);
+			fj_u64(j, "range_scans", p->t[i].ranges);
+			fj_u64(j, "range_pages", p->t[i].range_len);
+			fj_dbl(j, "keying_s", bench_keying(o, &p->t[i]));
+			fj_dbl(j, "think_s", bench_think_mean(o, &p->t[i]));
+			fj_end(j);
+		}
+		fj_end(j);
+	}
+	fj_str(j, "distribution", o->dist_str);
+	fj_u64(j, "seed", o->seed);
+	fj_u64(j, "page_size", r->page_size);
+	fj_u64(j, "datafile_pages", r->npages);
+	fj_dbl(j, "buffer_pool_mb", r->bp_mb);
+	fj_dbl(j, "warmup_s", o->warmup_s);
+	fj_dbl(j, "time_s", o->time_s);
+	fj_dbl(j, "rt_limit_s", o->rt_limit_s);
+	/* "users" is the integer of a step: the list has a name of its own */
+	fj_arr(j, "user_steps");
+	for (i = 0; i < o->nsteps; i++)
+		fj_u64(j, NULL, o->users[i]);
+	fj_end(j);
+	fj_u64(j, "rounds", rounds);
+	fj_bool(j, "terminal_model", bench_terminal_model(o, p));
+	json_time(j, "think_time_s", o->think_s);
+	json_time(j, "keying_time_s", o->keying_s);
+	fj_u64(j, "rt_search_max_steps", o->rt_search);
+	fj_end(j);
+}
+
+/* The planned order of the configurations in each round. */
+static void json_run_order(struct fc_json *j, const struct bench_result *r, int nr,
+			   int rounds)
+{
+	int c, k, n = nr < BENCH_MAX_CONFIGS ? nr : BENCH_MAX_CONFIGS;
+
+	fj_arr(j, "run_order");
+	for (k = 0; k < rounds; k++) {
+		int order[BENCH_MAX_CONFIGS];
+
+		bench_round_order(k, n, order);
+		fj_arr(j, NULL);
+		for (c = 0; c < n; c++)
+			fj_str(j, NULL, r[order[c]].config);
+		fj_end(j);
+	}
+	fj_end(j);
+}
+
+/* The figures of a step added in schema version 2 (after "counts"). */
+static void json_step_v2(struct fc_json *j, const struct bench_step *s,
+			 const struct bench_ratios *q, const struct bench_profile *p)
+{
+	int i;
+
+	json_num_or_null(j, "p95_ratio", q->p95_ok, q->p95);
+	json_num_or_null(j, "nopm", bench_new_order_type(p) >= 0, s->nopm);
+	json_num_or_null(j, "nopm_ratio", q->nopm_ok, q->nopm);
+	fj_obj(j, "p90_ms_by_type");
+	for (i = 0; p && i < p->ntypes; i++)	/* null: no transaction of the type */
+		json_num_or_null(j, p->t[i].name, s->c.txn_by_type[i] > 0, s->p90_type_ms[i]);
+	fj_end(j);
+}
+
+static void json_step(struct fc_json *j, const struct bench_step *s,
+		      const struct bench_step *b, const struct bench_profile *p)
+{
+	struct bench_ratios q;
+
+	bench_ratios_of(s, b, &q);
+	fj_obj(j, NULL);
+	fj_u64(j, "users", s->users);
+	fj_dbl(j, "seconds", s->seconds);
+	fj_dbl(j, "tps", s->tps);
+	fj_dbl(j, "avg_ms", s->avg_ms);
+	fj_dbl(j, "p95_ms", s->p95_ms);
+	fj_dbl(j, "p99_ms", s->p99_ms);
+	fj_dbl(j, "max_ms", s->max_ms);
+	json_num_or_null(j, "tps_ratio", q.ok, q.tps);
+	json_num_or_null(j, "avg_rt_ratio", q.ok, q.avg);
+	json_spread(j, s);
+	json_counts(j, "counts", &s->c, p);
+	json_step_v2(j, s, &q, p);
+	fj_end(j);
+}
+
+/* The users under the limit of each round, and the steps of the search. */
+static void json_rt_search(struct fc_json *j, const struct bench_result *x, double limit_s)
+{
+	int i, n = x->rounds > 1 ? x->rounds : 1;
+
+	fj_arr(j, "users_under_rt_limit_rounds");
+	for (i = 0; i < n; i++)
+		fj_u64(j, NULL, x->rounds ? x->under_round[i] : x->max_users_under_limit);
+	fj_end(j);
+	fj_arr(j, "rt_search_steps");
+	for (i = 0; i < x->nsearch; i++) {
+		const struct bench_step *s = &x->search[i];
+
+		fj_obj(j, NULL);
+		fj_u64(j, "users", s->users);
+		fj_dbl(j, "seconds", s->seconds);
+		fj_u64(j, "transactions", s->c.txns);
+		fj_dbl(j, "tps", s->tps);
+		fj_dbl(j, "avg_ms", s->avg_ms);
+		fj_dbl(j, "p95_ms", s->p95_ms);
+		fj_bool(j, "under_limit", bench_step_under(s, limit_s * 1000));
+		fj_end(j);
+	}
+	fj_end(j);
+}
+
+/* --price: the amount and the price per TPS at the summary's user count, or nulls. */
+static void json_price(struct fc_json *j, const struct bench_opts *o,
+		       const struct bench_result *x, const struct bench_result *base)
+{
+	double amount = 0, per = 0, t, a;
+	int ok, u = bench_heaviest(base, base, &t, &a, &ok);
+	int priced = bench_price_of(o, x, u, &amount, &per);
+
+	json_num_or_null(j, "price", priced, amount);
+	json_num_or_null(j, "price_per_tps", priced && per > 0, per);
+}
+
+static void json_config(struct fc_json *j, const struct bench_opts *o,
+			const struct bench_result *x, const struct bench_result *base)
+{
+	const struct bench_profile *p = base->profile;
+	int i;
+
+	fj_obj(j, NULL);
+	fj_str(j, "name", x->config);
+	fj_str(j, "device", x->device);
+	fj_str(j, "interrupted", x->stopped[0] ? x->stopped : NULL);
+	fj_u64(j, "buffer_pool_frames", x->bp_frames);
+	fj_obj(j, "integrity");
+	fj_u64(j, "pages_verified", x->pages_verified);
+	fj_u64(j, "errors", x->verify_errors);
+	fj_str(j, "error", x->error[0] ? x->error : NULL);
+	fj_end(j);
+	fj_u64(j, "max_users_under_rt_limit", x->max_users_under_limit);
+	fj_u64(j, "rounds", x->rounds > 1 ? x->rounds : 1);
+	json_rt_search(j, x, o->rt_limit_s);
+	json_price(j, o, x, base);
+	json_counters(j, x->counters);
+	fj_dbl(j, "warmup_s", x->warm_s);
+	json_counts(j, "warmup", &x->warm, p);
+	fj_arr(j, "steps");
+	for (i = 0; i < x->nsteps; i++)
+		json_step(j, &x->step[i], bench_step_of(base, x->step[i].users), p);
+	fj_end(j);
+	fj_end(j);
+}
+
+/* The ratios to the baseline at every user count of the baseline's ladder. */
+static void json_ratios(struct fc_json *j, const struct bench_result *base,
+			const struct bench_result *x)
+{
+	int i;
+
+	fj_arr(j, "ratios");
+	for (i = 0; i < base->nsteps; i++) {
+		const struct bench_step *b = &base->step[i], *s = bench_step_of(x, b->users);
+		struct bench_ratios q;
+
+		if (!s || bench_step_of(base, b->users) != b)	/* none, or a repeated count */
+			continue;
+		bench_ratios_of(s, b, &q);
+		fj_obj(j, NULL);
+		fj_u64(j, "users", b->users);
+		json_num_or_null(j, "tps_ratio", q.ok, q.tps);
+		json_num_or_null(j, "avg_rt_ratio", q.ok, q.avg);
+		json_num_or_null(j, "p95_ratio", q.p95_ok, q.p95);
+		json_num_or_null(j, "nopm_ratio", q.nopm_ok, q.nopm);
+		fj_end(j);
+	}
+	fj_end(j);
+}
+
+static void json_summary(struct fc_json *j, const struct bench_result *r, int nr)
+{
+	int c;
+
+	fj_arr(j, "summary");
+	for (c = 0; c < nr; c++) {
+		double t = 0, a = 0, ur = 0;
+		int ok, u = bench_heaviest(&r[0], &r[c], &t, &a, &ok);
+		int uok = bench_under_ratio(&r[0], &r[c], &ur);
+
+		fj_obj(j, NULL);
+		fj_str(j, "config", r[c].config);
+		fj_u64(j, "users", u);
+		json_num_or_null(j, "tps_ratio", ok, t);
+		json_num_or_null(j, "avg_rt_ratio", ok, a);
+		fj_u64(j, "rounds", r[c].rounds > 1 ? r[c].rounds : 1);
+		fj_u64(j, "users_under_rt_limit", r[c].max_users_under_limit);
+		json_num_or_null(j, "users_under_rt_limit_ratio", uok, ur);
+		json_ratios(j, &r[0], &r[c]);
+		fj_end(j);
+	}
+	fj_end(j);
+}
+
 int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
 		     const char *command)
 {
-	const struct bench_profile *p = r[0].profile;
-	int c, i, k, rounds = o->rounds > 1 ? o->rounds : 1;
+	int c, rounds = o->rounds > 1 ? o->rounds : 1;
 	struct fc_json j;
 	FILE *f = fopen(path, "w");
 
@@ -112,119 +345,16 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 	}
 	fj_init(&j, f);
 	fj_obj(&j, NULL);
-	fj_schema(&j, "fcache.bench");
+	fj_schema_version(&j, "fcache.bench", BENCH_SCHEMA_VERSION);
 	fj_str(&j, "command", command);
-	fj_obj(&j, "workload");
-	fj_str(&j, "profile", p ? p->name : o->profile);
-	fj_str(&j, "profile_description", p ? p->desc : NULL);
-	if (p) {
-		fj_arr(&j, "transaction_types");
-		for (i = 0; i < p->ntypes; i++) {
-			fj_obj(&j, NULL);
-			fj_str(&j, "name", p->t[i].name);
-			fj_u64(&j, "percent", p->t[i].pct);
-			fj_u64(&j, "page_reads", p->t[i].reads);
-			fj_u64(&j, "page_updates", p->t[i].updates);
-			fj_u64(&j, "range_scans", p->t[i].ranges);
-			fj_u64(&j, "range_pages", p->t[i].range_len);
-			fj_end(&j);
-		}
-		fj_end(&j);
-	}
-	fj_str(&j, "distribution", o->dist_str);
-	fj_u64(&j, "seed", o->seed);
-	fj_u64(&j, "page_size", r[0].page_size);
-	fj_u64(&j, "datafile_pages", r[0].npages);
-	fj_dbl(&j, "buffer_pool_mb", r[0].bp_mb);
-	fj_dbl(&j, "warmup_s", o->warmup_s);
-	fj_dbl(&j, "time_s", o->time_s);
-	fj_dbl(&j, "rt_limit_s", o->rt_limit_s);
-	/* "users" is the integer of a step: the list has a name of its own */
-	fj_arr(&j, "user_steps");
-	for (i = 0; i < o->nsteps; i++)
-		fj_u64(&j, NULL, o->users[i]);
-	fj_end(&j);
-	fj_u64(&j, "rounds", rounds);
-	fj_end(&j);
+	json_workload(&j, o, &r[0], rounds);
 	fj_str(&j, "chart", chart);
-	/* the planned order of the configurations in each round */
-	fj_arr(&j, "run_order");
-	for (k = 0; k < rounds; k++) {
-		int order[BENCH_MAX_CONFIGS], n = nr < BENCH_MAX_CONFIGS ? nr : BENCH_MAX_CONFIGS;
-
-		bench_round_order(k, n, order);
-		fj_arr(&j, NULL);
-		for (c = 0; c < n; c++)
-			fj_str(&j, NULL, r[order[c]].config);
-		fj_end(&j);
-	}
-	fj_end(&j);
+	json_run_order(&j, r, nr, rounds);
 	fj_arr(&j, "configs");
-	for (c = 0; c < nr; c++) {
-		const struct bench_result *x = &r[c];
-
-		fj_obj(&j, NULL);
-		fj_str(&j, "name", x->config);
-		fj_str(&j, "device", x->device);
-		fj_str(&j, "interrupted", x->stopped[0] ? x->stopped : NULL);
-		fj_u64(&j, "buffer_pool_frames", x->bp_frames);
-		fj_obj(&j, "integrity");
-		fj_u64(&j, "pages_verified", x->pages_verified);
-		fj_u64(&j, "errors", x->verify_errors);
-		fj_str(&j, "error", x->error[0] ? x->error : NULL);
-		fj_end(&j);
-		fj_u64(&j, "max_users_under_rt_limit", x->max_users_under_limit);
-		fj_u64(&j, "rounds", x->rounds > 1 ? x->rounds : 1);
-		json_counters(&j, x->counters);
-		fj_dbl(&j, "warmup_s", x->warm_s);
-		json_counts(&j, "warmup", &x->warm, p);
-		fj_arr(&j, "steps");
-		for (i = 0; i < x->nsteps; i++) {
-			const struct bench_step *s = &x->step[i];
-			const struct bench_step *b = bench_step_of(&r[0], s->users);
-
-			fj_obj(&j, NULL);
-			fj_u64(&j, "users", s->users);
-			fj_dbl(&j, "seconds", s->seconds);
-			fj_dbl(&j, "tps", s->tps);
-			fj_dbl(&j, "avg_ms", s->avg_ms);
-			fj_dbl(&j, "p95_ms", s->p95_ms);
-			fj_dbl(&j, "p99_ms", s->p99_ms);
-			fj_dbl(&j, "max_ms", s->max_ms);
-			if (bench_has_ratio(s, b)) {
-				fj_dbl(&j, "tps_ratio", s->tps / b->tps);
-				fj_dbl(&j, "avg_rt_ratio", s->avg_ms / b->avg_ms);
-			} else {
-				fj_null(&j, "tps_ratio");
-				fj_null(&j, "avg_rt_ratio");
-			}
-			json_spread(&j, s);
-			json_counts(&j, "counts", &s->c, p);
-			fj_end(&j);
-		}
-		fj_end(&j);
-		fj_end(&j);
-	}
+	for (c = 0; c < nr; c++)
+		json_config(&j, o, &r[c], &r[0]);
 	fj_end(&j);
-	fj_arr(&j, "summary");
-	for (c = 0; c < nr; c++) {
-		double t = 0, a = 0;
-		int ok, u = bench_heaviest(&r[0], &r[c], &t, &a, &ok);
-
-		fj_obj(&j, NULL);
-		fj_str(&j, "config", r[c].config);
-		fj_u64(&j, "users", u);
-		if (ok) {
-			fj_dbl(&j, "tps_ratio", t);
-			fj_dbl(&j, "avg_rt_ratio", a);
-		} else {
-			fj_null(&j, "tps_ratio");
-			fj_null(&j, "avg_rt_ratio");
-		}
-		fj_u64(&j, "rounds", r[c].rounds > 1 ? r[c].rounds : 1);
-		fj_end(&j);
-	}
-	fj_end(&j);
+	json_summary(&j, r, nr);
 	fj_end(&j);
 	if (fclose(f)) {
 		fc_err(path, "%s", strerror(errno));

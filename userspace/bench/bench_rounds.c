@@ -90,15 +90,39 @@ static double median_of(const double *v, int n)
 }
 
 /*
+ * The largest user count under the response time limit of each run (its
+ * ladder and its search), and their median (rounded down: a user count);
+ * the steps of the search only of a single run (the searches of several
+ * runs try different counts).
+ */
+static void under_limit(const struct bench_result *const *run, int n,
+			struct bench_result *out)
+{
+	double v[BENCH_MAX_ROUNDS];
+	int k;
+
+	for (k = 0; k < n; k++) {
+		out->under_round[k] = run[k]->max_users_under_limit;
+		v[k] = out->under_round[k];
+	}
+	out->max_users_under_limit = (int)median_of(v, n);
+	if (n == 1) {
+		out->nsearch = run[0]->nsearch;
+		memcpy(out->search, run[0]->search, sizeof(out->search));
+	}
+}
+
+/*
  * Reduces the @n runs of one configuration (in round order) to @out: per
  * user count, TPS, average, p95 and p99 response time are the medians over
  * the runs that measured it, max_ms the largest; counts, seconds, the
  * warm-up and the integrity figures are summed; the first error is kept.
- * The largest user count under the response time limit is recomputed from
- * the medians (a single run keeps its own).  The ladder is that of the run
+ * NOPM and the p90 of each transaction type are medians too.  The largest
+ * user count under the response time limit is the median of the runs'
+ * (under_limit).  The ladder is that of the run
  * with the most steps (a failed run may have stopped early).
  */
-int bench_aggregate(const struct bench_result *const *run, int n, double rt_limit_s,
+int bench_aggregate(const struct bench_result *const *run, int n,
 		    struct bench_result *out)
 {
 	const struct bench_result *ref;
@@ -134,8 +158,9 @@ int bench_aggregate(const struct bench_result *const *run, int n, double rt_limi
 	out->nsteps = ref->nsteps;
 	for (i = 0; i < ref->nsteps; i++) {
 		struct bench_step *st = &out->step[i];
-		double p95[BENCH_MAX_ROUNDS], p99[BENCH_MAX_ROUNDS];
-		int m = 0;
+		double p95[BENCH_MAX_ROUNDS], p99[BENCH_MAX_ROUNDS], nopm[BENCH_MAX_ROUNDS];
+		double p90[BENCH_MAX_TYPES][BENCH_MAX_ROUNDS];
+		int m = 0, t;
 
 		st->users = ref->step[i].users;
 		for (k = 0; k < n; k++) {
@@ -151,6 +176,9 @@ int bench_aggregate(const struct bench_result *const *run, int n, double rt_limi
 			st->avg_round[m] = s->avg_ms;
 			p95[m] = s->p95_ms;
 			p99[m] = s->p99_ms;
+			nopm[m] = s->nopm;
+			for (t = 0; t < BENCH_MAX_TYPES; t++)
+				p90[t][m] = s->p90_type_ms[t];
 			m++;
 		}
 		st->nrounds = m;
@@ -160,11 +188,10 @@ int bench_aggregate(const struct bench_result *const *run, int n, double rt_limi
 		st->avg_ms = st->avg_sp.median;
 		st->p95_ms = median_of(p95, m);
 		st->p99_ms = median_of(p99, m);
-		if (n > 1 && st->avg_ms < rt_limit_s * 1000 &&
-		    st->users > out->max_users_under_limit)
-			out->max_users_under_limit = st->users;
+		st->nopm = median_of(nopm, m);
+		for (t = 0; t < BENCH_MAX_TYPES; t++)
+			st->p90_type_ms[t] = median_of(p90[t], m);
 	}
-	if (n == 1)
-		out->max_users_under_limit = run[0]->max_users_under_limit;
+	under_limit(run, n, out);
 	return 0;
 }

@@ -14,7 +14,8 @@
  *
  * The dm-cache metadata slice is 1/16 of the flash (4..64 MiB).
  * Every stack starts from a blank cache: the start of the flash (or of the
- * metadata slice) is zeroed so the target formats it afresh.  The devices
+ * metadata slice) is zeroed so the target formats it afresh; compare also
+ * discards the whole flash before each configuration (bench_flash_discard).  The devices
  * are named fcbench-*; leftovers of an interrupted run are removed first.
  */
 #define _GNU_SOURCE
@@ -22,6 +23,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -52,6 +56,40 @@ static int zero_start(const char *dev, uint64_t bytes)
 	else
 		fc_err(BENCH_WHO, "zeroing %s failed: %s", dev, strerror(errno));
 	close(fd);
+	return ret;
+}
+
+/* BLKDISCARD, or for a file a hole over all of it: 0, or -1 with errno. */
+static int discard_all(int fd, uint64_t bytes)
+{
+	struct stat st;
+	uint64_t range[2] = { 0, bytes };
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(fd, BLKDISCARD, range);
+	if (S_ISREG(st.st_mode))
+		return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes);
+	errno = ENOTBLK;
+	return -1;
+}
+
+int bench_flash_discard(const char *flash)
+{
+	uint64_t bytes = 0;
+	int fd = open(flash, O_WRONLY), ret = -1;
+
+	if (fd >= 0 && fc_path_size(flash, &bytes) == 0 && discard_all(fd, bytes) == 0)
+		ret = 0;
+	if (ret)
+		printf("flash %s: no discard (%s); a cache still starts on a zeroed first MiB\n",
+		       flash, strerror(errno));
+	else
+		printf("flash %s: discarded (%.0f MiB)\n", flash, bytes / 1048576.0);
+	fflush(stdout);
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }
 

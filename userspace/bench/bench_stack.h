@@ -11,6 +11,13 @@
  */
 int bench_stack_up(const char *config, const char *origin, const char *flash,
 		   unsigned int block_sectors, char *top, size_t len);
+/*
+ * Discard all of @flash (BLKDISCARD on a block device, a punched hole in a
+ * file) so that a configuration does not inherit the flash state of the
+ * one before; says on stdout what it did.  0, or -1: not supported (the
+ * stack zeroes the start of the flash, as without a discard).
+ */
+int bench_flash_discard(const char *flash);
 /* Remove every fcbench-* device. */
 void bench_stack_cleanup(void);
 /* Status of the stack's top device ("" for the baseline). */

@@ -105,6 +105,50 @@ void bench_print_interval(FILE *f, const char *label, double t, int users,
 	fflush(f);
 }
 
+/* Per user count: NOPM (a profile with new-order) and the p90 of each type. */
+static void print_types(FILE *f, const struct bench_result *r)
+{
+	const struct bench_profile *p = r->profile;
+	int i, t, no = bench_new_order_type(p);
+
+	if (!p || p->ntypes < 2)
+		return;
+	fprintf(f, "%6s %10s  p90 ms:", "users", no >= 0 ? "NOPM" : "");
+	for (t = 0; t < p->ntypes; t++)
+		fprintf(f, " %12s", p->t[t].name);
+	fprintf(f, "\n");
+	for (i = 0; i < r->nsteps; i++) {
+		const struct bench_step *s = &r->step[i];
+
+		fprintf(f, "%6d ", s->users);
+		if (no >= 0)
+			fprintf(f, "%10.1f", s->nopm);
+		else
+			fprintf(f, "%10s", "");
+		fprintf(f, "         ");
+		for (t = 0; t < p->ntypes; t++)	/* "-": none of the type completed */
+			if (s->c.txn_by_type[t])
+				fprintf(f, " %12.2f", s->p90_type_ms[t]);
+			else
+				fprintf(f, " %12s", "-");
+		fprintf(f, "\n");
+	}
+}
+
+/* The extra steps of the search of the users under the limit. */
+static void print_search(FILE *f, const struct bench_result *r, double rt_limit_s)
+{
+	int i;
+
+	for (i = 0; i < r->nsearch; i++) {
+		const struct bench_step *s = &r->search[i];
+
+		fprintf(f, "search under %.3g s: %d users: TPS %.2f, avg %.2f ms, p95 %.2f ms: "
+			"%s\n", rt_limit_s, s->users, s->tps, s->avg_ms, s->p95_ms,
+			bench_step_under(s, rt_limit_s * 1000) ? "under" : "over");
+	}
+}
+
 void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 {
 	int i;
@@ -126,6 +170,8 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 			s->c.log_writes / d,
 			s->c.page_accesses ? 100.0 * s->c.bp_hits / s->c.page_accesses : 0);
 	}
+	print_types(f, r);
+	print_search(f, r, rt_limit_s);
 	if (r->max_users_under_limit)
 		fprintf(f, "largest user count with average response time under "
 			"%.3g s: %d\n", rt_limit_s, r->max_users_under_limit);
@@ -147,7 +193,31 @@ int bench_has_ratio(const struct bench_step *s, const struct bench_step *b)
 	       s->avg_ms > 0 && b->avg_ms > 0;
 }
 
-enum cmp_field { CMP_TPS, CMP_AVG, CMP_P95 };
+void bench_ratios_of(const struct bench_step *s, const struct bench_step *b,
+		     struct bench_ratios *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->ok = bench_has_ratio(s, b);
+	if (!q->ok)
+		return;
+	q->tps = s->tps / b->tps;
+	q->avg = s->avg_ms / b->avg_ms;
+	q->p95_ok = b->p95_ms > 0;
+	q->p95 = q->p95_ok ? s->p95_ms / b->p95_ms : 0;
+	q->nopm_ok = s->nopm > 0 && b->nopm > 0;
+	q->nopm = q->nopm_ok ? s->nopm / b->nopm : 0;
+}
+
+int bench_under_ratio(const struct bench_result *base, const struct bench_result *r,
+		      double *ratio)
+{
+	if (base->max_users_under_limit <= 0)
+		return 0;
+	*ratio = (double)r->max_users_under_limit / base->max_users_under_limit;
+	return 1;
+}
+
+enum cmp_field { CMP_TPS, CMP_AVG, CMP_P95, CMP_NOPM };
 
 static double step_field(const struct bench_step *s, enum cmp_field fld)
 {
@@ -156,6 +226,8 @@ static double step_field(const struct bench_step *s, enum cmp_field fld)
 		return s->tps;
 	case CMP_AVG:
 		return s->avg_ms;
+	case CMP_NOPM:
+		return s->nopm;
 	default:
 		return s->p95_ms;
 	}
@@ -191,7 +263,7 @@ static void print_table(FILE *f, const struct bench_result *r, int nr, const cha
 
 			if (!s)
 				snprintf(cell, sizeof(cell), "-");
-			else if (ratios && bench_has_ratio(s, b))
+			else if (ratios && bench_has_ratio(s, b) && step_field(b, fld) > 0)
 				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", step_field(s, fld),
 					 step_field(s, fld) / step_field(b, fld));
 			else if (ratios)
@@ -231,6 +303,43 @@ static void print_spread(FILE *f, const struct bench_result *r, int nr, const ch
 	}
 }
 
+/* The p90 response time of each transaction type at the heaviest user count of the baseline. */
+static void print_p90_types(FILE *f, const struct bench_result *r, int nr)
+{
+	const struct bench_result *base = &r[0];
+	const struct bench_profile *p = base->profile;
+	const struct bench_step *b = base->nsteps ? &base->step[base->nsteps - 1] : NULL;
+	int c, t, u = b ? b->users : 0;
+	char title[128];
+
+	if (!p || p->ntypes < 2 || !b)
+		return;
+	b = bench_step_of(base, u);	/* the first step of that count, as the ratios */
+	snprintf(title, sizeof(title), "p90 response time by transaction type at %d users, ms "
+		 "(ratio to baseline)", u);
+	fprintf(f, "\n== %s ==\n%-14s", title, "type");
+	for (c = 0; c < nr; c++)
+		fprintf(f, " %24s", r[c].config);
+	fprintf(f, "\n");
+	for (t = 0; t < p->ntypes; t++) {
+		fprintf(f, "%-14s", p->t[t].name);
+		for (c = 0; c < nr; c++) {
+			const struct bench_step *s = bench_step_of(&r[c], u);
+			char cell[64];
+
+			if (!s || !s->c.txn_by_type[t])
+				snprintf(cell, sizeof(cell), "-");
+			else if (b->c.txn_by_type[t] && b->p90_type_ms[t] > 0)
+				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", s->p90_type_ms[t],
+					 s->p90_type_ms[t] / b->p90_type_ms[t]);
+			else
+				snprintf(cell, sizeof(cell), "%.2f (-)", s->p90_type_ms[t]);
+			fprintf(f, " %24s", cell);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 int bench_max_rounds(const struct bench_result *r, int nr)
 {
 	int c, n = 1;
@@ -261,10 +370,21 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 			 "(spread)", rounds);
 		print_spread(f, r, nr, t, CMP_AVG);
 	}
-	fprintf(f, "\n== largest user count with average response time under the limit ==\n");
-	for (c = 0; c < nr; c++)
-		fprintf(f, "%-24s %d\n", r[c].config, r[c].max_users_under_limit);
-	print_table(f, r, nr, "p95 response time, ms", CMP_P95, false);
+	fprintf(f, "\n== largest user count with average response time under the limit "
+		"(ratio to baseline) ==\n");
+	for (c = 0; c < nr; c++) {
+		double q;
+
+		if (bench_under_ratio(&r[0], &r[c], &q))
+			fprintf(f, "%-24s %d (%.2fx)\n", r[c].config, r[c].max_users_under_limit, q);
+		else
+			fprintf(f, "%-24s %d (-)\n", r[c].config, r[c].max_users_under_limit);
+	}
+	print_table(f, r, nr, "p95 response time, ms (ratio to baseline)", CMP_P95, true);
+	if (bench_new_order_type(r[0].profile) >= 0)
+		print_table(f, r, nr, "NOPM: new-order transactions per minute (ratio to "
+			    "baseline)", CMP_NOPM, true);
+	print_p90_types(f, r, nr);
 	fprintf(f, "\n");
 }
 
@@ -308,4 +428,70 @@ void bench_print_summary(FILE *f, const struct bench_result *r, int nr)
 			fprintf(f, "summary %s: TPS - baseline, avg response time - baseline "
 				"at %d users (no transactions to compare)\n", r[c].config, u);
 	}
+}
+
+void bench_print_summary_terminals(FILE *f, const struct bench_result *r, int nr,
+				   double rt_limit_s)
+{
+	int c;
+
+	for (c = 0; c < nr; c++) {
+		double t = 0, a = 0, q = 0;
+		int ok, uok = bench_under_ratio(&r[0], &r[c], &q);
+		char ratios[96], under[32];
+
+		bench_heaviest(&r[0], &r[c], &t, &a, &ok);
+		if (ok)
+			snprintf(ratios, sizeof(ratios), "TPS %.2fx baseline, avg response time "
+				 "%.2fx baseline", t, a);
+		else
+			snprintf(ratios, sizeof(ratios), "TPS - baseline, avg response time - "
+				 "baseline");
+		if (uok)
+			snprintf(under, sizeof(under), "%.2fx", q);
+		else
+			snprintf(under, sizeof(under), "-");
+		fprintf(f, "summary terminals %s: %s, users under %.3g s %d (%s baseline)\n",
+			r[c].config, ratios, rt_limit_s, r[c].max_users_under_limit, under);
+	}
+}
+
+int bench_price_of(const struct bench_opts *o, const struct bench_result *r, int users,
+		   double *amount, double *per_tps)
+{
+	const struct bench_step *s = bench_step_of(r, users);
+	int k;
+
+	for (k = 0; k < o->nprice; k++)
+		if (!strcmp(o->price_cfg[k], r->config)) {
+			*amount = o->price[k];
+			*per_tps = s && s->tps > 0 ? o->price[k] / s->tps : 0;
+			return 1;
+		}
+	return 0;
+}
+
+void bench_print_prices(FILE *f, const struct bench_opts *o, const struct bench_result *r,
+			int nr)
+{
+	int c, ok, u;
+	double t, a;
+
+	if (!o->nprice || !nr)
+		return;
+	u = bench_heaviest(&r[0], &r[0], &t, &a, &ok);
+	fprintf(f, "== price per TPS at %d users (--price) ==\n", u);
+	for (c = 0; c < nr; c++) {
+		const struct bench_step *s = bench_step_of(&r[c], u);
+		double amount, per;
+
+		if (!bench_price_of(o, &r[c], u, &amount, &per))
+			fprintf(f, "%-24s not priced\n", r[c].config);
+		else if (per > 0)
+			fprintf(f, "%-24s %.6g / %.2f TPS = %.6g per TPS\n", r[c].config, amount,
+				s->tps, per);
+		else
+			fprintf(f, "%-24s %.6g, no TPS at %d users\n", r[c].config, amount, u);
+	}
+	fprintf(f, "\n");
 }

@@ -173,8 +173,13 @@ void fj_dbl(struct fc_json *j, const char *key, double val)
 
 void fj_schema(struct fc_json *j, const char *name)
 {
+	fj_schema_version(j, name, FJ_SCHEMA_VERSION);
+}
+
+void fj_schema_version(struct fc_json *j, const char *name, unsigned version)
+{
 	fj_str(j, "schema", name);
-	fj_u64(j, "schema_version", FJ_SCHEMA_VERSION);
+	fj_u64(j, "schema_version", version);
 }
 
 void fj_bool(struct fc_json *j, const char *key, int val)

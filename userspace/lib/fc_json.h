@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 #define FJ_MAX_DEPTH 32
-#define FJ_SCHEMA_VERSION 1	/* of every fcachectl schema (docs/JSON.md) */
+#define FJ_SCHEMA_VERSION 1	/* of the fcachectl schemas but fcache.bench (docs/JSON.md) */
 
 struct fc_json {
 	FILE *f;
@@ -51,5 +51,7 @@ void fj_null(struct fc_json *j, const char *key);
 int fj_utf8_len(const unsigned char *p);
 /* "schema": @name ("fcache.status"), "schema_version": FJ_SCHEMA_VERSION */
 void fj_schema(struct fc_json *j, const char *name);
+/* The same with a version of the schema's own (fcache.bench: 2) */
+void fj_schema_version(struct fc_json *j, const char *name, unsigned version);
 
 #endif
