@@ -6,7 +6,9 @@
 # flush); clean data is cached once, on either device.  Devices that do not
 # belong together (another pool's, a stale one, split brain, a blank one)
 # are refused with a clear error, and a device given in the other order is
-# recognized.  Data is checked byte for byte (fio crc32c verify).
+# recognized.  Data is checked byte for byte (fio crc32c verify).  Last,
+# fcachectl: pool create over two devices, status (text and JSON), one
+# device alone refused without --degraded, check of a pair.
 FC_T=fc_mirror
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -183,6 +185,51 @@ check final-remove-pool dm_remove mp
 check origin-J1 fio_verify "$org" $J1 --verify_only=1
 check origin-J2 fio_verify "$org" $J2 --verify_only=1
 check origin-J3 fio_verify "$org" $J3 --verify_only=1
+# ---- fcachectl: create, status, one device alone, check of a pair ----
+# g0 and g1 are the two legs of pool mq (above), shut down cleanly.
+CTL=$FC_TOP/userspace/fcachectl
+L=$FC_LOGDIR
+# ctl NAME WANT_EXIT CMD...: exit status as wanted; stderr in $L/ctl.err
+ctl() {
+	_cn=$1 _cw=$2; shift 2
+	"$@" >"$L/ctl.out" 2>"$L/ctl.err"
+	_cg=$?
+	[ "$_cg" -eq "$_cw" ] && pass "$_cn" || fail "$_cn" "exit $_cg, wanted $_cw: $(head -c 300 "$L/ctl.err")"
+}
+# js NAME FILE PYTHON-EXPR-USING-p: p is the pool named pc of a status document
+js() {
+	if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d['pools'] if x['name']=='pc'][0]; assert ($3), p" "$2" >"$L/js.err" 2>&1; then
+		pass "$1"
+	else
+		fail "$1" "$(tail -n 2 "$L/js.err" | tr '\n' ' ')"
+	fi
+}
+ctl ctl-create 0 "$CTL" pool create pc "$g0" "$g1"
+check ctl-table-mirror sh -c "dmsetup table pc | grep -q ' mirror '"
+"$CTL" status --json >"$L/st.json" 2>/dev/null
+js ctl-json-mirrored "$L/st.json" "p['redundancy'] == 'mirrored' and [x['state'] for x in p['devices']] == ['ok', 'ok'] and [x['leg'] for x in p['devices']] == [0, 1] and p['lone_dirty_blocks'] == 0"
+check ctl-json-schema python3 "$FC_TOP/tests/host/json_schema.py" "$L/st.json"
+ctl ctl-remove 0 "$CTL" pool remove pc
+ctl ctl-other-order 0 "$CTL" pool create pc "$g1" "$g0"
+"$CTL" status --json >"$L/st2.json" 2>/dev/null
+js ctl-other-order-leg-order "$L/st2.json" "[x['path'] for x in p['devices']] == ['$g0', '$g1']"
+ctl ctl-remove-2 0 "$CTL" pool remove pc
+ctl ctl-one-leg-refused 1 "$CTL" pool create pc "$g0"
+grep -q -- --degraded "$L/ctl.err" && pass ctl-one-leg-says-degraded || fail ctl-one-leg-says-degraded "$(head -c 300 "$L/ctl.err")"
+check_fails ctl-one-leg-no-device test -e /dev/mapper/pc
+ctl ctl-degraded 0 "$CTL" pool create pc "$g0" --degraded
+"$CTL" status >"$L/st.txt" 2>&1
+grep -q DEGRADED "$L/st.txt" && pass ctl-status-says-degraded || fail ctl-status-says-degraded "$(head -n 3 "$L/st.txt" | tr '\n' ' ')"
+"$CTL" status --json >"$L/st3.json" 2>/dev/null
+js ctl-json-degraded "$L/st3.json" "p['redundancy'] == 'degraded' and p['devices'][1]['state'] == 'missing' and p['devices'][1]['path'] is None"
+ctl ctl-remove-3 0 "$CTL" pool remove pc
+ctl ctl-check-pair-stale 1 "$CTL" check "$g0" "$g1" --json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['outcome'] == 'stale' and d['older_device'] == sys.argv[2], d" "$L/ctl.out" "$g1" >"$L/js.err" 2>&1 &&
+	pass ctl-check-pair-names-stale || fail ctl-check-pair-names-stale "$(tail -n 1 "$L/js.err")"
+ctl ctl-stale-pair-refused 1 "$CTL" pool create pc "$g0" "$g1"
+check_fails ctl-stale-pair-no-device test -e /dev/mapper/pc
+ctl ctl-check-pair-in-sync 0 "$CTL" check "$f0" "$f1"
+
 check rmmod unload_fcache
 dmesg_clean
 finish

@@ -244,7 +244,8 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 
 static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 {
-	const char *all[] = { "baseline", "fcache-writeback", "dm-cache", "dm-writecache" };
+	const char *all[] = { "baseline", "fcache-writeback", "dm-cache", "dm-writecache",
+			      "fcache-mirrored" };
 	const char *cfg[BENCH_MAX_CONFIGS];
 	char json[1024], svg[1024];
 	struct bench_result *run, *r;
@@ -266,7 +267,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 
 			if (!strcmp(t, "baseline"))
 				continue;
-			for (i = 1; i < 4; i++)
+			for (i = 1; i < (int)(sizeof(all) / sizeof(all[0])); i++)
 				if (!strcmp(t, all[i]))
 					m = i;
 			if (!m) {

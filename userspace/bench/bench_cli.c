@@ -51,7 +51,10 @@ static const char usage_text[] =
 "         each transaction type at the heaviest count, and the users under\n"
 "         --rt-limit.\n"
 "         --configs LIST picks the configurations run after the baseline\n"
-"         (fcache-writeback,dm-cache,dm-writecache); --quick: users 16,128,\n"
+"         (fcache-writeback,dm-cache,dm-writecache; also fcache-mirrored: a\n"
+"         mirrored fcache pool over the two halves of --flash, every dirty\n"
+"         block on both, so its ratio to fcache-writeback is the cost of\n"
+"         the second copy); --quick: users 16,128,\n"
 "         15 s steps, 10 s warm-up; --size MB limits the datafile;\n"
 "         --cache-block KiB: fcache's block size (default 32, fcachectl's\n"
 "         default; 16 matches a 16 KiB database page); dm-cache uses 32 KiB\n"
@@ -267,7 +270,7 @@ int bench_parse_users(struct bench_opts *o, const char *s)
 int bench_parse_price(struct bench_opts *o, const char *s)
 {
 	static const char *const cfgs[] = { "baseline", "fcache-writeback", "dm-cache",
-					    "dm-writecache" };
+					    "dm-writecache", "fcache-mirrored" };
 	const char *eq = strchr(s, '=');
 	size_t i, len = eq ? (size_t)(eq - s) : 0;
 	double v;
@@ -279,7 +282,8 @@ int bench_parse_price(struct bench_opts *o, const char *s)
 	if (!eq || i == sizeof(cfgs) / sizeof(cfgs[0]) ||
 	    fc_parse_num(eq + 1, 0, BENCH_PRICE_MAX, 0, &v)) {
 		fc_err(BENCH_CLI, "bad --price '%s' (CONFIG=AMOUNT: baseline, fcache-writeback, "
-			"dm-cache or dm-writecache, and an amount 0..%g)", s, BENCH_PRICE_MAX);
+			"fcache-mirrored, dm-cache or dm-writecache, and an amount 0..%g)", s,
+			BENCH_PRICE_MAX);
 		return EXIT_USAGE;
 	}
 	for (k = 0; k < o->nprice && strcmp(o->price_cfg[k], cfgs[i]); k++)

@@ -11,6 +11,11 @@
  *                     dm-linear slice at the start of the flash, cache blocks
  *                     on a second slice (32 KiB blocks, dm-cache's smallest)
  *   dm-writecache     writecache target in ssd mode, 4 KiB blocks
+ *   fcache-mirrored   a mirrored fcache pool (issue 11) over the two halves
+ *                     of the flash (dm-linear), as two devices: every dirty
+ *                     block written to both, clean data on either; same
+ *                     capacity as fcache-writeback, so the ratio between
+ *                     the two is the cost of the second copy
  *
  * The dm-cache metadata slice is 1/16 of the flash (4..64 MiB).
  * Every stack starts from a blank cache: the start of the flash (or of the
@@ -20,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +46,14 @@
 
 static const char *const names[] = {
 	"fcbench-vol", "fcbench-pool", "fcbench-cache", "fcbench-wc",
-	"fcbench-cdata", "fcbench-meta",
+	"fcbench-cdata", "fcbench-meta", "fcbench-leg0", "fcbench-leg1",
 };
+
+/* fcache-writeback and fcache-mirrored: the same devices on top */
+static bool is_fcache(const char *config)
+{
+	return !strcmp(config, "fcache-writeback") || !strcmp(config, "fcache-mirrored");
+}
 
 static int zero_start(const char *dev, uint64_t bytes)
 {
@@ -173,6 +185,29 @@ void bench_stack_cleanup(void)
 	}
 }
 
+/*
+ * fcache-mirrored: the two halves of @flash (@fs sectors) as dm-linear
+ * devices, blank; the pool table's parameters go to @p, the first leg's
+ * size (the pool device's length) to *@leg_sectors.
+ */
+static int mirror_legs(const char *flash, uint64_t fs, unsigned int block_sectors,
+		       char *p, size_t plen, uint64_t *leg_sectors)
+{
+	uint64_t half = fs / 2 / block_sectors * block_sectors;
+	char l0[64], l1[64], t[512];
+
+	snprintf(t, sizeof(t), "%s 0", flash);
+	if (mk("fcbench-leg0", half, "linear", t, l0, sizeof(l0)) < 0)
+		return -1;
+	snprintf(t, sizeof(t), "%s %llu", flash, (unsigned long long)half);
+	if (mk("fcbench-leg1", half, "linear", t, l1, sizeof(l1)) < 0 ||
+	    zero_start(l0, 1 << 20) < 0 || zero_start(l1, 1 << 20) < 0)
+		return -1;
+	snprintf(p, plen, "%s %u 2 mirror %s", l0, block_sectors, l1);
+	*leg_sectors = half;
+	return 0;
+}
+
 int bench_stack_up(const char *config, const char *origin, const char *flash,
 		   unsigned int block_sectors, char *top, size_t len)
 {
@@ -190,11 +225,14 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 	os = osz / 512;
 	fs = fsz / 512;
 	bench_stack_cleanup();
-	if (!strcmp(config, "fcache-writeback")) {
+	if (is_fcache(config)) {
 		if (need_target("fcache-pool", "dm-fcache") < 0 ||
 		    zero_start(flash, 1 << 20) < 0)
 			return -1;
 		snprintf(p, sizeof(p), "%s %u", flash, block_sectors);
+		if (!strcmp(config, "fcache-mirrored") &&
+		    mirror_legs(flash, fs, block_sectors, p, sizeof(p), &fs) < 0)
+			goto fail;
 		if (mk("fcbench-pool", fs, "fcache-pool", p, c, sizeof(c)) < 0 ||
 		    devno("fcbench-pool", a, sizeof(a)) < 0)
 			goto fail;
@@ -248,11 +286,13 @@ fail:
 /* Status line of the top device of @config (for the report), or "". */
 void bench_stack_status(const char *config, char *buf, size_t len)
 {
-	const char *n = !strcmp(config, "fcache-writeback") ? "fcbench-vol" :
+	const char *n = is_fcache(config) ? "fcbench-vol" :
 			!strcmp(config, "dm-cache") ? "fcbench-cache" :
 			!strcmp(config, "dm-writecache") ? "fcbench-wc" : NULL;
 	struct fc_dm_target *t;
 	int nt;
+
+	size_t used;
 
 	buf[0] = 0;
 	if (!n || fc_dm_status(n, &t, &nt) < 0)
@@ -260,6 +300,14 @@ void bench_stack_status(const char *config, char *buf, size_t len)
 	if (nt > 0)
 		snprintf(buf, len, "%s %s", t[0].type, t[0].params ? t[0].params : "");
 	fc_dm_free_targets(t, nt);
+	/* fcache: the pool's line too (redundancy, lone dirty blocks, devices) */
+	used = strlen(buf);
+	if (is_fcache(config) && fc_dm_status("fcbench-pool", &t, &nt) == 0) {
+		if (nt > 0 && used < len)
+			snprintf(buf + used, len - used, "; pool: %s %s", t[0].type,
+				 t[0].params ? t[0].params : "");
+		fc_dm_free_targets(t, nt);
+	}
 }
 
 /* Append "name=value" for the status fields of @dev named in @fields ("" skips one). */
@@ -314,7 +362,7 @@ void bench_stack_counters(const char *config, char *buf, size_t len)
 	};
 
 	buf[0] = 0;
-	if (!strcmp(config, "fcache-writeback")) {
+	if (is_fcache(config)) {
 		append_message("fcbench-vol", "stats", buf, len);
 		append_message("fcbench-pool", "stats", buf, len);
 	} else if (!strcmp(config, "dm-cache")) {
