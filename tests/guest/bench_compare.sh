@@ -63,7 +63,7 @@ cp "$out/results.json" "$out/chart.svg" /results/ 2>/dev/null
 # With fcache-mirrored (issue 11): a mirrored pool over the flash's halves.
 tout=/tmp/bench-terminals
 "$CTL" bench compare --origin "$md" --flash "$flash" --configs fcache-writeback,fcache-mirrored --size 64 \
-	--users 4,16 --time 4 --warmup 2 --report-interval 0 --buffer-pool 2 \
+	--users 4,16 --time 3 --warmup 1 --report-interval 0 --buffer-pool 2 \
 	--think-time 0.2 --output "$tout" >"$L/terminals.out" 2>"$L/terminals.err"
 rc=$?
 cp "$L/terminals.out" "$L/terminals.err" /results/ 2>/dev/null

@@ -17,7 +17,7 @@ if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
 	exit 0
 fi
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: fcache-replay (no userspace/fcachectl: make userspace)"; exit 0; }
-if [ "${FC_LONG:-0}" = 1 ]; then want=${FC_REPLAY_POINTS:-800}; else want=${FC_REPLAY_POINTS:-150}; fi
+if [ "${FC_LONG:-0}" = 1 ]; then want=${FC_REPLAY_POINTS:-800}; else want=${FC_REPLAY_POINTS:-100}; fi
 seed=${FC_REPLAY_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') + 1 ))}
 res=$SUITE_TOP/build/vm/results-replay
 rm -rf "$res"
