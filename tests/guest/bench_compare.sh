@@ -62,7 +62,7 @@ cp "$out/results.json" "$out/chart.svg" /results/ 2>/dev/null
 # and response time are separate results; a terminals summary line each.
 # With fcache-mirrored (issue 11): a mirrored pool over the flash's halves.
 tout=/tmp/bench-terminals
-"$CTL" bench compare --origin "$md" --flash "$flash" --configs fcache-writeback,fcache-mirrored --size 64 \
+"$CTL" bench compare --origin "$md" --flash "$flash" --configs fcache-mirrored --size 64 \
 	--users 4,16 --time 3 --warmup 1 --report-interval 0 --buffer-pool 2 \
 	--think-time 0.2 --output "$tout" >"$L/terminals.out" 2>"$L/terminals.err"
 rc=$?
@@ -70,10 +70,10 @@ cp "$L/terminals.out" "$L/terminals.err" /results/ 2>/dev/null
 if [ $rc -eq 0 ]; then pass terminals-exit-0; else
 	fail terminals-exit-0 "exit $rc: $(tail -n 5 "$L/terminals.err" | tr '\n' ' ')"; fi
 ok=1
-for c in baseline fcache-writeback fcache-mirrored; do
+for c in baseline fcache-mirrored; do
 	grep -qE "^summary terminals $c: TPS [0-9]+\.[0-9]{2}x baseline, avg response time [0-9]+\.[0-9]{2}x baseline, users under 2 s [0-9]+ \([0-9]+\.[0-9]{2}x baseline\)$" "$L/terminals.out" || ok=0
 done
-if [ $ok -eq 1 ] && [ "$(grep -c '^summary terminals ' "$L/terminals.out")" -eq 3 ]; then
+if [ $ok -eq 1 ] && [ "$(grep -c '^summary terminals ' "$L/terminals.out")" -eq 2 ]; then
 	pass terminals-summary-lines; else fail terminals-summary-lines "$(grep '^summary' "$L/terminals.out" | tr '\n' '|')"; fi
 # 16 users thinking 0.2 s on average cannot exceed 16 / 0.2 transactions a second (+30%)
 if python3 -c "
@@ -90,9 +90,9 @@ else
 	fail terminals-tps-bounded-by-think-time "$(tail -n 1 "$L/tjs.err")"
 fi
 check terminals-results-json python3 "$H/bench_check_json.py" "$tout/results.json" \
-	--configs baseline,fcache-writeback,fcache-mirrored --zero-errors
+	--configs baseline,fcache-mirrored --zero-errors
 n=$(grep -cE '^integrity: [1-9][0-9]* page reads verified, 0 errors$' "$L/terminals.out")
-if [ "$n" -eq 3 ]; then pass terminals-integrity-zero-errors; else
+if [ "$n" -eq 2 ]; then pass terminals-integrity-zero-errors; else
 	fail terminals-integrity-zero-errors "$(grep '^integrity' "$L/terminals.out" | tr '\n' '|')"; fi
 grep -qE '^fcache-mirrored status: .*; pool: fcache-pool .* mirrored 0 ok,ok$' "$L/terminals.out" &&
 	pass mirrored-pool-reported || fail mirrored-pool-reported "$(grep '^fcache-mirrored status' "$L/terminals.out")"

@@ -37,7 +37,7 @@ fi
 # make check: every operation at its first 4 I/O indices plus 1 sampled
 # (a commit: its two pages, flush, superblock); make check-long: up to 12
 # plus 4 sampled (the script's defaults)
-if [ "${FC_LONG:-0}" = 1 ]; then fm_args=; else fm_args="full=3 sample=1"; fi
+if [ "${FC_LONG:-0}" = 1 ]; then fm_args=; else fm_args="full=2 sample=1"; fi
 # shellcheck disable=SC2086
 guest_run fcache-faultmatrix --timeout 1500 tests/guest/fc_faultmatrix.sh $fm_args
 # writethrough vs an overlapping write (the test build's wt_hold_ms hook)

@@ -6,4 +6,4 @@
 need_module guest-bench || exit 0
 res=$SUITE_TOP/build/vm/results-bench
 mkdir -p "$res"
-guest_run guest-bench --results "$res" --timeout 240 tests/guest/bench_compare.sh
+guest_run guest-bench --results "$res" --timeout 480 tests/guest/bench_compare.sh

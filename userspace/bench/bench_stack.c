@@ -174,6 +174,13 @@ void bench_stack_cleanup(void)
 
 		if (fc_dm_info(names[i], &info) < 0 || !info.exists)
 			continue;
+		/* The volume goes in order (as fcachectl disable): not "detached at run time". */
+		if (!i) {
+			char *resp = NULL;
+
+			fc_dm_message(names[i], "detach", &resp);
+			free(resp);
+		}
 		for (k = 0; k < 20; k++) {
 			if (fc_dm_remove(names[i]) == 0)
 				break;
