@@ -96,18 +96,23 @@ static u32 pop_free(struct fc_pool *pool, unsigned int leg)
 	return i;
 }
 
-/* An entry (and its twin) goes back to the free lists. */
-static void free_entry(struct fc_pool *pool, struct fc_entry *e)
+void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e)
 {
 	u32 i = fc_eidx(pool, e), t = fc_twin_of(pool, i);
 
-	push_free(pool, i);
-	if (t != FC_NONE) {
-		pool->twin[i] = FC_NONE;
-		__clear_bit(t, pool->twin_used);
-		pool->nr_twins--;
-		push_free(pool, t);
-	}
+	if (t == FC_NONE)
+		return;
+	pool->twin[i] = FC_NONE;
+	__clear_bit(t, pool->twin_used);
+	pool->nr_twins--;
+	push_free(pool, t);
+}
+
+/* An entry (and its twin) goes back to the free lists. */
+static void free_entry(struct fc_pool *pool, struct fc_entry *e)
+{
+	push_free(pool, fc_eidx(pool, e));
+	fc_drop_twin(pool, e);
 }
 
 /*

@@ -311,6 +311,11 @@ struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock);
 struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock);
 /* Mirrored pools: give @e a twin on the other leg if it has none; false if none free. */
 bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
+/*
+ * Free @e's twin now.  Only when the flash does not refer to it (the entry
+ * is not committed dirty) and no write to it is in flight.
+ */
+void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e);
 void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty);
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
@@ -372,6 +377,16 @@ static inline bool fc_redundant(struct fc_pool *pool)
 static inline u32 fc_twin_of(struct fc_pool *pool, u32 eidx)
 {
 	return pool->twin ? pool->twin[eidx] : FC_NONE;
+}
+
+/*
+ * Blocks dirty data holds (pool->lock): the watermarks count these.  In a
+ * mirrored pool a dirty block takes two (its twin), so writeback starts
+ * and writes go around at the same share of the flash as with one device.
+ */
+static inline u64 fc_dirty_load(struct fc_pool *pool)
+{
+	return pool->nr_dirty + pool->nr_twins;
 }
 
 /* fc_volume.c */

@@ -228,7 +228,12 @@ not_dirty:
 	}
 }
 
-/* After a successful commit: entries recorded clean lose PDIRTY. */
+/*
+ * After a successful commit: entries recorded clean lose PDIRTY.  In a
+ * mirrored pool such an entry, still clean and idle, gives its twin back:
+ * the flash no longer refers to it, and no write to it is in flight (the
+ * next dirty write takes a twin again).
+ */
 static void apply_clean(struct fc_pool *pool, u64 l)
 {
 	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
@@ -237,8 +242,11 @@ static void apply_clean(struct fc_pool *pool, u64 l)
 	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
 		struct fc_entry *e = &pool->e[first + i];
 
-		if (e->flags & FC_E_SER_CLEAN)
-			e->flags &= ~(FC_E_PDIRTY | FC_E_SER_CLEAN);
+		if (!(e->flags & FC_E_SER_CLEAN))
+			continue;
+		e->flags &= ~(FC_E_PDIRTY | FC_E_SER_CLEAN);
+		if (!e->dirty && fc_entry_idle(e) && fc_twin_of(pool, first + i) != FC_NONE)
+			fc_drop_twin(pool, e);
 	}
 }
 

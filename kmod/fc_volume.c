@@ -286,7 +286,7 @@ static void pool_facts(struct fc_facts *f, struct fc_pool *pool)
 	f->no_new_dirty = pool->no_new_dirty;
 	f->pending = pool->pending_head != FC_NONE;
 	f->redundant = fc_redundant(pool);
-	f->nr_dirty = pool->nr_dirty;
+	f->nr_dirty = fc_dirty_load(pool);
 	f->nr_blocks = pool->g.nr_blocks;
 	f->wb_high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
 }

@@ -558,7 +558,7 @@ void fc_wb_work(struct work_struct *ws)
 		return;
 	}
 	spin_lock_irq(&pool->lock);
-	in.dirty = pool->nr_dirty;
+	in.dirty = fc_dirty_load(pool);
 	spin_unlock_irq(&pool->lock);
 	in.total = pool->g.nr_blocks;
 	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
@@ -612,7 +612,7 @@ void fc_wb_work(struct work_struct *ws)
 		if (!more || (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED))
 			break;
 		spin_lock_irq(&pool->lock);
-		in.dirty = pool->nr_dirty;
+		in.dirty = fc_dirty_load(pool);
 		spin_unlock_irq(&pool->lock);
 		in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 		st = fc_wb_decide(&in, &max);
