@@ -138,8 +138,8 @@ static void write_sb(uint64_t seq, int slot)
 	write_sb_md(seq, seq, slot);
 }
 
-/* One commit of every changed page (all pages when @all). */
-static void commit(int all)
+/* The pages of commit S + 1: every changed page (all pages when @all). */
+static void commit_pages(int all)
 {
 	uint8_t page[FC_PAGE_SIZE];
 	uint64_t l;
@@ -155,6 +155,12 @@ static void commit(int all)
 		cur[l] = s;
 		changed[l] = 0;
 	}
+}
+
+/* One commit of every changed page (all pages when @all). */
+static void commit(int all)
+{
+	commit_pages(all);
 	S++;
 	write_sb(S, (int)(S % 2));
 }
@@ -368,7 +374,7 @@ int main(int argc, char **argv)
 	uint32_t bs = FC_DEFAULT_BLOCK_SECTORS;
 	const char *damage = NULL, *out, *out2 = NULL, *pair = NULL;
 	uint64_t mib2 = 0;
-	uint64_t vcached[3] = { 0 }, vdirty[3] = { 0 }, l;
+	uint64_t vcached[3] = { 0 }, vdirty[3] = { 0 };
 	int a;
 
 	if (argc < 2)
@@ -527,17 +533,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(pair, "lag")) {
 		/* commit 5: pages on both, the superblock of leg 0 only */
 		changed[0] = 1;
-		for (l = 0; l < g.md_pages; l++)
-			if (changed[l]) {
-				uint8_t page[FC_PAGE_SIZE];
-				int s = cur[l] == 0 ? 1 : 0;
-
-				build_page(l, page);
-				fc_page_seal(page, l ? FC_ME_MAGIC : FC_VT_MAGIC, fc_md_page_nr(l, s), S + 1, uuid);
-				pwrite_page(fc_md_page_nr(l, s), page);
-				cur[l] = s;
-				changed[l] = 0;
-			}
+		commit_pages(0);
 		S++;
 		wmask = 1;
 		write_sb(S, (int)(S % 2));
