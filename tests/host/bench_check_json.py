@@ -77,6 +77,12 @@ def check(d, want_configs, zero_errors):
         if k not in w or not (w[k] is None or isinstance(w[k], NUM)):
             errs.append("workload: %s missing or not a number/null" % k)
     search_max = need(w, "rt_search_max_steps", int, "workload")
+    if "log_device" not in w or not (w["log_device"] is None or isinstance(w["log_device"], str)):
+        errs.append("workload: log_device missing or not a string/null")
+    gc = need(w, "group_commit", bool, "workload")
+    gmax = need(w, "group_commit_max_records", int, "workload")
+    if gc is False and gmax != 1 or gc and not (isinstance(gmax, int) and gmax > 1):
+        errs.append("workload: group_commit_max_records %r with group_commit %r" % (gmax, gc))
     rounds = need(w, "rounds", int, "workload")
     if rounds is not None and rounds < 1:
         errs.append("workload.rounds %r is not positive" % rounds)
@@ -137,8 +143,9 @@ def check(d, want_configs, zero_errors):
             cnt = need(s, "counts", dict, sw) or {}
             for k in ("transactions", "page_accesses", "page_updates",
                       "hot_accesses", "buffer_pool_hits", "dev_reads",
-                      "dev_writes", "log_writes", "fsyncs", "verify_errors"):
+                      "dev_writes", "log_writes", "log_records", "fsyncs", "verify_errors"):
                 need(cnt, k, int, sw + ".counts")
+            errs.extend(check_groups(s, sw, gc, gmax))
             if s.get("tps", 0) <= 0:
                 errs.append("%s: no transactions completed" % sw)
         errs.extend(check_search(c, where, w, search_max, users, cr))
@@ -155,6 +162,100 @@ def check(d, want_configs, zero_errors):
                 errs.append("summary: %s missing or not a number/null" % k)
         need(x, "rounds", int, "summary")
         errs.extend(check_summary_v2(x, cfgs, names))
+    errs.extend(check_sweep(d, names))
+    return errs
+
+
+def check_groups(s, sw, gc, gmax):
+    """redo writes and records: one write per record without group commit,
+    at most group_commit_max_records with it; log_group_avg their ratio"""
+    errs = []
+    k = s.get("counts", {})
+    wr, rec = k.get("log_writes"), k.get("log_records")
+    if not isinstance(wr, int) or not isinstance(rec, int):
+        return errs
+    if gc is False and wr != rec:
+        errs.append("%s: %d log writes for %d records without group commit" % (sw, wr, rec))
+    if gc and isinstance(gmax, int) and not wr <= rec <= wr * gmax:
+        errs.append("%s: %d log records in %d writes of at most %d" % (sw, rec, wr, gmax))
+    avg = s.get("log_group_avg", "missing")
+    if wr == 0 and avg is not None:
+        errs.append("%s: log_group_avg %r without log writes" % (sw, avg))
+    elif wr and not (isinstance(avg, NUM) and close(avg, rec / wr)):
+        errs.append("%s: log_group_avg %r is not %d records / %d writes" % (sw, avg, rec, wr))
+    return errs
+
+
+def sweep_advice(sw):
+    """the advice recomputed from the points: (kind, config, mb, ratio)"""
+    pts = sw["points"]
+    tps = [{c["name"]: c["tps"] for c in p["configs"]} for p in pts]
+    cached = [c["name"] for c in pts[0]["configs"]][1:]
+    if not cached or len(pts) < 2 or not tps[-1].get("baseline"):
+        return (None, None, None, None)
+    big = tps[-1]["baseline"]
+    best = None
+    for p, t in zip(pts, tps):
+        have = [(t[c], c) for c in cached if t.get(c)]
+        if not have:
+            continue
+        kt, kc = max(have, key=lambda x: x[0])
+        if best is None or kt > best[0]:
+            best = (kt, kc, p["buffer_pool_mb"])
+        if kt >= big:
+            return ("fast flash", kc, p["buffer_pool_mb"], kt / big)
+    if best is None:
+        return (None, None, None, None)
+    return ("more memory", best[1], best[2], big / best[0])
+
+
+def check_sweep(d, names):
+    """--buffer-pool-sweep: the points, ratios at each size, the advice"""
+    if "sweep" not in d:
+        return ["top: missing sweep"]
+    sw = d["sweep"]
+    if sw is None:
+        return []
+    errs = []
+    pts = sw.get("points")
+    if not isinstance(sw.get("users"), int) or not isinstance(pts, list) or not pts:
+        return ["sweep: users or points missing"]
+    mbs = [p.get("buffer_pool_mb") for p in pts]
+    if not all(isinstance(m, NUM) for m in mbs) or mbs != sorted(set(mbs)):
+        errs.append("sweep: buffer pool sizes %r not increasing" % mbs)
+    if d.get("workload", {}).get("buffer_pool_mb") is None:
+        errs.append("sweep: no workload.buffer_pool_mb")
+    for p in pts:
+        where = "sweep at %s MB" % p.get("buffer_pool_mb")
+        if not isinstance(p.get("results"), str) or not isinstance(p.get("buffer_pool_mb_used"), NUM):
+            errs.append("%s: results or buffer_pool_mb_used missing" % where)
+        cf = p.get("configs")
+        if not isinstance(cf, list) or [c.get("name") for c in cf] != names:
+            errs.append("%s: configs %r are not %s" % (where, cf, names))
+            continue
+        bt = cf[0].get("tps")
+        for c in cf:
+            t, r = c.get("tps"), c.get("tps_ratio", "missing")
+            if t is None:
+                if r is not None:
+                    errs.append("%s %s: tps_ratio %r without tps" % (where, c["name"], r))
+            elif not isinstance(t, NUM) or t <= 0:
+                errs.append("%s %s: tps %r" % (where, c["name"], t))
+            elif not ratio_ok(r, t, bt) or (bt is None and r is not None):
+                errs.append("%s %s: tps_ratio %r is not %r / %r" % (where, c["name"], r, t, bt))
+    if errs:
+        return errs
+    a = sw.get("advice") or {}
+    kind, cfg, mb, ratio = sweep_advice(sw)
+    if (a.get("kind"), a.get("config"), a.get("buffer_pool_mb")) != (kind, cfg, mb) or \
+            (ratio is None) != (a.get("ratio") is None) or \
+            (ratio is not None and not close(a["ratio"], ratio)):
+        errs.append("sweep: advice %r, the points give %r" % (a, (kind, cfg, mb, ratio)))
+    text = a.get("text")
+    if not isinstance(text, str) or not text.startswith("advice: ") or \
+            (kind and not (text.startswith("advice: " + kind + ": ") and cfg in text
+                           and "%.2fx" % ratio in text)):
+        errs.append("sweep: advice text %r does not say %r" % (text, (kind, cfg, ratio)))
     return errs
 
 

@@ -355,3 +355,114 @@ if [ "$out" = --rounds ]; then pass completion-rounds; else fail completion-roun
 # ---- make demo passes --rounds 2 (printed, not run: make -n, $(MAKE) neutralised)
 if make -s -n -C "$top" demo MAKE=true 2>/dev/null | grep -q 'tests/vm/demo.sh .*--rounds 2$'; then
 	pass demo-passes-rounds-2; else fail demo-passes-rounds-2; fi
+
+# ---- issue 12: --log-dev (the redo log on a device of its own)
+G=$T/lg.img
+rm -f "$G"
+rc logdev-prepare 0 "$CTL" bench prepare "$G" --size 48
+truncate -s 8M "$T/redo.img"
+rc logdev-run 0 "$CTL" bench run "$G" $RUN --log-dev "$T/redo.img" --json "$T/logdev.json"
+if grep -q "^redo log: on $T/redo.img (--log-dev); group commit off" "$T/out"; then
+	pass logdev-header; else fail logdev-header "$(sed -n 3p "$T/out")"; fi
+# the records are on the log device, each in its slot of the ring (log sequence
+# number modulo the slots); the datafile's log region stays as prepare left it (zeros)
+if python3 - "$G" "$T/redo.img" "$T/logdev.json" >"$T/py.err" 2>&1 <<'EOF'
+import json, struct, sys
+d = open(sys.argv[1], "rb")
+_, ps, _, npages, _, data_off, log_off, log_size = struct.unpack("<QIIQQQQQ", d.read(56))
+d.seek(log_off)
+assert d.read(log_size).count(0) == log_size, "the datafile's log region was written"
+n = json.load(open(sys.argv[3]))["configs"][0]["steps"][0]["counts"]["log_records"]
+lg = open(sys.argv[2], "rb").read()
+recs = [struct.unpack_from("<QQ", lg, i * 4096) for i in range(min(n, len(lg) // 4096))]
+assert n > 0 and all(m == 0x31474c424346 for m, _ in recs), "no redo records on the log device"
+assert all(l % (len(lg) // 4096) == i for i, (_, l) in enumerate(recs)), "a record out of its slot"
+EOF
+then pass logdev-records-on-log-device; else fail logdev-records-on-log-device "$(tail -n 1 "$T/py.err")"; fi
+py logdev-json "$T/logdev.json" "d['workload']['log_device'] == '$T/redo.img' and k['log_writes'] == k['log_records'] > 0"
+py logdev-default-null "$T/tpcc.json" "d['workload']['log_device'] is None and d['workload']['group_commit'] is False"
+rc logdev-compare 0 "$CTL" bench compare --origin "$G" --flash "$T/empty" --configs baseline \
+	--users 2 --warmup 0 --time 0.5 --quiet --output "$T/cmpl" --log-dev "$T/redo.img"
+if grep -q "^redo log: on $T/redo.img (--log-dev), the same device for every configuration, not cached;" "$T/out"; then
+	pass logdev-compare-header; else fail logdev-compare-header "$(grep '^redo' "$T/out")"; fi
+rc logdev-compare-json 0 python3 "$H/bench_check_json.py" "$T/cmpl/results.json" --configs baseline --zero-errors
+rc logdev-default-compare-header 0 grep -q '^redo log: in the datafile.s log region on the origin (cached with it); group commit off' "$T/cmp.out"
+
+# ---- issue 12: group commit (one RWF_DSYNC write for the commits waiting)
+rc gc-run 0 "$CTL" bench run "$F" $RUN --buffer-pool 0 --group-commit on --json "$T/gc.json"
+cp "$T/out" "$T/gc.out"
+rc gc-json-schema 0 python3 "$H/bench_check_json.py" "$T/gc.json" --configs run --zero-errors
+py gc-fewer-log-writes "$T/gc.json" \
+	"k['log_records'] == sum(by[t['name']] for t in types if t['page_updates'] > 0) > 0 and k['log_writes'] < k['log_records'] * 0.8"
+py gc-group-avg "$T/gc.json" \
+	"s['log_group_avg'] == k['log_records'] / k['log_writes'] > 1.2 and d['workload']['group_commit'] is True and d['workload']['group_commit_max_records'] == 64"
+py gc-off-one-write-per-record "$T/tpcc.json" "k['log_writes'] == k['log_records'] and s['log_group_avg'] == 1"
+if grep -qE '^group commit, redo records per write: 16 users [0-9]+\.[0-9]{2}$' "$T/gc.out" &&
+   grep -q '^redo log: in the datafile.s log region; group commit on (one RWF_DSYNC write for the commits waiting, at most 64 records)$' "$T/gc.out"; then
+	pass gc-report; else fail gc-report "$(grep -i 'group' "$T/gc.out" | tr '\n' '|')"; fi
+rc gc-off-no-group-line 1 grep -q '^group commit, redo' "$T/tbl.out"
+# a log ring of 16 records (the smallest --log-dev): groups never cross its end
+truncate -s 64K "$T/redo16.img"
+rc gc-small-ring 0 "$CTL" bench run "$F" $RUN --time 1 --group-commit on --log-dev "$T/redo16.img" \
+	--quiet --json "$T/gc16.json"
+py gc-small-ring-json "$T/gc16.json" "k['log_records'] > k['log_writes'] > 0"
+# a schema negative control: a group larger than the limit
+python3 - "$T/gc.json" "$T/bad.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["configs"][0]["steps"][0]["counts"]
+k["log_writes"] = 1
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+rc gc-schema-catches-group-over-limit 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+
+# ---- issue 12: compare --buffer-pool-sweep (the baseline only on a file)
+rc sweep-compare 0 "$CTL" bench compare --origin "$F" --flash "$T/empty" --configs baseline \
+	--users 2,4 --warmup 0 --time 0.5 --quiet --output "$T/sw" --buffer-pool-sweep 4M,1
+if grep -q '^buffer pool sweep: 1M,4M (the comparison at each size)$' "$T/out" &&
+   grep -q '^########## buffer pool 1M (1 of 2)$' "$T/out" &&
+   grep -q '^########## buffer pool 4M (2 of 2)$' "$T/out" &&
+   grep -q '^== buffer pool sweep: TPS at 4 users (ratio to baseline at the same buffer pool) ==$' "$T/out" &&
+   grep -qE '^ +1M \(1\.1M\) +[0-9]+\.[0-9]{2}$' "$T/out" && grep -qE '^ +4M +[0-9]+\.[0-9]{2}$' "$T/out" &&
+   [ "$(tail -n 1 "$T/out")" = "advice: none (no cached configuration in the comparison)" ]; then
+	pass sweep-report; else fail sweep-report "$(tail -n 5 "$T/out" | tr '\n' '|')"; fi
+for f in results.json bp-1M/results.json bp-4M/results.json; do
+	rc "sweep-json-schema-$f" 0 python3 "$H/bench_check_json.py" "$T/sw/$f" --configs baseline --zero-errors
+done
+py sweep-json "$T/sw/results.json" \
+	"[p['buffer_pool_mb'] for p in d['sweep']['points']] == [1, 4] and d['sweep']['users'] == 4 and d['sweep']['advice']['kind'] is None and d['workload']['buffer_pool_mb'] == d['sweep']['points'][0]['buffer_pool_mb_used']"
+py sweep-json-per-size "$T/sw/bp-4M/results.json" "d['sweep'] is None and d['workload']['buffer_pool_mb'] == 4"
+py sweep-json-tps-from-size "$T/sw/results.json" \
+	"d['sweep']['points'][1]['configs'][0]['tps'] == json.load(open('$T/sw/bp-4M/results.json'))['configs'][0]['steps'][1]['tps']"
+py no-sweep-null "$T/cmpd/results.json" "d['sweep'] is None"
+# synthetic sweeps of the unit test (3 configurations, 3 sizes): table and
+# advice from the figures; mutated copies fail the checker
+for f in results.json memory.json; do
+	rc "sweep-synthetic-$f" 0 python3 "$H/bench_check_json.py" "$T/synth/sweep/$f"
+done
+py sweep-synthetic-advice "$T/synth/sweep/results.json" \
+	"d['sweep']['advice']['text'] == 'advice: fast flash: fcache-writeback at 64M buffer pool gives 1.55x the TPS of baseline at 1G buffer pool (16 users)'"
+py sweep-synthetic-memory "$T/synth/sweep/memory.json" \
+	"d['sweep']['advice']['kind'] == 'more memory' and d['sweep']['advice']['config'] == 'dm-writecache'"
+smutate() {
+	python3 - "$T/synth/sweep/results.json" "$T/bad.json" "$1" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sw = d["sweep"]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+}
+smutate 'sw["points"][0]["configs"][1]["tps_ratio"] = 2.0'
+rc sweep-schema-catches-wrong-ratio 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+smutate 'sw["advice"]["config"] = "dm-writecache"'
+rc sweep-schema-catches-wrong-advice 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+smutate 'sw["points"][0]["configs"][1]["tps"] = 150.0; sw["points"][0]["configs"][1]["tps_ratio"] = 1.5'
+rc sweep-schema-catches-advice-not-from-figures 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+smutate 'sw["points"].reverse()'
+rc sweep-schema-catches-order 1 python3 "$H/bench_check_json.py" "$T/bad.json"
+
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench compare --buffer-pool-s); COMP_CWORD=3; _fcachectl; echo \${COMPREPLY[*]}")
+if [ "$out" = --buffer-pool-sweep ]; then pass completion-sweep; else fail completion-sweep "$out"; fi
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench run --log-d); COMP_CWORD=3; _fcachectl; echo \${COMPREPLY[*]}")
+if [ "$out" = --log-dev ]; then pass completion-log-dev; else fail completion-log-dev "$out"; fi

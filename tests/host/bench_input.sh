@@ -77,6 +77,59 @@ for a in x=1 baseline=nan baseline=-1 baseline=1e13 baseline=inf baseline baseli
 	bad compare --price "$a"
 done
 rc refused-force-on-run 2 "$CTL" bench run "$F" --force
+for a in 64M 64M,64M 1G,1024 64X,1G nan,1G 1e300M,1G -1M,1G 2000G,1G "" ,64M 64M, 64M,,1G M,1G \
+	 1,2,3,4,5,6,7,8,9 0x10,1G; do
+	bad compare --buffer-pool-sweep "$a"
+done
+
+# ---- issue 12: --group-commit, --buffer-pool-sweep, --log-dev
+for a in yes ON 1 "" "on "; do
+	rc "refused:--group-commit=$a" 2 "$CTL" bench run "$F" --warmup 0 --time 1 --users 2 --quiet \
+		--group-commit "$a"
+	if [ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF "bad --group-commit '$a' (on or off)" "$T/err"; then
+		pass "message:--group-commit=$a"; else fail "message:--group-commit=$a" "$(head -n 1 "$T/err")"; fi
+done
+rc accepted-group-commit-off 0 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 2 --quiet --group-commit off
+rc sweep-refused-on-run 2 "$CTL" bench run "$F" --warmup 0 --time 1 --users 2 --buffer-pool-sweep 1,2
+if grep -q "^fcachectl bench: --buffer-pool-sweep is an option of compare$" "$T/err"; then
+	pass sweep-run-message; else fail sweep-run-message "$(head -n 1 "$T/err")"; fi
+rc sweep-refused-with-buffer-pool 2 "$CTL" bench compare --origin "$F" --flash "$T/flash.img" \
+	--buffer-pool 4 --buffer-pool-sweep 1,2
+if grep -q "^fcachectl bench: --buffer-pool-sweep gives the buffer pool sizes; --buffer-pool goes without it$" "$T/err"; then
+	pass sweep-buffer-pool-message; else fail sweep-buffer-pool-message "$(head -n 1 "$T/err")"; fi
+truncate -s 8M "$T/redo.img"
+LRUN="bench run $F --warmup 0 --time 0.5 --users 2 --quiet"
+rc logdev-missing 1 "$CTL" $LRUN --log-dev "$T/nosuch.img"
+if [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^fcachectl bench: --log-dev $T/nosuch.img: No such file or directory (the redo log's device or file must exist)$" "$T/err"; then
+	pass logdev-missing-message; else fail logdev-missing-message "$(head -n 2 "$T/err" | tr '\n' '|')"; fi
+[ -e "$T/nosuch.img" ] && fail logdev-missing-not-created || pass logdev-missing-not-created
+rc logdev-is-datafile 2 "$CTL" $LRUN --log-dev "$F"
+if grep -q "^fcachectl bench: --log-dev $F is the datafile itself; the redo log goes to a device of its own$" "$T/err"; then
+	pass logdev-is-datafile-message; else fail logdev-is-datafile-message "$(head -n 1 "$T/err")"; fi
+ln -sf "$F" "$T/alias.img"
+rc logdev-is-datafile-by-link 2 "$CTL" $LRUN --log-dev "$T/alias.img"
+rc logdev-is-origin 2 "$CTL" bench compare --origin "$F" --flash "$T/flash.img" --configs baseline \
+	--users 2 --warmup 0 --time 0.5 --quiet --output "$T/cmp" --log-dev "$F"
+rc logdev-is-flash 2 "$CTL" bench compare --origin "$F" --flash "$T/flash.img" --configs baseline \
+	--users 2 --warmup 0 --time 0.5 --quiet --output "$T/cmp" --log-dev "$T/flash.img"
+if grep -q "is the flash itself" "$T/err"; then pass logdev-is-flash-message; else
+	fail logdev-is-flash-message "$(head -n 1 "$T/err")"; fi
+rc logdev-directory 1 "$CTL" $LRUN --log-dev "$T"
+rc logdev-empty 2 "$CTL" $LRUN --log-dev ""
+rc logdev-refused-on-prepare 2 "$CTL" bench prepare "$T/p8.img" --log-dev "$T/redo.img"
+truncate -s 16K "$T/tiny.img"
+rc logdev-too-small 1 "$CTL" $LRUN --log-dev "$T/tiny.img"
+if grep -q "too small for the redo log" "$T/err"; then pass logdev-too-small-message; else
+	fail logdev-too-small-message "$(tail -n 1 "$T/err")"; fi
+rc logdev-too-small-datafile-clean 0 "$CTL" $LRUN
+chmod 0444 "$T/redo.img"
+if [ "$(id -u)" -ne 0 ]; then
+	rc logdev-read-only 1 "$CTL" $LRUN --log-dev "$T/redo.img"
+else
+	echo "SKIP: bench-input/logdev-read-only (root writes a 0444 file)"
+fi
+chmod 0644 "$T/redo.img"
+rc logdev-accepted 0 "$CTL" $LRUN --log-dev "$T/redo.img"
 
 # the accepted edges still run
 rc accepted-values 0 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 1,2 --quiet \
@@ -115,6 +168,9 @@ rc swap-refused 1 "$CTL" bench prepare "$S"
 if grep -q "holds a swap" "$T/err" && grep -q -- "--force" "$T/err"; then
 	pass swap-message; else fail swap-message "$(head -n 2 "$T/err" | tr '\n' '|')"; fi
 if swap_intact "$S"; then pass swap-left-intact; else fail swap-left-intact; fi
+rc swap-logdev-refused 1 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 2 --quiet --log-dev "$S"
+if grep -q "holds a swap" "$T/err" && swap_intact "$S"; then
+	pass swap-logdev-message-intact; else fail swap-logdev-message-intact "$(head -n 1 "$T/err")"; fi
 
 E=$T/ext4.img
 truncate -s 64M "$E"
@@ -137,6 +193,17 @@ if command -v mkfs.ext4 >/dev/null 2>&1 && mkfs.ext4 -q -F "$E" >/dev/null 2>&1;
 		pass ext4-flash-left-intact; else fail ext4-flash-left-intact; fi
 	rc ext4-compare-force 0 "$CTL" bench compare --origin "$F" --flash "$T/ext4-flash.img" \
 		--configs baseline --users 2 --warmup 0 --time 1 --quiet --output "$T/cmp" --force
+	cp "$E" "$T/ext4-log.img"
+	rc ext4-logdev-refused 1 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 2 --quiet \
+		--log-dev "$T/ext4-log.img"
+	if grep -q "ext4-log.img holds a ext4 filesystem signature; the benchmark would overwrite it (--force overrides)" "$T/err" &&
+	   ext4_intact "$T/ext4-log.img"; then
+		pass ext4-logdev-message-intact; else fail ext4-logdev-message-intact "$(head -n 1 "$T/err")"; fi
+	rc ext4-logdev-compare-refused 1 "$CTL" bench compare --origin "$F" --flash "$T/flash.img" \
+		--configs baseline --users 2 --warmup 0 --time 0.5 --quiet --output "$T/cmp" \
+		--log-dev "$T/ext4-log.img"
+	rc ext4-logdev-force 0 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 2 --quiet \
+		--log-dev "$T/ext4-log.img" --force
 	rc ext4-prepare-force 0 "$CTL" bench prepare "$E" --force
 	rc ext4-forced-runs 0 "$CTL" bench run "$E" --warmup 0 --time 1 --users 2 --quiet
 else

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "userspace/bench/bench_int.h"
@@ -361,7 +362,9 @@ static void test_json(const char *dir)
 	j = slurp(path);
 	CHECK("json: rounds and the run order",
 	      strstr(j, "\"user_steps\":[8,16],\"rounds\":3,\"terminal_model\":false,"
-		     "\"think_time_s\":0,\"keying_time_s\":0,\"rt_search_max_steps\":0}") &&
+		     "\"think_time_s\":0,\"keying_time_s\":0,\"rt_search_max_steps\":0,"
+		     "\"log_device\":null,\"group_commit\":false,"
+		     "\"group_commit_max_records\":1}") &&
 	      strstr(j, "\"run_order\":[[\"baseline\",\"fcache-writeback\"],"
 		     "[\"fcache-writeback\",\"baseline\"],[\"baseline\",\"fcache-writeback\"]]"));
 	CHECK("json: step of medians, ratios of medians, spread and rounds",
@@ -382,7 +385,8 @@ static void test_json(const char *dir)
 		     "\"users_under_rt_limit_rounds\":[8,16,0],\"rt_search_steps\":[],"));
 	CHECK("json: a step's p95 ratio, NOPM null without new-order, p90 by type",
 	      strstr(j, "\"p95_ratio\":0.25,\"nopm\":null,\"nopm_ratio\":null,"
-		     "\"p90_ms_by_type\":{\"t\":0}}"));
+		     "\"p90_ms_by_type\":{\"t\":0},\"log_group_avg\":null}"));
+	CHECK("json: no sweep", strstr(j, "\"sweep\":null}"));
 	CHECK("json: configuration rounds",
 	      strstr(j, "\"max_users_under_rt_limit\":16,\"rounds\":3,"));
 	free(j);
@@ -392,6 +396,124 @@ static void test_json(const char *dir)
 	      strstr(v, "medians of 3 rounds") && strstr(v, "<line x1=\"") &&
 	      strstr(v, "stroke-width=\"1\"/>"));
 	free(v);
+}
+
+/*
+ * --buffer-pool-sweep on synthetic results: 3 configurations at 3 sizes;
+ * the TPS at the heaviest count (16 users) sets the table and the advice.
+ */
+static struct bench_result sweep_r[3][3];
+
+static void mk_sweep(struct bench_sweep *sw, const double tps16[3][3])
+{
+	static const char *const cfg[3] = { "baseline", "fcache-writeback", "dm-writecache" };
+	static const double mb[3] = { 64, 256, 1024 };
+	int k, c;
+
+	memset(sw, 0, sizeof(*sw));
+	for (k = 0; k < 3; k++) {
+		for (c = 0; c < 3; c++) {
+			double tps[NSTEPS] = { tps16[k][c] / 2, tps16[k][c] }, avg[NSTEPS] = { 10, 20 };
+
+			mk_run(&sweep_r[k][c], cfg[c], tps, avg, NSTEPS);
+			sweep_r[k][c].bp_mb = mb[k];
+		}
+		sw->mb[k] = mb[k];
+		sw->r[k] = sweep_r[k];
+		sw->nr[k] = 3;
+	}
+	sw->n = 3;
+}
+
+static void test_sweep(const char *dir)
+{
+	/* rows: 64M, 256M, 1G; columns: baseline, fcache-writeback, dm-writecache */
+	static const double flash[3][3] = { { 100, 310, 250 }, { 150, 330, 400 },
+					    { 200, 340, 420 } };
+	static const double memory[3][3] = { { 100, 120, 110 }, { 300, 310, 320 },
+					     { 600, 500, 580 } };
+	struct bench_opts o = { .profile = "tpcc-like", .nsteps = NSTEPS, .time_s = 10,
+				.rt_limit_s = 2, .rounds = 1, .bp_mb = 64 };
+	struct bench_sweep sw;
+	struct bench_advice a;
+	char path[4096], sz[32], *txt, *j;
+
+	bench_sweep_size(1024, sz, sizeof(sz));
+	CHECK("sweep: 1024 MB is 1G", !strcmp(sz, "1G"));
+	bench_sweep_size(64, sz, sizeof(sz));
+	CHECK("sweep: 64 MB is 64M", !strcmp(sz, "64M"));
+	bench_sweep_size(1536, sz, sizeof(sz));
+	CHECK("sweep: 1536 MB is 1536M (G only for a whole number)", !strcmp(sz, "1536M"));
+	bench_sweep_size(0.5, sz, sizeof(sz));
+	CHECK("sweep: 0.5 MB is 0.5M", !strcmp(sz, "0.5M"));
+
+	mk_sweep(&sw, flash);
+	CHECK("sweep: the table's user count is the heaviest", bench_sweep_users(&sw) == 16);
+	bench_sweep_advice(&sw, &a);
+	CHECK("sweep: flash at the smallest size beats the baseline at the largest",
+	      a.kind == BENCH_ADVICE_FLASH && a.mb == 64 && !strcmp(a.config, "fcache-writeback") &&
+	      a.ratio > 1.549 && a.ratio < 1.551);
+	CHECK("sweep: the advice line",
+	      !strcmp(a.text, "advice: fast flash: fcache-writeback at 64M buffer pool gives "
+		      "1.55x the TPS of baseline at 1G buffer pool (16 users)"));
+	CAPTURE(txt, bench_print_sweep(f, &sw));
+	CHECK("sweep: table header and rows",
+	      strstr(txt, "== buffer pool sweep: TPS at 16 users (ratio to baseline at the "
+		     "same buffer pool) ==\n") &&
+	      strstr(txt, "\n               64M               100.00       310.00 (3.10x)"
+		     "       250.00 (2.50x)\n") &&
+	      strstr(txt, "\n                1G               200.00       340.00 (1.70x)"
+		     "       420.00 (2.10x)\n") &&
+	      strstr(txt, "\nadvice: fast flash: fcache-writeback at 64M"));
+	free(txt);
+	/* the best configuration changes with the size: the smallest size that reaches */
+	sweep_r[0][1].step[1].tps = 150;
+	sweep_r[0][2].step[1].tps = 150;
+	bench_sweep_advice(&sw, &a);
+	CHECK("sweep: the smallest size where a cached configuration reaches memory",
+	      a.kind == BENCH_ADVICE_FLASH && a.mb == 256 && !strcmp(a.config, "dm-writecache") &&
+	      a.ratio == 2);
+	snprintf(path, sizeof(path), "%s/sweep", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sweep/results.json", dir);
+	mk_sweep(&sw, flash);
+	o.sweep = &sw;
+	memcpy(o.users, users, sizeof(users));
+	snprintf(o.dist_str, sizeof(o.dist_str), "uniform");
+	CHECK("sweep: json written", bench_write_json(path, &o, sweep_r[0], 3, NULL, "synthetic") == 0);
+	j = slurp(path);
+	CHECK("sweep: json points and advice",
+	      strstr(j, "\"sweep\":{\"users\":16,\"points\":[{\"buffer_pool_mb\":64,"
+		     "\"buffer_pool_mb_used\":64,\"results\":\"bp-64M/results.json\","
+		     "\"configs\":[{\"name\":\"baseline\",\"tps\":100,\"tps_ratio\":1},"
+		     "{\"name\":\"fcache-writeback\",\"tps\":310,\"tps_ratio\":3.1},") &&
+	      strstr(j, "\"advice\":{\"kind\":\"fast flash\",\"config\":\"fcache-writeback\","
+		     "\"buffer_pool_mb\":64,\"ratio\":1.55,\"text\":\"advice: fast flash: "));
+	free(j);
+	/* memory wins: no cached figure reaches the baseline at 1G (600) */
+	mk_sweep(&sw, memory);
+	bench_sweep_advice(&sw, &a);
+	CHECK("sweep: more memory when no cached figure reaches it",
+	      a.kind == BENCH_ADVICE_MEMORY && a.mb == 1024 && !strcmp(a.config, "dm-writecache") &&
+	      !strcmp(a.text, "advice: more memory: baseline at 1G buffer pool gives 1.03x the "
+		      "TPS of dm-writecache at 1G buffer pool, the best cached figure measured "
+		      "(16 users)"));
+	snprintf(path, sizeof(path), "%s/sweep/memory.json", dir);
+	CHECK("sweep: json written (memory)",
+	      bench_write_json(path, &o, sweep_r[0], 3, NULL, "synthetic") == 0);
+	/* no baseline figure at the largest size, no cached configuration */
+	sweep_r[2][0].step[1].c.txns = 0;
+	bench_sweep_advice(&sw, &a);
+	CHECK("sweep: no advice without the baseline at the largest size",
+	      a.kind == BENCH_ADVICE_NONE && strstr(a.text, "advice: none (no baseline TPS"));
+	CAPTURE(txt, bench_print_sweep(f, &sw));
+	CHECK("sweep: '-' where no TPS was measured",
+	      strstr(txt, "\n                1G                    -           500.00 (-)"));
+	free(txt);
+	sw.nr[0] = 1;
+	bench_sweep_advice(&sw, &a);
+	CHECK("sweep: no advice without a cached configuration",
+	      a.kind == BENCH_ADVICE_NONE && strstr(a.text, "no cached configuration"));
 }
 
 int main(int argc, char **argv)
@@ -409,12 +531,19 @@ int main(int argc, char **argv)
 	if (dir) {
 		test_json(dir);
 		test_zero_txn(dir);
+		test_sweep(dir);
 	}
 	if (argc < 2 && dir) {
 		snprintf(path, sizeof(path), "%s/results.json", dir);
 		unlink(path);
 		snprintf(path, sizeof(path), "%s/chart.svg", dir);
 		unlink(path);
+		snprintf(path, sizeof(path), "%s/sweep/results.json", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/sweep/memory.json", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/sweep", dir);
+		rmdir(path);
 		rmdir(dir);
 	}
 	return unit_failed;

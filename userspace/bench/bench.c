@@ -102,6 +102,52 @@ static int guard(const char *dev, int force)
 	return sig ? EXIT_FAIL : 0;
 }
 
+/* Are @a and @b the same device (block devices) or the same file? */
+static int same_dev(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode))
+		return a->st_rdev == b->st_rdev;
+	return S_ISREG(a->st_mode) && S_ISREG(b->st_mode) &&
+	       a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * --log-dev of run and compare: the redo log's own device or file.  It
+ * must be none of the devices the run writes otherwise (@other[], named
+ * @what[]): EXIT_USAGE; it must exist, be a block device or a file and be
+ * writable; in use or holding a signature it is refused as guard() refuses
+ * (EXIT_FAIL, --force overrides).  0, or the exit status (said).
+ */
+static int log_dev_check(const char *log, const char *const *other,
+			 const char *const *what, int n, int force)
+{
+	struct stat ls, os;
+	int i, fd;
+
+	if (stat(log, &ls) < 0) {
+		fc_err(BENCH_CLI, "--log-dev %s: %s (the redo log's device or file must "
+			"exist)", log, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (!S_ISBLK(ls.st_mode) && !S_ISREG(ls.st_mode)) {
+		fc_err(BENCH_CLI, "--log-dev %s is neither a block device nor a file", log);
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++)
+		if (stat(other[i], &os) == 0 && same_dev(&ls, &os)) {
+			fc_err(BENCH_CLI, "--log-dev %s is the %s itself; the redo log "
+				"goes to a device of its own", log, what[i]);
+			return EXIT_USAGE;
+		}
+	fd = open(log, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fc_err(BENCH_CLI, "--log-dev %s is not writable: %s", log, strerror(errno));
+		return EXIT_FAIL;
+	}
+	close(fd);
+	return guard(log, force);
+}
+
 static int cmd_prepare(struct bench_cli *c, char **pos, int npos)
 {
 	if (npos != 1)
@@ -139,6 +185,18 @@ static void header(FILE *f, const struct bench_opts *o, const char *what)
 		fprintf(f, "%s%d", i ? "," : " ", o->users[i]);
 	fprintf(f, ", response time limit %.3g s (search: up to %d extra steps)\n",
 		o->rt_limit_s, o->rt_search);
+	if (o->log_dev)
+		fprintf(f, "redo log: on %s (--log-dev)%s", o->log_dev,
+			strcmp(what, "compare") ? "" : ", the same device for every "
+			"configuration, not cached");
+	else
+		fprintf(f, "redo log: in the datafile's log region%s",
+			strcmp(what, "compare") ? "" : " on the origin (cached with it)");
+	if (o->group_commit)
+		fprintf(f, "; group commit on (one RWF_DSYNC write for the commits "
+			"waiting, at most %d records)\n", BENCH_GROUP_MAX);
+	else
+		fprintf(f, "; group commit off (one RWF_DSYNC write per commit)\n");
 	if (bench_terminal_model(o, p))
 		terminal_line(f, o, p);
 	fflush(f);
@@ -168,6 +226,13 @@ static int cmd_run(struct bench_cli *c, char **pos, int npos, int argc, char **a
 
 	if (npos != 1)
 		return bench_usage("run needs one device or file%s", "");
+	if (c->o.log_dev) {
+		const char *what = "datafile";
+
+		ret = log_dev_check(c->o.log_dev, (const char *const *)pos, &what, 1, c->force);
+		if (ret)
+			return ret;
+	}
 	r = calloc(1, sizeof(*r));
 	snprintf(r->config, sizeof(r->config), "%s", c->label ? c->label : "run");
 	c->o.label = c->label ? c->label : "";
@@ -242,98 +307,81 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 	return 0;
 }
 
-static int cmd_compare(struct bench_cli *c, int argc, char **argv)
-{
-	const char *all[] = { "baseline", "fcache-writeback", "dm-cache", "dm-writecache",
-			      "fcache-mirrored" };
+/* What the runs of compare share: the configurations, the runs left, how it went. */
+struct cmp {
 	const char *cfg[BENCH_MAX_CONFIGS];
-	char json[1024], svg[1024];
-	struct bench_result *run, *r;
-	const char *out = c->output ? c->output : ".";
-	int rounds = c->o.rounds, ncfg = 0, nr = 0, i, k, failed = 0, stop = 0;
-	int nrun[BENCH_MAX_CONFIGS] = { 0 }, order[BENCH_MAX_CONFIGS], left;
-	char *cmd;
-	uint64_t t0 = fc_now_ns();
+	int ncfg, left, failed, stop;
+	char *cmd;		/* the command line, for results.json */
+};
 
-	if (!c->origin || !c->flash)
-		return bench_usage("compare needs --origin DEV and --flash DEV%s", "");
-	if (c->configs) {
-		char *d = strdup(c->configs), *t, *sv = NULL;
+/*
+ * The configurations of --configs (or the default ones), the baseline
+ * first: 0, or EXIT_USAGE (said).
+ */
+static int compare_configs(struct bench_cli *c, struct cmp *m)
+{
+	static const char *const all[] = { "baseline", "fcache-writeback", "dm-cache",
+					   "dm-writecache", "fcache-mirrored" };
+	char *d, *t, *sv = NULL;
+	int i;
 
-		cfg[ncfg++] = "baseline";
-		for (t = strtok_r(d, ",", &sv); t && ncfg < BENCH_MAX_CONFIGS;
-		     t = strtok_r(NULL, ",", &sv)) {
-			int m = 0;
-
-			if (!strcmp(t, "baseline"))
-				continue;
-			for (i = 1; i < (int)(sizeof(all) / sizeof(all[0])); i++)
-				if (!strcmp(t, all[i]))
-					m = i;
-			if (!m) {
-				bench_usage("unknown configuration '%s'", t);
-				free(d);
-				return EXIT_USAGE;
-			}
-			cfg[ncfg++] = all[m];
-		}
-		free(d);
-	} else {
-		cfg[ncfg++] = all[0];
-		cfg[ncfg++] = all[1];
+	m->cfg[m->ncfg++] = all[0];
+	if (!c->configs) {
+		m->cfg[m->ncfg++] = all[1];
 		if (c->anchors) {
-			cfg[ncfg++] = all[2];
-			cfg[ncfg++] = all[3];
+			m->cfg[m->ncfg++] = all[2];
+			m->cfg[m->ncfg++] = all[3];
 		}
+		return 0;
 	}
-	if (c->quick) {
-		if (!c->users_set)
-			bench_parse_users(&c->o, "16,128");
-		if (!c->time_set)
-			c->o.time_s = 15;
-		if (!c->warm_set)
-			c->o.warmup_s = 10;
+	d = strdup(c->configs);
+	for (t = strtok_r(d, ",", &sv); t && m->ncfg < BENCH_MAX_CONFIGS;
+	     t = strtok_r(NULL, ",", &sv)) {
+		int k = 0;
+
+		if (!strcmp(t, "baseline"))
+			continue;
+		for (i = 1; i < (int)(sizeof(all) / sizeof(all[0])); i++)
+			if (!strcmp(t, all[i]))
+				k = i;
+		if (!k) {
+			bench_usage("unknown configuration '%s'", t);
+			free(d);
+			return EXIT_USAGE;
+		}
+		m->cfg[m->ncfg++] = all[k];
 	}
-	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
-		fc_err(BENCH_WHO, "%s: %s", out, strerror(errno));
-		return EXIT_FAIL;
-	}
-	header(stdout, &c->o, "compare");
-	printf("origin %s, flash %s, configurations:", c->origin, c->flash);
-	for (i = 0; i < ncfg; i++)
-		printf(" %s", cfg[i]);
-	if (rounds > 1)
-		printf(", %d rounds (the order alternates)", rounds);
-	printf("\ncache blocks: fcache %u KiB, dm-cache 32 KiB, dm-writecache 4 KiB\n",
-	       c->cblock_kib);
-	/* after the cleanup: a leftover fcbench-* stack holds both devices */
-	bench_stack_cleanup();
-	if (guard(c->origin, c->force) || guard(c->flash, c->force))
-		return EXIT_FAIL;
-	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
-		return EXIT_FAIL;
-	bench_flash_discard(c->flash);
-	/* from here on a signal stops the runs; before, the datafile was not ready */
-	catch_stop(&c->o);
+	free(d);
+	return 0;
+}
+
+/*
+ * The rounds of every configuration at the current buffer pool size,
+ * aggregated into @r (*@nr results, the baseline first): 0, or -1: nothing
+ * to compare against (the first baseline could not run).
+ */
+static int compare_rounds(struct bench_cli *c, struct cmp *m, struct bench_result *r, int *nr)
+{
+	int rounds = c->o.rounds, ncfg = m->ncfg, i, k;
+	int nrun[BENCH_MAX_CONFIGS] = { 0 }, order[BENCH_MAX_CONFIGS];
 	/* run[i * rounds + n]: the n-th run of configuration i */
-	run = calloc((size_t)ncfg * rounds, sizeof(*run));
-	r = calloc(ncfg, sizeof(*r));
-	if (!run || !r) {
-		free(run);
-		free(r);
+	struct bench_result *run = calloc((size_t)ncfg * rounds, sizeof(*run));
+
+	*nr = 0;
+	if (!run) {
 		fc_err(BENCH_CLI, "out of memory");
-		return EXIT_FAIL;
+		m->failed = m->stop = 1;
+		return -1;
 	}
-	left = ncfg * rounds;
-	for (k = 0; k < rounds && !stop; k++) {
+	for (k = 0; k < rounds && !m->stop; k++) {
 		bench_round_order(k, ncfg, order);
 		if (rounds > 1) {
 			printf("\n##### round %d of %d:", k + 1, rounds);
 			for (i = 0; i < ncfg; i++)
-				printf(" %s", cfg[order[i]]);
+				printf(" %s", m->cfg[order[i]]);
 			printf("\n");
 		}
-		for (i = 0; i < ncfg && !stop; i++) {
+		for (i = 0; i < ncfg && !m->stop; i++) {
 			int ci = order[i];
 			struct bench_result *x = &run[ci * rounds + nrun[ci]];
 			uint64_t ts = fc_now_ns();
@@ -341,40 +389,40 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 
 			if (stop_sig)
 				break;
-			rc = compare_one(c, cfg[ci], k, rounds, x);
-			left--;
+			rc = compare_one(c, m->cfg[ci], k, rounds, x);
+			m->left--;
 			if (rc == BENCH_RUN_STOPPED) {
 				/* the steps it completed count; the datafile is clean */
 				if (x->nsteps)
 					nrun[ci]++;
-				stop = 1;
+				m->stop = 1;
 				break;
 			}
 			if (rc > 0) {
 				/* nothing to compare against without the first baseline */
 				if (!nrun[0]) {
 					free(run);
-					free(r);
-					return EXIT_FAIL;
+					m->failed = m->stop = 1;
+					return -1;
 				}
-				failed = 1;
+				m->failed = 1;
 				continue;
 			}
 			nrun[ci]++;
 			if (rc < 0) {
-				failed = stop = 1;
+				m->failed = m->stop = 1;
 				break;
 			}
 			/* the next run starts from the same data state */
-			if (left && bench_restore(c->origin, x->final_ver, 1) < 0) {
+			if (m->left && bench_restore(c->origin, x->final_ver, 1) < 0) {
 				fc_err(BENCH_CLI, "restoring %s failed",
 					c->origin);
-				failed = stop = 1;
+				m->failed = m->stop = 1;
 				break;
 			}
 			free(x->final_ver);
 			x->final_ver = NULL;
-			printf("%s: %.0f s (run and restore)\n", cfg[ci],
+			printf("%s: %.0f s (run and restore)\n", m->cfg[ci],
 			       (fc_now_ns() - ts) / 1e9);
 		}
 	}
@@ -383,43 +431,189 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 
 		for (k = 0; k < nrun[i]; k++)
 			p[k] = &run[i * rounds + k];
-		if (!nrun[i] || bench_aggregate(p, nrun[i], &r[nr]))
+		if (!nrun[i] || bench_aggregate(p, nrun[i], &r[*nr]))
 			continue;
 		/* stopped between two runs: no run says so, the configuration must */
-		if (stop_sig && nrun[i] < rounds && !r[nr].stopped[0])
-			snprintf(r[nr].stopped, sizeof(r[nr].stopped), "compare stopped by %s "
+		if (stop_sig && nrun[i] < rounds && !r[*nr].stopped[0])
+			snprintf(r[*nr].stopped, sizeof(r[*nr].stopped), "compare stopped by %s "
 				 "after %d of %d rounds", stop_sig == SIGINT ? "SIGINT" : "SIGTERM",
 				 nrun[i], rounds);
-		nr++;
+		(*nr)++;
 	}
-	if (nr > 1 || (nr == 1 && !failed)) {
-		bench_print_compare(stdout, r, nr);
-		bench_print_prices(stdout, &c->o, r, nr);
-	}
-	snprintf(json, sizeof(json), "%s/results.json", out);
-	snprintf(svg, sizeof(svg), "%s/chart.svg", out);
-	cmd = command_line(argc, argv);
-	if (bench_write_svg(svg, r, nr) || bench_write_json(json, &c->o, r, nr, "chart.svg", cmd))
-		failed = 1;
-	free(cmd);
-	printf("results: %s\nchart (TPS and average response time versus users): %s\n",
-	       json, svg);
-	printf("total time %.0f s\n", (fc_now_ns() - t0) / 1e9);
 	for (i = 0; i < ncfg * rounds; i++)
 		free(run[i].final_ver);
 	free(run);
-	bench_print_summary(stdout, r, nr);
-	if (bench_terminal_model(&c->o, bench_profile_find(c->o.profile)))
-		bench_print_summary_terminals(stdout, r, nr, c->o.rt_limit_s);
+	return 0;
+}
+
+/* results.json and chart.svg of @r in @out. */
+static void compare_files(struct bench_cli *c, struct cmp *m, const char *out,
+			  const struct bench_result *r, int nr)
+{
+	char json[1024], svg[1024];
+
+	snprintf(json, sizeof(json), "%s/results.json", out);
+	snprintf(svg, sizeof(svg), "%s/chart.svg", out);
+	if (bench_write_svg(svg, r, nr) || bench_write_json(json, &c->o, r, nr, "chart.svg", m->cmd))
+		m->failed = 1;
+	printf("results: %s\nchart (TPS and average response time versus users): %s\n",
+	       json, svg);
+}
+
+/* The comparison tables of @r, and its files in @out. */
+static void compare_report(struct bench_cli *c, struct cmp *m, const char *out,
+			   const struct bench_result *r, int nr)
+{
+	if (nr > 1 || (nr == 1 && !m->failed)) {
+		bench_print_compare(stdout, r, nr);
+		bench_print_prices(stdout, &c->o, r, nr);
+	}
+	compare_files(c, m, out, r, nr);
+}
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fc_err(BENCH_WHO, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --buffer-pool-sweep: the comparison at each size into @sw (its report,
+ * results.json and chart.svg in OUT/bp-<size>, @r holding the results of
+ * ncfg configurations a size), then OUT/results.json: the comparison at the
+ * first (smallest) size with the sweep.
+ */
+static void compare_sweep(struct bench_cli *c, struct cmp *m, const char *out,
+			  struct bench_result *r, struct bench_sweep *sw)
+{
+	char dir[1024], sz[32];
+	int k;
+
+	for (k = 0; k < c->nsweep && !m->stop && !stop_sig; k++) {
+		struct bench_result *rk = r + (size_t)k * m->ncfg;
+
+		c->o.bp_mb = c->sweep_mb[k];
+		bench_sweep_size(c->sweep_mb[k], sz, sizeof(sz));
+		printf("\n########## buffer pool %s (%d of %d)\n", sz, k + 1, c->nsweep);
+		if (compare_rounds(c, m, rk, &sw->nr[k]) < 0)
+			break;
+		snprintf(dir, sizeof(dir), "%s/bp-%s", out, sz);
+		if (make_dir(dir) < 0) {
+			m->failed = 1;
+			break;
+		}
+		compare_report(c, m, dir, rk, sw->nr[k]);
+		bench_print_summary(stdout, rk, sw->nr[k]);
+		sw->mb[k] = c->sweep_mb[k];
+		sw->r[k] = rk;
+		sw->n = k + 1;
+	}
+	if (!sw->n)
+		return;
+	bench_sweep_size(sw->mb[0], sz, sizeof(sz));
+	printf("\nthe sweep, with the comparison at %s:\n", sz);
+	c->o.bp_mb = sw->mb[0];
+	c->o.sweep = sw;
+	compare_files(c, m, out, sw->r[0], sw->nr[0]);
+	c->o.sweep = NULL;
+}
+
+static int cmd_compare(struct bench_cli *c, int argc, char **argv)
+{
+	struct cmp m;
+	struct bench_sweep sw;
+	struct bench_result *r;
+	const char *out = c->output ? c->output : ".";
+	int rounds = c->o.rounds, nsize = c->nsweep ? c->nsweep : 1, nr = 0, i;
+	uint64_t t0 = fc_now_ns();
+
+	memset(&m, 0, sizeof(m));
+	memset(&sw, 0, sizeof(sw));
+	if (!c->origin || !c->flash)
+		return bench_usage("compare needs --origin DEV and --flash DEV%s", "");
+	if (compare_configs(c, &m))
+		return EXIT_USAGE;
+	if (c->quick) {
+		if (!c->users_set)
+			bench_parse_users(&c->o, "16,128");
+		if (!c->time_set)
+			c->o.time_s = 15;
+		if (!c->warm_set)
+			c->o.warmup_s = 10;
+	}
+	if (make_dir(out) < 0)
+		return EXIT_FAIL;
+	header(stdout, &c->o, "compare");
+	printf("origin %s, flash %s, configurations:", c->origin, c->flash);
+	for (i = 0; i < m.ncfg; i++)
+		printf(" %s", m.cfg[i]);
+	if (rounds > 1)
+		printf(", %d rounds (the order alternates)", rounds);
+	printf("\ncache blocks: fcache %u KiB, dm-cache 32 KiB, dm-writecache 4 KiB\n",
+	       c->cblock_kib);
+	if (c->nsweep) {
+		char sz[32];
+
+		printf("buffer pool sweep:");
+		for (i = 0; i < c->nsweep; i++) {
+			bench_sweep_size(c->sweep_mb[i], sz, sizeof(sz));
+			printf("%s%s", i ? "," : " ", sz);
+		}
+		printf(" (the comparison at each size)\n");
+	}
+	/* after the cleanup: a leftover fcbench-* stack holds both devices */
+	bench_stack_cleanup();
+	if (guard(c->origin, c->force) || guard(c->flash, c->force))
+		return EXIT_FAIL;
+	if (c->o.log_dev) {
+		const char *dev[] = { c->origin, c->flash }, *what[] = { "origin", "flash" };
+		int rc = log_dev_check(c->o.log_dev, dev, what, 2, c->force);
+
+		if (rc)
+			return rc;
+	}
+	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
+		return EXIT_FAIL;
+	bench_flash_discard(c->flash);
+	/* from here on a signal stops the runs; before, the datafile was not ready */
+	catch_stop(&c->o);
+	r = calloc((size_t)m.ncfg * nsize, sizeof(*r));
+	if (!r) {
+		fc_err(BENCH_CLI, "out of memory");
+		return EXIT_FAIL;
+	}
+	m.left = m.ncfg * rounds * nsize;
+	m.cmd = command_line(argc, argv);
+	if (c->nsweep) {
+		compare_sweep(c, &m, out, r, &sw);
+	} else if (compare_rounds(c, &m, r, &nr) == 0) {
+		compare_report(c, &m, out, r, nr);
+	} else {
+		free(m.cmd);
+		free(r);
+		return EXIT_FAIL;
+	}
+	free(m.cmd);
+	printf("total time %.0f s\n", (fc_now_ns() - t0) / 1e9);
+	if (c->nsweep) {
+		bench_print_sweep(stdout, &sw);
+	} else {
+		bench_print_summary(stdout, r, nr);
+		if (bench_terminal_model(&c->o, bench_profile_find(c->o.profile)))
+			bench_print_summary_terminals(stdout, r, nr, c->o.rt_limit_s);
+	}
 	free(r);
 	if (stop_sig)
 		fc_err(BENCH_CLI, "compare stopped by %s (%d of %d runs "
 			"started); the datafile on %s is closed cleanly",
-			stop_sig == SIGINT ? "SIGINT" : "SIGTERM", ncfg * rounds - left,
-			ncfg * rounds, c->origin);
-	if (failed)
+			stop_sig == SIGINT ? "SIGINT" : "SIGTERM", m.ncfg * rounds * nsize - m.left,
+			m.ncfg * rounds * nsize, c->origin);
+	if (m.failed)
 		fc_err(BENCH_CLI, "compare FAILED");
-	return failed || stop_sig ? EXIT_FAIL : EXIT_OK;
+	return m.failed || stop_sig ? EXIT_FAIL : EXIT_OK;
 }
 
 int fc_cmd_bench(int argc, char **argv)
@@ -444,8 +638,19 @@ int fc_cmd_bench(int argc, char **argv)
 		ret = bench_usage("--rounds is an option of compare%s", "");
 	else if (c->price_set && strcmp(verb, "compare"))
 		ret = bench_usage("--price is an option of compare%s", "");
-	else if (c->force && strcmp(verb, "prepare") && strcmp(verb, "compare"))
-		ret = bench_usage("--force is an option of prepare and compare%s", "");
+	else if (c->nsweep && strcmp(verb, "compare"))
+		ret = bench_usage("--buffer-pool-sweep is an option of compare%s", "");
+	else if (c->nsweep && c->bp_set)
+		ret = bench_usage("--buffer-pool-sweep gives the buffer pool sizes; "
+				  "--buffer-pool goes without it%s", "");
+	else if (c->o.log_dev && !strcmp(verb, "prepare"))
+		ret = bench_usage("--log-dev is an option of run and compare (prepare lays "
+				  "out the datafile's own log region, which --log-dev leaves "
+				  "unused)%s", "");
+	else if (c->force && strcmp(verb, "prepare") && strcmp(verb, "compare") &&
+		 !(c->o.log_dev && !strcmp(verb, "run")))
+		ret = bench_usage("--force is an option of prepare and compare (and of "
+				  "run with --log-dev)%s", "");
 	else if (!strcmp(verb, "prepare"))
 		ret = cmd_prepare(c, pos, npos);
 	else if (!strcmp(verb, "run"))

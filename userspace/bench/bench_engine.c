@@ -10,7 +10,9 @@
  * an in-process buffer pool (frames hold only page number and version: the
  * page images are generated from them), updates some of them in memory
  * (version + 1, frame dirty), and commits by writing a redo record to the
- * log region with RWF_DSYNC.  A page cleaner flushes dirty frames oldest
+ * log region (or --log-dev) with RWF_DSYNC: its own write, or with
+ * --group-commit on one write for all the commits waiting (log_flush).
+ * A page cleaner flushes dirty frames oldest
  * first in batches, then fdatasyncs the batch, as InnoDB's page cleaner
  * does.  Read-only transactions write no redo.
  *
@@ -177,11 +179,27 @@ static void terminals_init(struct engine *e)
 
 static void user_step(struct engine *e, int ui);
 
-static void submit_log(struct engine *e, int ui)
+/* User @ui joins the end of the wait list @head .. @tail (linked by wnext). */
+static void user_queue(struct engine *e, int *head, int *tail, int ui)
 {
-	struct user *u = &e->u[ui];
-	struct io_uring_sqe *sqe;
-	uint64_t lsn = e->log_next++, *w = u->logbuf;
+	e->u[ui].wnext = NIL;
+	if (*tail != NIL)
+		e->u[*tail].wnext = ui;
+	else
+		*head = ui;
+	*tail = ui;
+}
+
+/* The offset of the redo record @lsn: the log is a ring of log_recs records. */
+static uint64_t log_pos(const struct engine *e, uint64_t lsn)
+{
+	return e->log_base + (lsn % e->log_recs) * BENCH_LOG_REC;
+}
+
+/* The redo record of user @ui's transaction, log sequence number @lsn, into @w. */
+static void log_record(const struct engine *e, int ui, uint64_t lsn, uint64_t *w)
+{
+	const struct user *u = &e->u[ui];
 	int i;
 
 	w[0] = BENCH_LOG_MAGIC;
@@ -191,12 +209,62 @@ static void submit_log(struct engine *e, int ui)
 	w[4] = u->nacc;
 	for (i = 0; i < u->nacc; i++)
 		w[5 + i] = u->acc[i];
+}
+
+/*
+ * User @ui commits: its redo record is written with RWF_DSYNC, at once and
+ * on its own; with group commit it waits for the next group (log_flush).
+ */
+static void submit_log(struct engine *e, int ui)
+{
+	struct user *u = &e->u[ui];
+	struct io_uring_sqe *sqe;
+	uint64_t lsn;
+
+	u->state = U_WAIT_LOG;
+	if (e->o->group_commit) {
+		user_queue(e, &e->lq_head, &e->lq_tail, ui);
+		return;
+	}
+	lsn = e->log_next++;
+	log_record(e, ui, lsn, u->logbuf);
 	sqe = bench_get_sqe(e);
-	io_uring_prep_write(sqe, e->fd, u->logbuf, BENCH_LOG_REC,
-			    e->h.log_off + (lsn % e->log_recs) * BENCH_LOG_REC);
+	io_uring_prep_write(sqe, e->log_fd, u->logbuf, BENCH_LOG_REC, log_pos(e, lsn));
 	sqe->rw_flags = RWF_DSYNC;
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_LOG << 32 | ui);
-	u->state = U_WAIT_LOG;
+}
+
+/*
+ * Group commit, as InnoDB's log writer: unless a redo write is in flight,
+ * one write of the records of the commits waiting, in their order (at most
+ * BENCH_GROUP_MAX, and not across the end of the ring), with one RWF_DSYNC
+ * for them all.  The commits that arrive meanwhile make the next group.
+ */
+static void log_flush(struct engine *e)
+{
+	uint64_t lsn = e->log_next, room = e->log_recs - lsn % e->log_recs;
+	struct io_uring_sqe *sqe;
+	int n = 0, max = room < BENCH_GROUP_MAX ? (int)room : BENCH_GROUP_MAX;
+	int ui = e->lq_head, last = NIL;
+
+	if (e->g_n || ui == NIL || e->failed)
+		return;
+	e->g_head = ui;
+	for (; ui != NIL && n < max; ui = e->u[ui].wnext) {
+		log_record(e, ui, e->log_next++,
+			   (uint64_t *)((char *)e->gbuf + (size_t)n * BENCH_LOG_REC));
+		last = ui;
+		n++;
+	}
+	e->u[last].wnext = NIL;
+	e->lq_head = ui;
+	if (ui == NIL)
+		e->lq_tail = NIL;
+	e->g_n = n;
+	sqe = bench_get_sqe(e);
+	io_uring_prep_write(sqe, e->log_fd, e->gbuf, n * BENCH_LOG_REC, log_pos(e, lsn));
+	sqe->rw_flags = RWF_DSYNC;
+	io_uring_sqe_set_data64(sqe, (uint64_t)K_GLOG << 32);
 }
 
 static void txn_commit(struct engine *e, int ui)
@@ -212,8 +280,11 @@ static void txn_commit(struct engine *e, int ui)
 	e->ic.txns++;
 	bh_add(&e->ih, us);
 	if (u->nupd) {	/* its redo record was written with RWF_DSYNC */
-		e->cur->log_writes++;
-		e->ic.log_writes++;
+		e->cur->log_records++;
+		if (!e->o->group_commit) {	/* else counted per group (group_done) */
+			e->cur->log_writes++;
+			e->ic.log_writes++;
+		}
 	}
 	if (e->stopping || ui >= e->active) {
 		u->state = U_IDLE;
@@ -255,12 +326,7 @@ static void user_step(struct engine *e, int ui)
 
 			f = bench_frame_alloc(e, pg);
 			if (f == NIL) {
-				u->wnext = NIL;
-				if (e->fwait_tail != NIL)
-					e->u[e->fwait_tail].wnext = ui;
-				else
-					e->fwait_head = ui;
-				e->fwait_tail = ui;
+				user_queue(e, &e->fwait_head, &e->fwait_tail, ui);
 				u->state = U_WAIT_FRAME;
 				e->cur->free_waits++;
 				return;
@@ -347,6 +413,28 @@ static void read_done(struct engine *e, int ui, int res)
 	}
 }
 
+/* The redo write of a commit group completed: all its transactions commit. */
+static void group_done(struct engine *e, int res)
+{
+	int ui = e->g_head;
+
+	if (res != e->g_n * (int)BENCH_LOG_REC) {
+		bench_fail(e, "redo log write failed: %s",
+			   res < 0 ? strerror(-res) : "short write");
+		return;
+	}
+	e->g_n = 0;
+	e->g_head = NIL;
+	e->cur->log_writes++;
+	e->ic.log_writes++;
+	while (ui != NIL) {
+		int nx = e->u[ui].wnext;
+
+		txn_commit(e, ui);
+		ui = nx;
+	}
+}
+
 static void handle_cqe(struct engine *e, struct io_uring_cqe *cqe)
 {
 	uint64_t d = io_uring_cqe_get_data64(cqe);
@@ -364,6 +452,9 @@ static void handle_cqe(struct engine *e, struct io_uring_cqe *cqe)
 			break;
 		}
 		txn_commit(e, idx);
+		break;
+	case K_GLOG:
+		group_done(e, res);
 		break;
 	case K_CWRITE:
 		bench_cleaner_write_done(e, res);
@@ -468,6 +559,7 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 		wake_sleepers(e, now);
 		run_ready(e);
 		bench_cleaner_start(e, now, 0);
+		log_flush(e);
 		io_uring_submit(&e->ring);
 		ts = wait_time(e, now);
 		if (e->r_n) {
@@ -693,6 +785,34 @@ static void measure(struct engine *e, int maxu, const char *label)
 	loop(e, 0, 1, NULL, NULL, label);
 }
 
+/*
+ * --log-dev: the redo log is a ring at the start of a device (or file) of
+ * its own, of at most BENCH_LOG_DEV_MAX; the datafile's log region is unused.
+ */
+static int log_dev_open(struct engine *e)
+{
+	const char *dev = e->o->log_dev;
+	uint64_t size;
+
+	if (fc_path_size(dev, &size) < 0) {
+		fc_err(BENCH_WHO, "--log-dev %s: %s", dev, strerror(errno));
+		return -1;
+	}
+	if (size > BENCH_LOG_DEV_MAX)
+		size = BENCH_LOG_DEV_MAX;
+	if (size < 16 * BENCH_LOG_REC) {
+		fc_err(BENCH_WHO, "--log-dev %s is too small for the redo log (%llu bytes, "
+			"at least 64 KiB)", dev, (unsigned long long)size);
+		return -1;
+	}
+	e->log_fd = bench_open(dev, e->o->direct, O_RDWR);
+	if (e->log_fd < 0)
+		return -1;
+	e->log_base = 0;
+	e->log_recs = size / BENCH_LOG_REC;
+	return 0;
+}
+
 int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -708,6 +828,8 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	r->profile = e->p;
 	snprintf(r->device, sizeof(r->device), "%s", dev);
 	e->fwait_head = e->fwait_tail = NIL;
+	e->lq_head = e->lq_tail = e->g_head = NIL;
+	e->log_fd = -1;
 	e->force_page = -1;
 	for (s = 0; s < o->nsteps; s++)
 		if (o->users[s] > maxu)
@@ -725,6 +847,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	}
 	r->npages = e->h.npages;
 	r->page_size = e->h.page_size;
+	e->log_fd = e->fd;
+	e->log_base = e->h.log_off;
+	e->log_recs = e->h.log_size / BENCH_LOG_REC;
+	if (o->log_dev && log_dev_open(e) < 0)
+		goto out_close;
 	e->disk_ver = malloc(e->h.npages * 4);
 	if (!e->disk_ver || bench_map_io(e->fd, &e->h, e->disk_ver, 0) < 0) {
 		fc_err(BENCH_WHO, "%s: cannot read the version map", dev);
@@ -753,7 +880,10 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		e->u[s].rng = o->seed * 1000003 + s;
 		e->u[s].state = U_IDLE;
 	}
-	e->log_recs = e->h.log_size / BENCH_LOG_REC;
+	if (o->group_commit && !(e->gbuf = fc_io_alloc(BENCH_GROUP_MAX * BENCH_LOG_REC))) {
+		fc_err(BENCH_WHO, "out of memory");
+		goto out_close;
+	}
 	bench_dist_init(e);
 	if (io_uring_queue_init(512, &e->ring, 0) < 0) {
 		fc_err(BENCH_WHO, "io_uring is not available on this kernel");
@@ -802,8 +932,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	e->disk_ver = NULL;
 	ret = r->stopped[0] ? BENCH_RUN_STOPPED : 0;
 out_close:
+	if (e->log_fd >= 0 && e->log_fd != e->fd)
+		close(e->log_fd);
 	close(e->fd);
 out_free:
+	free(e->gbuf);
 	if (e->u)
 		for (s = 0; s < e->nusers; s++) {
 			free(e->u[s].buf);

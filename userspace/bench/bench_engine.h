@@ -22,7 +22,7 @@
 enum { FR_FREE, FR_READING, FR_CLEAN, FR_DIRTY };
 enum { L_NONE, L_FREE, L_LRU, L_FLUSH };
 enum { U_IDLE, U_RUN, U_WAIT_READ, U_WAIT_PAGE, U_WAIT_FRAME, U_WAIT_LOG, U_THINK };
-enum { K_READ = 1, K_LOG, K_CWRITE, K_CSYNC };
+enum { K_READ = 1, K_LOG, K_CWRITE, K_CSYNC, K_GLOG };
 
 #define MAX_ACC 64
 #define NIL (-1)
@@ -51,7 +51,7 @@ struct user {
 	uint64_t t0;
 	uint64_t rng;
 	int frame;		/* frame this user reads into */
-	int wnext;		/* next user on a wait list */
+	int wnext;		/* next user on a wait list (or in a commit group) */
 	int own_read;		/* the current access missed */
 	void *buf, *logbuf;
 };
@@ -82,7 +82,14 @@ struct engine {
 	/* distribution (bench_dist.c) */
 	double zeta_n, zeta2, z_alpha, z_eta, par_k;
 	uint64_t hot_n, perm_a, perm_b;
+	/* the redo log: a ring of log_recs records at log_base of log_fd */
+	int log_fd;		/* the datafile's fd, or --log-dev's */
+	uint64_t log_base;
 	uint64_t log_next, log_recs;
+	/* group commit (--group-commit on): the commits waiting, and the write in flight */
+	int lq_head, lq_tail;	/* users waiting for the next redo write */
+	int g_head, g_n;	/* the users of the redo write in flight (0: none) */
+	void *gbuf;		/* their records, concatenated */
 	/* measurement */
 	struct bench_counts *cur;	/* counters of the current phase */
 	struct bench_hist *hcur;

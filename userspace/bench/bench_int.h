@@ -22,6 +22,8 @@
  *                   unit-tested on the host)
  *   bench_stack.c   the cache stacks of `compare` (fcache, dm-cache,
  *                   dm-writecache) built with libdevmapper through fc_dm
+ *   bench_sweep.c   compare --buffer-pool-sweep: the table of the sizes and
+ *                   the advice (pure functions, unit-tested on the host)
  *
  * On-device layout (all offsets in bytes from the start of DEV):
  *   0                 header (4 KiB): struct bench_hdr
@@ -29,6 +31,8 @@
  *                     after the last clean end of a run
  *   data_off          npages pages of page_size bytes (1 MiB aligned)
  *   log_off           the redo log region, log_size bytes, 4 KiB records
+ *                     (unused with --log-dev: the log is then a ring at the
+ *                     start of that device, at most BENCH_LOG_DEV_MAX)
  *
  * Page image: struct bench_page_hdr then filler derived from
  * (page number, version); the checksum covers the whole page.  A read is
@@ -56,12 +60,16 @@
 #define BENCH_LOG_MAGIC		0x31474c424346ull	/* "FCBLG1" */
 #define BENCH_FLASH_MAGIC	0x314c46424346ull	/* "FCBFL1": compare's scratch flash */
 #define BENCH_LOG_REC		4096u
+#define BENCH_LOG_DEV_MAX	(64ull << 20)	/* --log-dev: the log ring uses at most this */
+#define BENCH_GROUP_MAX		64	/* group commit: records per redo write (256 KiB) */
 #define BENCH_MAX_STEPS		32
 #define BENCH_MAX_TYPES		8
 #define BENCH_HIST_BUCKETS	(64 * 16)
 #define BENCH_MAX_ROUNDS	20	/* --rounds of compare */
 #define BENCH_MAX_CONFIGS	8	/* configurations of compare */
 #define BENCH_SCHEMA_VERSION	2	/* of results.json (fcache.bench, docs/JSON.md) */
+#define BENCH_MAX_SWEEP		8	/* --buffer-pool-sweep: sizes */
+#define BENCH_BP_MAX		1048576	/* --buffer-pool: MB */
 #define BENCH_MAX_SEARCH	8	/* --rt-search: extra steps of the search */
 #define BENCH_THINK_CAP		10	/* a think time is at most 10 times its mean */
 #define BENCH_TIME_PROFILE	(-1.0)	/* --think-time / --keying-time tpcc */
@@ -138,7 +146,8 @@ struct bench_counts {
 	uint64_t bp_hits;	/* accesses served by the buffer pool */
 	uint64_t dev_reads;	/* pages read from DEV (each one verified) */
 	uint64_t dev_writes;	/* pages written by the page cleaner */
-	uint64_t log_writes;	/* redo records written with RWF_DSYNC */
+	uint64_t log_writes;	/* redo writes with RWF_DSYNC (one per record without group commit) */
+	uint64_t log_records;	/* redo records (commits that updated a page) */
 	uint64_t fsyncs;	/* fdatasync per cleaner batch */
 	uint64_t cleaner_batches;
 	uint64_t verify_errors;
@@ -172,6 +181,8 @@ struct bench_step {
 	struct bench_spread tps_sp, avg_sp;
 };
 
+struct bench_sweep;
+
 struct bench_opts {
 	const char *profile;
 	int users[BENCH_MAX_STEPS];
@@ -192,6 +203,8 @@ struct bench_opts {
 	int cleaner_batch;
 	double cleaner_interval_s;
 	int direct;		/* O_DIRECT (default 1) */
+	const char *log_dev;	/* --log-dev: the redo log's own device; NULL: the datafile's */
+	int group_commit;	/* --group-commit on: one redo write for the commits waiting */
 	double inject_stale_s;	/* test hook: < 0 off */
 	int quiet;		/* no interval lines */
 	FILE *out;		/* where reports go (stdout) */
@@ -201,6 +214,8 @@ struct bench_opts {
 	int nprice;
 	char price_cfg[BENCH_MAX_CONFIGS][32];
 	double price[BENCH_MAX_CONFIGS];
+	/* compare --buffer-pool-sweep: the sweep results.json gives (else NULL) */
+	const struct bench_sweep *sweep;
 	/* the signal that asked the run to stop (see bench_run), or NULL / 0 */
 	volatile sig_atomic_t *stop;
 };
@@ -330,8 +345,38 @@ int bench_price_of(const struct bench_opts *o, const struct bench_result *r, int
 /* The price table of compare (nothing without --price). */
 void bench_print_prices(FILE *f, const struct bench_opts *o, const struct bench_result *r,
 			int nr);
+/* Redo records per redo write (group commit: the average group; 0: no write). */
+double bench_log_group_avg(const struct bench_counts *c);
 /* The most rounds any of the @nr results aggregates (1 at least). */
 int bench_max_rounds(const struct bench_result *r, int nr);
+
+/* bench_sweep.c: compare --buffer-pool-sweep (pure functions, unit-tested) */
+struct bench_sweep {
+	int n;				/* sizes measured, increasing */
+	double mb[BENCH_MAX_SWEEP];
+	const struct bench_result *r[BENCH_MAX_SWEEP];	/* the results at each, baseline first */
+	int nr[BENCH_MAX_SWEEP];
+};
+/* The answer to "more memory or fast flash?" from the measured TPS. */
+enum { BENCH_ADVICE_NONE, BENCH_ADVICE_FLASH, BENCH_ADVICE_MEMORY };
+struct bench_advice {
+	int kind;
+	const char *config;	/* the cached configuration it names (NULL: none) */
+	double mb;		/* ... at this buffer pool size */
+	double ratio;		/* flash: its TPS / the baseline's at the largest size;
+				   memory: the baseline's at the largest / its */
+	char text[320];		/* the "advice: ..." line */
+};
+/* "64M", "1G", "0.5M": a size of the sweep, for the report and the directories. */
+void bench_sweep_size(double mb, char *buf, size_t len);
+/* The user count of the sweep's table: the heaviest of the baseline's ladder (0: none). */
+int bench_sweep_users(const struct bench_sweep *sw);
+/* The TPS of configuration @cfg at size @k at @users: 1 and *@tps, or 0 (none measured). */
+int bench_sweep_tps(const struct bench_sweep *sw, int k, const char *cfg, int users,
+		    double *tps);
+void bench_sweep_advice(const struct bench_sweep *sw, struct bench_advice *a);
+/* The table (a row per size: the baseline's TPS, each cached one's and its ratio) and the advice. */
+void bench_print_sweep(FILE *f, const struct bench_sweep *sw);
 
 /* bench_report.c */
 int bench_write_json(const char *path, const struct bench_opts *o,
@@ -347,7 +392,9 @@ struct bench_cli {
 	unsigned page_kib, cblock_kib;
 	int anchors, quick, time_set, warm_set, users_set, rounds_set, force;
 	int discarded;		/* compare: cache configurations run on a discarded flash */
-	int price_set;
+	int price_set, bp_set;
+	int nsweep;		/* --buffer-pool-sweep: the sizes, increasing (0: none) */
+	double sweep_mb[BENCH_MAX_SWEEP];
 };
 /*
  * @fmt NULL: the usage text on stdout, EXIT_OK; else "fcachectl bench:
@@ -361,6 +408,12 @@ int bench_usage(const char *fmt, const char *arg);
 int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npos);
 /* --users: comma-separated whole numbers; 0, or EXIT_USAGE (said). */
 int bench_parse_users(struct bench_opts *o, const char *s);
+/*
+ * --buffer-pool-sweep SIZES: 2..BENCH_MAX_SWEEP different sizes, each MB
+ * with an optional M or G (64M,256M,1G), 0..BENCH_BP_MAX MB, kept in
+ * increasing order in c->sweep_mb; 0, or EXIT_USAGE (said).
+ */
+int bench_parse_sweep(struct bench_cli *c, const char *s);
 /* --price CONFIG=AMOUNT (repeated); 0, or EXIT_USAGE (said). */
 int bench_parse_price(struct bench_opts *o, const char *s);
 #define BENCH_PRICE_MAX	1e12

@@ -57,6 +57,7 @@ static void json_counts(struct fc_json *j, const char *key,
 	fj_u64(j, "dev_reads", c->dev_reads);
 	fj_u64(j, "dev_writes", c->dev_writes);
 	fj_u64(j, "log_writes", c->log_writes);
+	fj_u64(j, "log_records", c->log_records);
 	fj_u64(j, "fsyncs", c->fsyncs);
 	fj_u64(j, "cleaner_batches", c->cleaner_batches);
 	fj_u64(j, "free_frame_waits", c->free_waits);
@@ -155,6 +156,9 @@ static void json_workload(struct fc_json *j, const struct bench_opts *o,
 	json_time(j, "think_time_s", o->think_s);
 	json_time(j, "keying_time_s", o->keying_s);
 	fj_u64(j, "rt_search_max_steps", o->rt_search);
+	fj_str(j, "log_device", o->log_dev);
+	fj_bool(j, "group_commit", o->group_commit);
+	fj_u64(j, "group_commit_max_records", o->group_commit ? BENCH_GROUP_MAX : 1);
 	fj_end(j);
 }
 
@@ -190,6 +194,8 @@ static void json_step_v2(struct fc_json *j, const struct bench_step *s,
 	for (i = 0; p && i < p->ntypes; i++)	/* null: no transaction of the type */
 		json_num_or_null(j, p->t[i].name, s->c.txn_by_type[i] > 0, s->p90_type_ms[i]);
 	fj_end(j);
+	json_num_or_null(j, "log_group_avg", s->c.log_writes > 0,
+			 bench_log_group_avg(&s->c));
 }
 
 static void json_step(struct fc_json *j, const struct bench_step *s,
@@ -331,6 +337,62 @@ static void json_summary(struct fc_json *j, const struct bench_result *r, int nr
 	fj_end(j);
 }
 
+/*
+ * --buffer-pool-sweep: the TPS of every configuration at each size at the
+ * sweep's user count, with its ratio to the baseline at that size, where
+ * each size's results.json is, and the advice; null without a sweep.
+ */
+static void json_sweep(struct fc_json *j, const struct bench_sweep *sw)
+{
+	int k, c, u;
+	struct bench_advice a;
+
+	if (!sw) {
+		fj_null(j, "sweep");
+		return;
+	}
+	u = bench_sweep_users(sw);
+	fj_obj(j, "sweep");
+	fj_u64(j, "users", u);
+	fj_arr(j, "points");
+	for (k = 0; k < sw->n; k++) {
+		char sz[32], path[64];
+		double bt = 0, t = 0;
+		int bok = bench_sweep_tps(sw, k, "baseline", u, &bt);
+
+		bench_sweep_size(sw->mb[k], sz, sizeof(sz));
+		snprintf(path, sizeof(path), "bp-%s/results.json", sz);
+		fj_obj(j, NULL);
+		fj_dbl(j, "buffer_pool_mb", sw->mb[k]);
+		fj_dbl(j, "buffer_pool_mb_used", sw->nr[k] ? sw->r[k][0].bp_mb : 0);
+		fj_str(j, "results", path);
+		fj_arr(j, "configs");
+		for (c = 0; c < sw->nr[0]; c++) {
+			const char *cfg = sw->r[0][c].config;
+			int ok = bench_sweep_tps(sw, k, cfg, u, &t);
+
+			fj_obj(j, NULL);
+			fj_str(j, "name", cfg);
+			json_num_or_null(j, "tps", ok, t);
+			json_num_or_null(j, "tps_ratio", ok && bok, bok ? t / bt : 0);
+			fj_end(j);
+		}
+		fj_end(j);
+		fj_end(j);
+	}
+	fj_end(j);
+	bench_sweep_advice(sw, &a);
+	fj_obj(j, "advice");
+	fj_str(j, "kind", a.kind == BENCH_ADVICE_FLASH ? "fast flash" :
+		  a.kind == BENCH_ADVICE_MEMORY ? "more memory" : NULL);
+	fj_str(j, "config", a.config);
+	json_num_or_null(j, "buffer_pool_mb", a.kind != BENCH_ADVICE_NONE, a.mb);
+	json_num_or_null(j, "ratio", a.kind != BENCH_ADVICE_NONE, a.ratio);
+	fj_str(j, "text", a.text);
+	fj_end(j);
+	fj_end(j);
+}
+
 int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
 		     const char *command)
@@ -355,6 +417,7 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		json_config(&j, o, &r[c], &r[0]);
 	fj_end(&j);
 	json_summary(&j, r, nr);
+	json_sweep(&j, o->sweep);
 	fj_end(&j);
 	if (fclose(f)) {
 		fc_err(path, "%s", strerror(errno));

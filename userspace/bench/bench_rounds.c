@@ -65,6 +65,7 @@ static void counts_add(struct bench_counts *d, const struct bench_counts *s)
 	d->dev_reads += s->dev_reads;
 	d->dev_writes += s->dev_writes;
 	d->log_writes += s->log_writes;
+	d->log_records += s->log_records;
 	d->fsyncs += s->fsyncs;
 	d->cleaner_batches += s->cleaner_batches;
 	d->verify_errors += s->verify_errors;

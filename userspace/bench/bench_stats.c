@@ -149,6 +149,37 @@ static void print_search(FILE *f, const struct bench_result *r, double rt_limit_
 	}
 }
 
+double bench_log_group_avg(const struct bench_counts *c)
+{
+	return c->log_writes ? (double)c->log_records / c->log_writes : 0;
+}
+
+/*
+ * Group commit (a run's records outnumber its redo writes): the redo
+ * records per write of each step, the average group.
+ */
+static void print_groups(FILE *f, const struct bench_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->nsteps; i++)
+		if (r->step[i].c.log_records != r->step[i].c.log_writes)
+			break;
+	if (i == r->nsteps)
+		return;
+	fprintf(f, "group commit, redo records per write:");
+	for (i = 0; i < r->nsteps; i++) {
+		const struct bench_counts *c = &r->step[i].c;
+
+		if (c->log_writes)
+			fprintf(f, "%s %d users %.2f", i ? "," : "", r->step[i].users,
+				bench_log_group_avg(c));
+		else
+			fprintf(f, "%s %d users -", i ? "," : "", r->step[i].users);
+	}
+	fprintf(f, "\n");
+}
+
 void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 {
 	int i;
@@ -171,6 +202,7 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 			s->c.page_accesses ? 100.0 * s->c.bp_hits / s->c.page_accesses : 0);
 	}
 	print_types(f, r);
+	print_groups(f, r);
 	print_search(f, r, rt_limit_s);
 	if (r->max_users_under_limit)
 		fprintf(f, "largest user count with average response time under "
