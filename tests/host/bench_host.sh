@@ -466,3 +466,5 @@ out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench compar
 if [ "$out" = --buffer-pool-sweep ]; then pass completion-sweep; else fail completion-sweep "$out"; fi
 out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench run --log-d); COMP_CWORD=3; _fcachectl; echo \${COMPREPLY[*]}")
 if [ "$out" = --log-dev ]; then pass completion-log-dev; else fail completion-log-dev "$out"; fi
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench run x --group-commit ''); COMP_CWORD=5; _fcachectl; echo \${COMPREPLY[*]}")
+if [ "$out" = "on off" ]; then pass completion-group-commit; else fail completion-group-commit "$out"; fi
