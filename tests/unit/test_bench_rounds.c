@@ -510,6 +510,19 @@ static void test_sweep(const char *dir)
 	CHECK("sweep: '-' where no TPS was measured",
 	      strstr(txt, "\n                1G                    -           500.00 (-)"));
 	free(txt);
+	/* group commit: a table of the redo records per write, only when grouped */
+	CAPTURE(txt, bench_print_compare(f, sweep_r[0], 3));
+	CHECK("group commit: no table without groups", !strstr(txt, "group commit"));
+	free(txt);
+	sweep_r[0][1].step[1].c.log_records = 30;
+	sweep_r[0][1].step[1].c.log_writes = 10;
+	sweep_r[0][0].step[1].c.log_records = sweep_r[0][0].step[1].c.log_writes = 5;
+	CAPTURE(txt, bench_print_compare(f, sweep_r[0], 3));
+	CHECK("group commit: records per write per configuration",
+	      strstr(txt, "\n== group commit: redo records per write ==\n") &&
+	      strstr(txt, "\n    16                     1.00                     3.00"
+		     "                     0.00\n"));
+	free(txt);
 	sw.nr[0] = 1;
 	bench_sweep_advice(&sw, &a);
 	CHECK("sweep: no advice without a cached configuration",

@@ -154,18 +154,23 @@ double bench_log_group_avg(const struct bench_counts *c)
 	return c->log_writes ? (double)c->log_records / c->log_writes : 0;
 }
 
-/*
- * Group commit (a run's records outnumber its redo writes): the redo
- * records per write of each step, the average group.
- */
-static void print_groups(FILE *f, const struct bench_result *r)
+/* Did group commit make a step of @r write fewer redo writes than records? */
+static bool grouped(const struct bench_result *r)
 {
 	int i;
 
 	for (i = 0; i < r->nsteps; i++)
 		if (r->step[i].c.log_records != r->step[i].c.log_writes)
-			break;
-	if (i == r->nsteps)
+			return true;
+	return false;
+}
+
+/* Group commit: the redo records per write of each step, the average group. */
+static void print_groups(FILE *f, const struct bench_result *r)
+{
+	int i;
+
+	if (!grouped(r))
 		return;
 	fprintf(f, "group commit, redo records per write:");
 	for (i = 0; i < r->nsteps; i++) {
@@ -249,7 +254,7 @@ int bench_under_ratio(const struct bench_result *base, const struct bench_result
 	return 1;
 }
 
-enum cmp_field { CMP_TPS, CMP_AVG, CMP_P95, CMP_NOPM };
+enum cmp_field { CMP_TPS, CMP_AVG, CMP_P95, CMP_NOPM, CMP_GROUP };
 
 static double step_field(const struct bench_step *s, enum cmp_field fld)
 {
@@ -260,6 +265,8 @@ static double step_field(const struct bench_step *s, enum cmp_field fld)
 		return s->avg_ms;
 	case CMP_NOPM:
 		return s->nopm;
+	case CMP_GROUP:
+		return bench_log_group_avg(&s->c);
 	default:
 		return s->p95_ms;
 	}
@@ -417,6 +424,10 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 		print_table(f, r, nr, "NOPM: new-order transactions per minute (ratio to "
 			    "baseline)", CMP_NOPM, true);
 	print_p90_types(f, r, nr);
+	for (c = 0; c < nr && !grouped(&r[c]); c++)
+		;
+	if (c < nr)
+		print_table(f, r, nr, "group commit: redo records per write", CMP_GROUP, false);
 	fprintf(f, "\n");
 }
 
