@@ -26,7 +26,8 @@ VERSIONS = {"fcache.bench": 2}
 
 # Types: "str", "int" (a JSON integer), "num" (any JSON number), "bool";
 # "T|null" when the value may be null; {key: type} an object, "?key" an
-# optional key; [type] an array; ("map", type) an object with any keys.
+# optional key; [type] an array; ("map", type) an object with any keys;
+# ("null", {key: type}) an object or null.
 PROBLEM = {"severity": "str", "kind": "str", "message": "str"}
 SUPERBLOCK = {
     "slot": "int", "seq": "int", "md_seq": "int", "md_seq_feature": "bool",
@@ -103,8 +104,9 @@ POOL_LIST = {
 COUNTS = {
     "transactions": "int", "?transactions_by_type": ("map", "int"), "page_accesses": "int",
     "page_updates": "int", "hot_accesses": "int", "buffer_pool_hits": "int",
-    "dev_reads": "int", "dev_writes": "int", "log_writes": "int", "fsyncs": "int",
-    "cleaner_batches": "int", "free_frame_waits": "int", "verify_errors": "int",
+    "dev_reads": "int", "dev_writes": "int", "log_writes": "int", "log_records": "int",
+    "fsyncs": "int", "cleaner_batches": "int", "free_frame_waits": "int",
+    "verify_errors": "int",
 }
 BENCH = {
     "schema": "str", "schema_version": "int", "command": "str|null",
@@ -117,6 +119,7 @@ BENCH = {
         "buffer_pool_mb": "num", "warmup_s": "num", "time_s": "num", "rt_limit_s": "num",
         "user_steps": ["int"], "rounds": "int", "terminal_model": "bool",
         "think_time_s": "num|null", "keying_time_s": "num|null", "rt_search_max_steps": "int",
+        "log_device": "str|null", "group_commit": "bool", "group_commit_max_records": "int",
     },
     "chart": "str|null",
     "run_order": [["str"]],
@@ -138,6 +141,7 @@ BENCH = {
             "avg_ms_spread_pct": "num", "tps_rounds": ["num"], "avg_ms_rounds": ["num"],
             "counts": COUNTS, "p95_ratio": "num|null", "nopm": "num|null",
             "nopm_ratio": "num|null", "p90_ms_by_type": ("map", "num|null"),
+            "log_group_avg": "num|null",
         }],
     }],
     "summary": [{"config": "str", "users": "int", "tps_ratio": "num|null",
@@ -147,6 +151,13 @@ BENCH = {
                  "ratios": [{"users": "int", "tps_ratio": "num|null",
                              "avg_rt_ratio": "num|null", "p95_ratio": "num|null",
                              "nopm_ratio": "num|null"}]}],
+    "sweep": ("null", {
+        "users": "int",
+        "points": [{"buffer_pool_mb": "num", "buffer_pool_mb_used": "num", "results": "str",
+                    "configs": [{"name": "str", "tps": "num|null", "tps_ratio": "num|null"}]}],
+        "advice": {"kind": "str|null", "config": "str|null", "buffer_pool_mb": "num|null",
+                   "ratio": "num|null", "text": "str"},
+    }),
 }
 SHOW = {
     "schema": "str", "schema_version": "int", "kind": "str", "name": "str", "table": "str",
@@ -187,6 +198,10 @@ def scalar_ok(t, v):
 
 
 def check(spec, v, where, errs):
+    if isinstance(spec, tuple) and spec[0] == "null":
+        if v is None:
+            return
+        spec = spec[1]
     if isinstance(spec, str):
         if not scalar_ok(spec, v):
             errs.append("%s: %r is not %s" % (where, v, spec))
@@ -295,6 +310,8 @@ def no_float_for_int(text, where):
     errs = []
 
     def walk(spec, v, path):
+        if isinstance(spec, tuple) and spec[0] == "null":
+            spec = spec[1]
         if isinstance(spec, str) and spec.split("|")[0] == "int" and isinstance(v, str):
             if not re.fullmatch(r"-?(0|[1-9][0-9]*)", v):
                 errs.append("%s: integer written as %s" % (path, v))
@@ -332,6 +349,9 @@ def flatten(spec, path, out):
                     out.append((p + "[][]", inner[0]))
                 else:
                     flatten(inner, p + "[]", out)
+            elif isinstance(v, tuple) and v[0] == "null":
+                out.append((p, "object|null"))
+                flatten(v[1], p, out)
             elif isinstance(v, tuple):
                 out.append((p, "object"))
                 out.append((p + ".*", v[1]))
