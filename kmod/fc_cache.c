@@ -76,6 +76,11 @@ static void push_free(struct fc_pool *pool, u32 i)
 {
 	unsigned int leg = fc_block_leg(&pool->g, i);
 
+	if (fc_leg_failed(pool, leg)) {
+		/* A failed leg's blocks are never used again. */
+		pool->e[i].flags = 0;
+		return;
+	}
 	pool->e[i].flags = FC_E_FREE;
 	pool->e[i].next = pool->free_head[leg];
 	pool->free_head[leg] = i;
@@ -357,7 +362,7 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 
 	if (pool->twin[idx] != FC_NONE)
 		return true;
-	if (pool->ser_window || !pool->leg[leg].bdev)
+	if (pool->ser_window || !fc_redundant(pool))
 		return false;
 	t = pop_free(pool, leg);
 	if (t == FC_NONE) {
@@ -413,4 +418,152 @@ void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
 		spin_unlock_irq(&pool->lock);
 		cond_resched();
 	}
+}
+
+/* ---- a leg failing at run time (mirrored pools) ---- */
+
+bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
+{
+	u32 bit = 1u << leg;
+
+	if (!fc_mirrored(pool) || leg >= pool->g.nr_legs)
+		return false;
+	if (pool->failed_legs & bit)
+		return true;
+	if (pool->failed_legs)
+		return false;	/* the other leg is out: this one holds the last copy */
+	WRITE_ONCE(pool->failed_legs, pool->failed_legs | bit);
+	pool->events++;
+	/* Nothing is placed on it from now on. */
+	pool->nr_free -= pool->nr_free_leg[leg];
+	pool->nr_free_leg[leg] = 0;
+	pool->free_head[leg] = FC_NONE;
+	pool->vacating = true;
+	/* The superblock of the other leg records it at the next commit. */
+	fc_mark_vt_dirty(pool);
+	DMERR("flash device %pg (leg %u) failed: the pool runs degraded on the other; its %llu dirty blocks have one copy now",
+	      pool->leg[leg].bdev, leg, pool->nr_dirty);
+	queue_work(pool->wq, &pool->commit_work);
+	return true;
+}
+
+bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg)
+{
+	unsigned long flags;
+	bool r;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	r = fc_leg_error(pool, leg);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return r;
+}
+
+/*
+ * @e (pool->lock held) has its block on a failed leg.  Its clean data is
+ * gone with the leg; its dirty data lives on in its twin, on the leg in
+ * service, which takes the entry's place, as a degraded load does
+ * (fc_meta.c, load_entries()).  The flash records the move at the next
+ * commit; until then it records the entry with that twin, which a load
+ * without the failed leg (the other leg's superblock names it failed)
+ * moves the same way.
+ *
+ * Not while a commit serialises in batches (ser_window): the entry's page
+ * and its twin's could land in different batches and the commit would
+ * record neither.  The moved entry keeps FC_E_PDIRTY: the flash still
+ * names its block as the twin of a dirty entry, so it must not be reused
+ * before a commit has recorded it.
+ */
+enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 i = fc_eidx(pool, e), t = fc_twin_of(pool, i);
+	struct fc_entry *n;
+
+	if (!fc_entry_idle(e) || pool->ser_window)
+		return FC_RESCUE_LATER;
+	if (pool->unsynced && __test_and_clear_bit(i, pool->unsynced))
+		pool->nr_unsynced--;
+	if (!e->dirty) {
+		fc_entry_release(pool, e);
+		return FC_RESCUE_DONE;
+	}
+	if (t == FC_NONE)
+		return FC_RESCUE_LOST;
+	pool->twin[i] = FC_NONE;
+	__clear_bit(t, pool->twin_used);
+	pool->nr_twins--;
+	/* Only the dirty sub-blocks have a second copy. */
+	fc_entry_set(pool, e, e->dirty, e->dirty);
+	hash_remove(pool, e);
+	n = &pool->e[t];
+	n->oblock = e->oblock;
+	n->vol = e->vol;
+	n->valid = e->valid;
+	n->dirty = e->dirty;
+	n->dirty_ts = e->dirty_ts;
+	n->gen = e->gen + 1;
+	n->wb_raced = 0;
+	n->gen_wrapped = 0;
+	n->flags = e->flags & (FC_E_PDIRTY | FC_E_REF);
+	atomic_set(&n->inflight, 0);
+	hash_insert(pool, n);
+	fc_mark_page_dirty(pool, t);
+	/* The counters moved with it: the old block just goes out of use. */
+	e->valid = 0;
+	e->dirty = 0;
+	e->flags = 0;
+	fc_entry_bump(e);
+	return FC_RESCUE_DONE;
+}
+
+/*
+ * After a leg failed: drop every twin on it (their entries' dirty data now
+ * has one copy) and rescue every entry on it, a batch at a time under
+ * pool->lock.  Entries busy now are left for the next call (the tick calls
+ * this while pool->vacating); bios waiting for one are kicked after.
+ */
+void fc_vacate_failed(struct fc_pool *pool)
+{
+	u64 i = 0, end;
+	bool left = false, lost = false;
+
+	while (i < pool->g.nr_blocks) {
+		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
+		spin_lock_irq(&pool->lock);
+		for (; i < end; i++) {
+			struct fc_entry *e = &pool->e[i];
+			u32 t = fc_twin_of(pool, (u32)i);
+
+			if (!(e->flags & FC_E_HASHED))
+				continue;
+			if (t != FC_NONE && fc_block_failed(pool, t)) {
+				pool->twin[i] = FC_NONE;
+				__clear_bit(t, pool->twin_used);
+				pool->nr_twins--;
+				fc_mark_page_dirty(pool, (u32)i);
+				if (__test_and_clear_bit(i, pool->unsynced))
+					pool->nr_unsynced--;
+			}
+			if (!fc_block_failed(pool, (u32)i))
+				continue;
+			switch (fc_rescue_entry(pool, e)) {
+			case FC_RESCUE_LATER:
+				left = true;
+				break;
+			case FC_RESCUE_LOST:
+				lost = true;
+				break;
+			default:
+				break;
+			}
+		}
+		if (i >= pool->g.nr_blocks) {
+			pool->vacating = left;
+			fc_kick_locked(pool);
+		}
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
+	}
+	if (lost)
+		DMERR_LIMIT("dirty data with no second copy was on the failed flash device: its reads fail");
+	queue_work(pool->wq, &pool->commit_work);
 }

@@ -125,7 +125,8 @@ struct fc_pool {
 	struct block_device *flash;	/* the table's first device */
 	struct block_device *flash2;	/* its mirror device, NULL if none or missing */
 	struct fc_leg leg[FC_MAX_LEGS];	/* g.nr_legs of them */
-	u32 failed_legs;		/* legs missing: recorded in the superblocks */
+	u32 failed_legs;		/* legs missing or failed: recorded in the superblocks */
+	bool vacating;			/* a leg failed: fc_vacate_failed() has work left */
 	u64 events;			/* membership changes (mirrored pools) */
 	int refs;			/* fc_registry_lock */
 
@@ -269,6 +270,8 @@ enum fc_bio_kind {
 #define FC_BF_NOFILL	0x08	/* a fill or a flash I/O of it failed: the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
 #define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools) */
+#define FC_BF_TWIN	0x40	/* a write sent to the twin too (remap_twin()) */
+#define FC_BF_TWIN_ERR	0x80	/* ... and that copy failed */
 
 struct fc_bio {
 	struct fc_volume *v;
@@ -317,6 +320,24 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
  */
 void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e);
 void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty);
+/*
+ * Mirrored pools, a flash device failing at run time (docs/DESIGN.md
+ * "Two-device pool"): an I/O error on leg @leg fails the leg if the other
+ * one is in service; true if the error is absorbed so (the leg is failed,
+ * now or before), false if @leg was the last one in service.
+ */
+bool fc_leg_error(struct fc_pool *pool, unsigned int leg);
+/* The same from process context, without pool->lock. */
+bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg);
+enum fc_rescue {
+	FC_RESCUE_DONE,		/* moved to its twin, or dropped */
+	FC_RESCUE_LATER,	/* not idle, or a commit is serialising */
+	FC_RESCUE_LOST,		/* dirty with no copy elsewhere: left, its I/O fails */
+};
+/* An entry whose block is on a failed leg: its twin takes its place. */
+enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e);
+/* Process context: rescue every entry of a failed leg, drop twins on it. */
+void fc_vacate_failed(struct fc_pool *pool);
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);
@@ -372,6 +393,18 @@ static inline bool fc_mirrored(struct fc_pool *pool)
 static inline bool fc_redundant(struct fc_pool *pool)
 {
 	return fc_mirrored(pool) && !pool->failed_legs;
+}
+
+static inline bool fc_leg_failed(struct fc_pool *pool, unsigned int leg)
+{
+	return READ_ONCE(pool->failed_legs) & (1u << leg);
+}
+
+/* Block @eidx is on a failed (or missing) leg. */
+static inline bool fc_block_failed(struct fc_pool *pool, u32 eidx)
+{
+	return unlikely(READ_ONCE(pool->failed_legs)) &&
+		fc_leg_failed(pool, fc_block_leg(&pool->g, eidx));
 }
 
 static inline u32 fc_twin_of(struct fc_pool *pool, u32 eidx)

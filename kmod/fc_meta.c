@@ -128,15 +128,19 @@ static int md_io_leg(struct fc_pool *pool, unsigned int leg, blk_opf_t opf, sect
 	return fc_sync_io(pool, pool->leg[leg].bdev, opf, sector, count, buf);
 }
 
-/* The first present leg from @i on (g.nr_legs: none). */
+/* The first leg in service from @i on (g.nr_legs: none). */
 static unsigned int next_leg(struct fc_pool *pool, unsigned int i)
 {
-	while (i < pool->g.nr_legs && !pool->leg[i].bdev)
+	while (i < pool->g.nr_legs && (!pool->leg[i].bdev || fc_leg_failed(pool, i)))
 		i++;
 	return i;
 }
 
-/* The legs metadata goes to: all present ones. */
+/*
+ * The legs metadata goes to: all in service (present, not failed).  An
+ * I/O error on one of two fails that leg (fc_leg_error()) and the step
+ * goes on with the other; on the last one it is the commit's error.
+ */
 #define for_each_leg(pool, i) \
 	for ((i) = next_leg(pool, 0); (i) < (pool)->g.nr_legs; (i) = next_leg(pool, (i) + 1))
 
@@ -149,7 +153,7 @@ static int md_write_all(struct fc_pool *pool, blk_opf_t opf, sector_t sector, se
 
 	for_each_leg(pool, i) {
 		r = md_io_leg(pool, i, opf, sector, count, buf);
-		if (r)
+		if (r && !fc_leg_error_unlocked(pool, i))
 			return r;
 	}
 	return 0;
@@ -162,10 +166,8 @@ static int flash_flush(struct fc_pool *pool)
 	int r;
 
 	for_each_leg(pool, i) {
-		if (md_fault())
-			return -EIO;
-		r = blkdev_issue_flush(pool->leg[i].bdev);
-		if (r)
+		r = md_fault() ? -EIO : blkdev_issue_flush(pool->leg[i].bdev);
+		if (r && !fc_leg_error_unlocked(pool, i))
 			return r;
 	}
 	return 0;
@@ -324,8 +326,11 @@ static int write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags)
 	for_each_leg(pool, i) {
 		slot = !pool->leg[i].sb_slot;
 		r = write_sb_slot(pool, i, slot, seq, md_seq, flags);
-		if (r)
-			return r;
+		if (r) {
+			if (!fc_leg_error_unlocked(pool, i))
+				return r;
+			continue;
+		}
 		pool->leg[i].sb_slot = slot;
 	}
 	return 0;
@@ -353,28 +358,39 @@ void fc_meta_error(struct fc_pool *pool, int err)
 /* Write one batch of serialised pages (async, waits for all). */
 struct batch_ctx {
 	atomic_t count;
-	int err;
+	unsigned long err_legs;		/* legs with a failed write */
 	struct completion done;
+};
+
+struct batch_leg {
+	struct batch_ctx *c;
+	unsigned int leg;
 };
 
 static void batch_endio(unsigned long error, void *context)
 {
-	struct batch_ctx *c = context;
+	struct batch_leg *bl = context;
+	struct batch_ctx *c = bl->c;
 
 	if (error)
-		c->err = -EIO;
+		set_bit(bl->leg, &c->err_legs);
 	if (atomic_dec_and_test(&c->count))
 		complete(&c->done);
 }
 
 static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq)
 {
+	struct batch_leg bl[FC_MAX_LEGS];
 	struct batch_ctx c;
 	unsigned int i;
 
 	atomic_set(&c.count, 1);
-	c.err = 0;
+	c.err_legs = 0;
 	init_completion(&c.done);
+	for (i = 0; i < FC_MAX_LEGS; i++) {
+		bl[i].c = &c;
+		bl[i].leg = i;
+	}
 	for (i = 0; i < n; i++) {
 		unsigned int s = !test_bit(pg[i], pool->page_slot), leg;
 		u64 nr = fc_md_page_nr(pg[i], s);
@@ -385,7 +401,7 @@ static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 
 		struct dm_io_request req = {
 			.bi_opf = REQ_OP_WRITE | REQ_SYNC,
 			.mem.type = DM_IO_VMA, .mem.ptr.vma = p,
-			.notify.fn = batch_endio, .notify.context = &c,
+			.notify.fn = batch_endio,
 			.client = pool->io,
 		};
 
@@ -393,14 +409,18 @@ static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 
 		/* The same page at the same place on every leg. */
 		for_each_leg(pool, leg) {
 			where.bdev = pool->leg[leg].bdev;
+			req.notify.context = &bl[leg];
 			atomic_inc(&c.count);
 			if (md_fault() || fc_dm_io(&req, 1, &where, NULL))
-				batch_endio(1, &c);
+				batch_endio(1, &bl[leg]);
 		}
 	}
-	batch_endio(0, &c);
+	batch_endio(0, &bl[0]);
 	wait_for_completion_io(&c.done);
-	return c.err;
+	for_each_set_bit(i, &c.err_legs, FC_MAX_LEGS)
+		if (!fc_leg_error_unlocked(pool, i))
+			return -EIO;
+	return 0;
 }
 
 /*
@@ -554,9 +574,22 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	if (!any && flags == pool->sb_flags)
 		goto out;	/* nothing changed: the flush was all we needed */
 	/* Step 3: the superblock makes seq S + 1 current. */
-	r = write_sb(pool, seq, seq, flags);
-	if (r)
-		goto fail_sb;
+	for (;;) {
+		u32 failed = READ_ONCE(pool->failed_legs);
+
+		r = write_sb(pool, seq, seq, flags);
+		if (r)
+			goto fail_sb;
+		if (READ_ONCE(pool->failed_legs) == failed)
+			break;
+		/*
+		 * A leg failed during this commit, after the superblock
+		 * was built: the leg in service must name it before anyone
+		 * counts on this commit (a load with both devices would
+		 * otherwise trust the failed one's metadata).
+		 */
+		pool->seq = seq++;
+	}
 	pool->seq = seq;
 	pool->md_seq = seq;
 	pool->sb_flags = flags;

@@ -120,7 +120,9 @@ static void fc_tick(struct work_struct *ws)
 	if (interval && md_dirty && pool->md_mode == FC_MD_RW &&
 	    time_after_eq(jiffies, pool->last_commit + msecs_to_jiffies(interval)))
 		queue_work(pool->wq, &pool->commit_work);
-	if (waiters)
+	if (READ_ONCE(pool->vacating))
+		fc_vacate_failed(pool);		/* kicks the waiters itself */
+	else if (waiters)
 		fc_kick_waiters(pool);
 	if (!pool->suspended)
 		queue_work(pool->wq, &pool->wb_work);
@@ -492,7 +494,8 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		       fc_redundant(pool) ? "mirrored" : "degraded",
 		       fc_redundant(pool) ? READ_ONCE(pool->nr_unsynced) : dirty);
 		for (i = 0; i < pool->g.nr_legs; i++)
-			DMEMIT("%s%s", i ? "," : "", pool->leg[i].bdev ? "ok" : "missing");
+			DMEMIT("%s%s", i ? "," : "", !pool->leg[i].bdev ? "missing" :
+			       fc_leg_failed(pool, i) ? "failed" : "ok");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);

@@ -73,9 +73,13 @@ static void twin_end_io(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
 
-	/* Either copy failing fails the write (fc_end_io() sees one status). */
-	if (clone->bi_status && !bio->bi_status)
-		bio->bi_status = clone->bi_status;
+	/*
+	 * fc_end_io() settles it: a failed copy fails the write unless its
+	 * leg can be failed with the other copy written (fc_leg_error()).
+	 * Only this completion writes the flag; fc_end_io() runs after it.
+	 */
+	if (clone->bi_status)
+		fc_bio(bio)->flags |= FC_BF_TWIN_ERR;
 	bio_put(clone);
 	bio_endio(bio);
 }
@@ -83,15 +87,20 @@ static void twin_end_io(struct bio *clone)
 /*
  * Mirrored pools: the same write to the twin on the other leg.  @bio
  * (remapped to the entry's block) completes, and fc_end_io() runs, only
- * when both copies have: a dirty write is acknowledged on two devices.
+ * when both copies have: a dirty write is acknowledged on two devices,
+ * or on the one in service if the other failed meanwhile.
  */
 static void remap_twin(struct fc_pool *pool, struct bio *bio, u32 twin, sector_t off)
 {
-	struct bio *clone = bio_alloc_clone(fc_block_bdev(pool, twin), bio, GFP_NOIO, &pool->bs);
+	struct bio *clone;
 
+	if (fc_block_failed(pool, twin))
+		return;		/* failed since the decision: the sweep drops the twin */
+	clone = bio_alloc_clone(fc_block_bdev(pool, twin), bio, GFP_NOIO, &pool->bs);
 	clone->bi_iter.bi_sector = fc_block_sector(pool, twin) + off;
 	clone->bi_end_io = twin_end_io;
 	clone->bi_private = bio;
+	fc_bio(bio)->flags |= FC_BF_TWIN;
 	bio_inc_remaining(bio);
 	submit_bio_noacct(clone);
 }
@@ -478,6 +487,7 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 	u32 sub = pool->g.subblock_sectors, i = 0, j;
 	u32 eidx = fc_eidx(pool, e), twin = fc_twin_of(pool, eidx);	/* BUSY: stable */
 	void *buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
+	unsigned int leg;
 	int r = 0;
 
 	while (i < pool->g.nr_subblocks) {
@@ -497,14 +507,20 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 		r = fc_sync_io(pool, fc_block_bdev(pool, eidx), REQ_OP_WRITE,
 			       fc_block_sector(pool, eidx) + i * sub, (j - i) * sub,
 			       buf);
+		leg = fc_block_leg(&pool->g, eidx);
 		/* Mirrored: a write is about to make these sub-blocks dirty. */
-		if (!r && twin != FC_NONE)
+		if (!r && twin != FC_NONE && !fc_block_failed(pool, twin)) {
 			r = fc_sync_io(pool, fc_block_bdev(pool, twin), REQ_OP_WRITE,
 				       fc_block_sector(pool, twin) + i * sub, (j - i) * sub,
 				       buf);
+			leg = !leg;
+		}
 		if (r) {
 			DMERR_LIMIT("fill: flash write failed (%d)", r);
 			atomic64_inc(&pool->flash_write_errors);
+			/* A leg failed: decide again (the entry moves or loses its twin). */
+			if (fc_leg_error_unlocked(pool, leg))
+				r = -EAGAIN;
 			break;
 		}
 		i = j;
@@ -533,7 +549,8 @@ static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *
 		if (fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE)
 			fb->flags |= FC_BF_TWIN_FILLED;
 	} else {
-		fb->flags |= FC_BF_NOFILL;
+		if (r != -EAGAIN)
+			fb->flags |= FC_BF_NOFILL;
 		if (!e->valid && !atomic_read(&e->inflight))
 			fc_entry_release(pool, e);
 	}
@@ -563,6 +580,21 @@ static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
 again:
 	spin_lock_irqsave(&pool->lock, flags);
 	e = gather_facts(v, bio, block, worker, &f);
+	if (e && fc_block_failed(pool, fc_eidx(pool, e))) {
+		/* Its leg failed: the twin takes its place first. */
+		switch (fc_rescue_entry(pool, e)) {
+		case FC_RESCUE_DONE:
+			spin_unlock_irqrestore(&pool->lock, flags);
+			goto again;
+		case FC_RESCUE_LATER:
+			/* the tick kicks it (fc_vacate_failed() runs from it too) */
+			park_locked(pool, bio, NULL, FC_NONE);
+			spin_unlock_irqrestore(&pool->lock, flags);
+			return FC_DONE_SUBMITTED;
+		default:
+			break;	/* lost with the leg: its I/O fails there */
+		}
+	}
 	e = decide(v, bio, block, &f, e, &d);
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
@@ -631,6 +663,8 @@ static void wt_flash_done(struct bio *clone)
 	if (clone->bi_status) {
 		atomic64_inc(&pool->flash_write_errors);
 		DMERR_LIMIT("writethrough: flash write failed; the data is on the origin");
+		/* Mirrored: the leg goes out of service (its clean blocks with it). */
+		fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx));
 	} else if (e->gen == fb->gen && !e->gen_wrapped) {
 		fc_entry_set(pool, e, e->valid | fb->mask, e->dirty);
 	}
@@ -760,8 +794,11 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 	}
 }
 
-/* Restore a bio as mapped and hand it to the worker (retry after an error). */
-static int retry_bio(struct fc_pool *pool, struct bio *bio)
+/*
+ * Restore a bio as mapped and hand it to the worker (retry after an
+ * error); @flags: FC_BF_NOFILL keeps it away from the cache.
+ */
+static int retry_bio(struct fc_pool *pool, struct bio *bio, u8 flags)
 {
 	struct fc_bio *fb = fc_bio(bio);
 
@@ -769,9 +806,35 @@ static int retry_bio(struct fc_pool *pool, struct bio *bio)
 	bio->bi_opf = fb->opf;
 	bio->bi_status = BLK_STS_OK;
 	fb->kind = FC_BK_NONE;
-	fb->flags = FC_BF_NOFILL;
+	fb->flags = flags;
 	defer_locked(pool, bio);
 	return DM_ENDIO_INCOMPLETE;
+}
+
+/*
+ * A mirrored write (pool->lock held): both copies have ended.  A failed
+ * copy whose leg fc_leg_error() fails leaves the write resting on the
+ * other copy, which succeeded: the write succeeds (the entry's block on
+ * a failed leg moves to its twin before any other I/O uses it:
+ * fc_rescue_entry()).  Else either failure fails the write.
+ */
+static void settle_twin_write(struct fc_pool *pool, struct fc_bio *fb, blk_status_t *error)
+{
+	unsigned int leg = fc_block_leg(&pool->g, fb->eidx);
+	bool twin_err = fb->flags & FC_BF_TWIN_ERR;
+
+	fb->flags &= ~(FC_BF_TWIN | FC_BF_TWIN_ERR);
+	if (twin_err && !fc_leg_error(pool, !leg)) {
+		if (!*error)
+			*error = BLK_STS_IOERR;
+		return;
+	}
+	if (twin_err)
+		atomic64_inc(&pool->flash_write_errors);
+	if (*error && !twin_err && fc_leg_error(pool, leg)) {
+		atomic64_inc(&pool->flash_write_errors);
+		*error = BLK_STS_OK;
+	}
 }
 
 int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
@@ -818,6 +881,11 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		e = &pool->e[fb->eidx];
 		kick = atomic_dec_and_test(&e->inflight);
 		atomic64_inc(&pool->flash_read_errors);
+		if (fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx))) {
+			/* Mirrored, its leg failed: again, from the twin or the origin. */
+			r = retry_bio(pool, bio, 0);
+			break;
+		}
 		if (e->dirty & fb->mask) {
 			/* Flash read error on dirty data: the only copy. */
 			DMERR_LIMIT("flash read error on dirty data (volume %u block %llu)",
@@ -828,13 +896,15 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		/* Clean: invalidate and retry from the origin. */
 		fc_entry_bump(e);
 		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
-		r = retry_bio(pool, bio);
+		r = retry_bio(pool, bio, FC_BF_NOFILL);
 		break;
 	case FC_BK_FLASH_WRITE:
 		e = &pool->e[fb->eidx];
 		kick = atomic_dec_and_test(&e->inflight);
 		/* Writeback vs a new write: bump the generation at completion. */
 		fc_entry_bump(e);
+		if (fb->flags & FC_BF_TWIN)
+			settle_twin_write(pool, fb, error);
 		if (!*error) {
 			fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
 			if (fb->flags & FC_BF_FUA) {
@@ -854,7 +924,7 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		}
 		/* No dirty data at risk: drop the sub-blocks, retry on the origin. */
 		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
-		r = retry_bio(pool, bio);
+		r = retry_bio(pool, bio, FC_BF_NOFILL);
 		break;
 	case FC_BK_ORIGIN_WRITE:
 		if (fb->stripe == FC_NONE)

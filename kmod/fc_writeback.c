@@ -338,6 +338,9 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 			pool->wb_cursor = 0;
 		if (!e->dirty || !fc_entry_idle(e))
 			continue;
+		/* On a failed leg: its twin takes its place first (fc_vacate_failed()). */
+		if (fc_block_failed(pool, fc_eidx(pool, e)))
+			continue;
 		if ((only >= 0 && e->vol != only) || !s->wb_allowed || !s->active)
 			continue;
 		old = (only_aged || cold_first) && aged(pool, e, max_age);

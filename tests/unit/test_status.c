@@ -3,7 +3,8 @@
  * What `fcachectl status` says about a pool's flash devices
  * (userspace/ctl/fc_status.c) on synthetic pools: one device, mirrored
  * (devices in the table in the other order than their legs), degraded
- * (a leg missing, its dirty blocks at risk), a mirrored pool whose status
+ * (a leg missing, its dirty blocks at risk), a leg failed at run time
+ * (still in the table), a mirrored pool whose status
  * could not be read; the text's first line and the JSON keys redundancy,
  * lone_dirty_blocks and devices.
  *
@@ -27,9 +28,9 @@ static const char *fake_dev_path(dev_t dev)
 	return buf;
 }
 
-static struct fc_pool pools[4];
+static struct fc_pool pools[5];
 static struct fc_vol vols[1];
-static struct fc_live live = { pools, 4, vols, 1 };
+static struct fc_live live = { pools, 5, vols, 1 };
 
 static void pool(int i, const char *name, const char *table, const char *red, const char *legs,
 		 uint64_t dirty, uint64_t lone)
@@ -63,6 +64,8 @@ static void setup(void)
 	pool(2, "degr", "8:64 64 4 mirror - degraded 1", "degraded", "ok,missing", 1234, 1234);
 	/* mirrored, status unreadable */
 	pool(3, "nost", "8:80 64 2 mirror 8:96", NULL, NULL, 0, 0);
+	/* both devices in the table, leg 0 failed at run time */
+	pool(4, "fail", "8:112 64 2 mirror 8:128", "degraded", "failed,ok", 77, 77);
 	memset(vols, 0, sizeof(vols));
 	snprintf(vols[0].name, sizeof(vols[0].name), "v0");
 	snprintf(vols[0].mode, sizeof(vols[0].mode), "writeback");
@@ -136,6 +139,17 @@ int main(int argc, char **argv)
 	      has(out, "pool degr on /dev/fake8-64 + (missing): 1.0 GiB, 32 KiB blocks, DEGRADED: leg 1 missing, 1234 dirty blocks (38.6 MiB) AT RISK (one copy)\n"));
 	CHECK("text: degraded: what to do", has(out, "\n  DEGRADED: the dirty data has one copy, on /dev/fake8-64 only;") &&
 	      has(out, "'fcachectl flush degr' writes the 1234 blocks back"));
+	free(out);
+
+	out = render(0, 4);
+	CHECK("text: a leg failed at run time: named, the other holds the dirty data",
+	      has(out, "pool fail on /dev/fake8-112 + /dev/fake8-128: 1.0 GiB, 32 KiB blocks, DEGRADED: leg 0 failed, 77 dirty blocks (2.4 MiB) AT RISK (one copy)\n") &&
+	      has(out, "one copy, on /dev/fake8-128 only;"));
+	free(out);
+
+	out = render(1, -1);
+	CHECK("json: a failed leg keeps its path, state failed",
+	      has(out, "\"redundancy\":\"degraded\",\"lone_dirty_blocks\":77,\"devices\":[{\"path\":\"/dev/fake8-112\",\"leg\":0,\"state\":\"failed\"},{\"path\":\"/dev/fake8-128\",\"leg\":1,\"state\":\"ok\"}]"));
 	free(out);
 
 	out = render(1, -1);

@@ -111,7 +111,9 @@ void fc_status_pool_head(FILE *f, const struct fc_pool *p, const char *(*dev_pat
 	for (k = 0; k < n; k++) {
 		if (!d[k].path[0])
 			snprintf(d[k].path, sizeof(d[k].path), "(missing)");
-		if (!strcmp(d[k].state, "missing") && missing < 0)
+		/* "missing" at load, "failed" at run time (I/O errors) */
+		if ((!strcmp(d[k].state, "missing") || !strcmp(d[k].state, "failed")) &&
+		    missing < 0)
 			missing = k;
 	}
 	fprintf(f, "pool %s on %s + %s: %s, %u KiB blocks, %s", p->name, d[0].path,
@@ -123,7 +125,7 @@ void fc_status_pool_head(FILE *f, const struct fc_pool *p, const char *(*dev_pat
 	}
 	fc_fmt_bytes(risk, sizeof(risk), (double)lone * (double)bsz);
 	if (missing >= 0)
-		fprintf(f, ": leg %d missing", missing);
+		fprintf(f, ": leg %d %s", missing, d[missing].state);
 	if (p->have_status)
 		fprintf(f, ", %" PRIu64 " dirty blocks (%s) AT RISK (one copy)\n", lone, risk);
 	else

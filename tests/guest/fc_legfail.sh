@@ -1,0 +1,142 @@
+#!/bin/sh
+# dm-fcache mirrored pools: a flash device failing at run time (issue 11,
+# docs/DESIGN.md "Two-device pool", "A device failing at run time").
+# Each leg is a dm-linear device that is swapped for the dm 'error' target
+# while fio writes dirty data: the writes in flight and after must succeed
+# (the copy on the other device is enough), every acknowledged write must
+# read back byte for byte (fio crc32c verify), the pool must say degraded
+# with the failed leg named, the failure must be on the flash so the
+# failed device is refused as stale afterwards, and the surviving device
+# alone (also from an image taken after a flush: a power cut) must hold
+# every flushed write.  Run twice: the mirror device fails, then the first.
+FC_T=fc_legfail
+. "$FC_TOP/tests/guest/lib.sh"
+
+load_fcache || die "insmod failed" module-load
+d0=$(mk_fast_disk 48) && d1=$(mk_fast_disk 48) && org=$(mk_fast_disk 96) &&
+	ok=$(mk_fast_disk 16) || die "disks"
+# dirty data stays dirty until a flush asks (no idle writeback)
+OPTS="writeback_high 100 writeback_low 100 max_dirty_age 0"
+P_RED=16 P_LONE=17 P_LEGS=18
+IMG=/tmp/fc_legfail
+mkdir -p $IMG
+
+J1="--rw=randwrite --bsrange=4k-64k --size=24M --iodepth=8 --randseed=41"
+# the job the failure lands in: 2 passes, so it runs on past the swap
+J2="--rw=randwrite --bsrange=4k-32k --size=16M --offset=40M --iodepth=8 --randseed=42 --loops=2"
+J3="--rw=randwrite --bs=8k --size=4M --offset=64M --iodepth=4 --randseed=43"
+
+legs_up() {
+	dm_create l0 "0 $(dev_sectors "$d0") linear $d0 0" &&
+		dm_create l1 "0 $(dev_sectors "$d1") linear $d1 0"
+}
+# swap_error LEG: the device fails (every I/O errors from now on)
+swap_error() {
+	dm_reload "$1" "0 $(dev_sectors /dev/mapper/"$1") error" &&
+		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
+}
+# swap_back LEG DEV: the device is back, with what it held when it failed
+swap_back() {
+	dm_reload "$1" "0 $(dev_sectors "$2") linear $2 0" &&
+		dmsetup suspend --nolockfs "$1" && dmsetup resume "$1"
+}
+mpool() {
+	_mpn=$1 _mpf=$2; shift 2
+	dm_create "$_mpn" "0 $(dev_sectors "$_mpf") fcache-pool $_mpf 64 $# $*"
+}
+# wait_writes N: the volume has counted more than N writes (progress of the
+# running writer, not a clock), bounded
+wait_writes() {
+	_wd=0
+	while [ "$(status_field mv $V_WRITES)" -le "$1" ] && [ $_wd -lt 600 ]; do
+		sleep 0.05
+		_wd=$((_wd + 1))
+	done
+	[ "$(status_field mv $V_WRITES)" -gt "$1" ]
+}
+# lone_is_dirty: degraded, every dirty block has one copy (one status line)
+lone_is_dirty() {
+	dmsetup status mp | awk -v d=$((P_DIRTY + 3)) -v l=$((P_LONE + 3)) \
+		'{ if ($d != $l) { print "dirty " $d " lone " $l; exit 1 } }'
+}
+# wait_clean: writeback of a degraded pool drains it whatever writeback_low says
+wait_clean() {
+	_wc=0
+	while [ "$(status_field mp $P_DIRTY)" != 0 ] && [ $_wc -lt 900 ]; do
+		sleep 0.2
+		_wc=$((_wc + 1))
+	done
+	[ "$(status_field mp $P_DIRTY)" = 0 ]
+}
+
+# run_case NAME FAIL(l0|l1) KEEP(l0|l1) KEEPDEV FAILDEV STATES
+run_case() {
+	c=$1 bad=$2 good=$3 gdev=$4 bdev=$5 states=$6
+	dd if=/dev/zero of="$d0" bs=1M count=4 oflag=direct 2>/dev/null
+	dd if=/dev/zero of="$d1" bs=1M count=4 oflag=direct 2>/dev/null
+	check "$c-legs" legs_up
+	check "$c-create" mpool mp /dev/mapper/l0 mirror /dev/mapper/l1 $OPTS
+	[ -b /dev/mapper/mp ] || finish
+	check "$c-vol" fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+	# a reader on another volume: the pool is never idle (no idle writeback)
+	check "$c-keeper-vol" fc_vol mk mp "$ok" 9 passthrough
+	start_keeper /dev/mapper/mk
+	check "$c-J1" fio_verify /dev/mapper/mv $J1
+	field_is "$c-mirrored" /dev/mapper/mp $P_RED = mirrored
+	# the failure lands while J2 writes (and verifies) its blocks
+	field_is "$c-dirty-before" /dev/mapper/mp $P_DIRTY -gt 0
+	base=$(status_field mv $V_WRITES)
+	dmesg -C
+	fio_verify /dev/mapper/mv $J2 >$IMG/j2.err 2>&1 &
+	j2=$!
+	check "$c-writer-progress" wait_writes $((base + 64))
+	check "$c-swap-error" swap_error "$bad"
+	if wait $j2; then pass "$c-writes-survive"; else fail "$c-writes-survive" "$(tail -n 4 $IMG/j2.err | tr '\n' ' ')"; fi
+	check "$c-J3-after" fio_verify /dev/mapper/mv $J3
+	field_is "$c-degraded" /dev/mapper/mp $P_RED = degraded
+	field_is "$c-leg-states" /dev/mapper/mp $P_LEGS = "$states"
+	check "$c-lone-is-dirty" lone_is_dirty
+	field_is "$c-md-rw" /dev/mapper/mp $P_MDMODE = rw
+	check "$c-log-names-failure" sh -c "dmesg | grep -q 'failed: the pool runs degraded'"
+	check "$c-J1-reads" fio_verify /dev/mapper/mv $J1 --verify_only=1
+	check "$c-J2-reads" fio_verify /dev/mapper/mv $J2 --verify_only=1
+	check "$c-J3-reads" fio_verify /dev/mapper/mv $J3 --verify_only=1
+	# a flush after the failure: the surviving device records it
+	check "$c-fsync" sync /dev/mapper/mv
+	check "$c-cut-image" dd if="$gdev" of=$IMG/good bs=1M iflag=direct 2>/dev/null
+	kill $keeper; wait $keeper 2>/dev/null
+	check "$c-remove-keeper" dm_remove mk
+	check "$c-remove-vol" dm_remove mv
+	check "$c-remove-pool" dm_remove mp
+	# the failed device comes back holding what it held: refused as stale
+	check "$c-swap-back" swap_back "$bad" "$bdev"
+	dmesg -C
+	check_fails "$c-stale-refused" mpool mp /dev/mapper/l0 mirror /dev/mapper/l1 $OPTS
+	check "$c-stale-says-so" sh -c "dmesg | grep -q 'stale'"
+	# the surviving device alone, from the image taken after the flush
+	dm_remove l0; dm_remove l1
+	check "$c-restore-image" dd if=$IMG/good of="$gdev" bs=1M oflag=direct 2>/dev/null
+	check "$c-alone" mpool mp "$gdev" mirror - degraded 1 $OPTS
+	check "$c-alone-vol" fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+	check "$c-alone-J1" fio_verify /dev/mapper/mv $J1 --verify_only=1
+	check "$c-alone-J2" fio_verify /dev/mapper/mv $J2 --verify_only=1
+	check "$c-alone-J3" fio_verify /dev/mapper/mv $J3 --verify_only=1
+	# degraded writeback drains every lone copy; then the origin alone is exact
+	check "$c-flush" dmsetup message mp 0 flush
+	check "$c-drained" wait_clean
+	check "$c-remove-vol-2" dm_remove mv
+	check "$c-remove-pool-2" dm_remove mp
+	check "$c-origin-J1" fio_verify "$org" $J1 --verify_only=1
+	check "$c-origin-J2" fio_verify "$org" $J2 --verify_only=1
+	check "$c-origin-J3" fio_verify "$org" $J3 --verify_only=1
+	dd if=/dev/zero of="$org" bs=1M count=96 oflag=direct 2>/dev/null
+}
+
+# the mirror device fails (its twins go; the entries keep their blocks)
+run_case m1 l1 l0 "$d0" "$d1" ok,failed
+# the first device fails (its entries move to their twins on the other)
+run_case m0 l0 l1 "$d1" "$d0" failed,ok
+
+check rmmod unload_fcache
+dmesg_clean
+finish
