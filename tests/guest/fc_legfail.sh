@@ -13,7 +13,7 @@ FC_T=fc_legfail
 . "$FC_TOP/tests/guest/lib.sh"
 
 load_fcache || die "insmod failed" module-load
-d0=$(mk_fast_disk 48) && d1=$(mk_fast_disk 48) && org=$(mk_fast_disk 96) &&
+d0=$(mk_fast_disk 32) && d1=$(mk_fast_disk 32) && org=$(mk_fast_disk 64) &&
 	ok=$(mk_fast_disk 16) || die "disks"
 # dirty data stays dirty until a flush asks (no idle writeback)
 OPTS="writeback_high 100 writeback_low 100 max_dirty_age 0"
@@ -21,10 +21,10 @@ P_RED=16 P_LONE=17 P_LEGS=18
 IMG=/tmp/fc_legfail
 mkdir -p $IMG
 
-J1="--rw=randwrite --bsrange=4k-64k --size=24M --iodepth=8 --randseed=41"
+J1="--rw=randwrite --bsrange=4k-64k --size=12M --iodepth=8 --randseed=41"
 # the job the failure lands in: 2 passes, so it runs on past the swap
-J2="--rw=randwrite --bsrange=4k-32k --size=16M --offset=40M --iodepth=8 --randseed=42 --loops=2"
-J3="--rw=randwrite --bs=8k --size=4M --offset=64M --iodepth=4 --randseed=43"
+J2="--rw=randwrite --bsrange=4k-32k --size=8M --offset=16M --iodepth=8 --randseed=42 --loops=2"
+J3="--rw=randwrite --bs=8k --size=2M --offset=28M --iodepth=4 --randseed=43"
 
 legs_up() {
 	dm_create l0 "0 $(dev_sectors "$d0") linear $d0 0" &&
@@ -89,7 +89,7 @@ run_case() {
 	dmesg -C
 	fio_verify /dev/mapper/mv $J2 >$IMG/j2.err 2>&1 &
 	j2=$!
-	check "$c-writer-progress" wait_writes $((base + 64))
+	check "$c-writer-progress" wait_writes $((base + 32))
 	check "$c-swap-error" swap_error "$bad"
 	if wait $j2; then pass "$c-writes-survive"; else fail "$c-writes-survive" "$(tail -n 4 $IMG/j2.err | tr '\n' ' ')"; fi
 	check "$c-J3-after" fio_verify /dev/mapper/mv $J3
@@ -129,7 +129,7 @@ run_case() {
 	check "$c-origin-J1" fio_verify "$org" $J1 --verify_only=1
 	check "$c-origin-J2" fio_verify "$org" $J2 --verify_only=1
 	check "$c-origin-J3" fio_verify "$org" $J3 --verify_only=1
-	dd if=/dev/zero of="$org" bs=1M count=96 oflag=direct 2>/dev/null
+	dd if=/dev/zero of="$org" bs=1M count=32 oflag=direct 2>/dev/null
 }
 
 # the mirror device fails (its twins go; the entries keep their blocks)
