@@ -881,8 +881,13 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		e = &pool->e[fb->eidx];
 		kick = atomic_dec_and_test(&e->inflight);
 		atomic64_inc(&pool->flash_read_errors);
-		if (fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx))) {
-			/* Mirrored, its leg failed: again, from the twin or the origin. */
+		if (fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx)) &&
+		    (!(e->dirty & fb->mask) || fc_twin_of(pool, fb->eidx) != FC_NONE)) {
+			/*
+			 * Mirrored, its leg failed: again, from the twin or
+			 * the origin (the entry moves or goes first).  Dirty
+			 * data without a twin was lost with the leg: below.
+			 */
 			r = retry_bio(pool, bio, 0);
 			break;
 		}
