@@ -56,7 +56,8 @@ int fc_cache_alloc(struct fc_pool *pool)
 		pool->twin = vmalloc(array_size(nr, sizeof(u32)));
 		pool->twin_used = bitmap_zalloc(nr, GFP_KERNEL);
 		pool->unsynced = bitmap_zalloc(nr, GFP_KERNEL);
-		if (!pool->twin || !pool->twin_used || !pool->unsynced)
+		pool->joining = bitmap_zalloc(nr, GFP_KERNEL);
+		if (!pool->twin || !pool->twin_used || !pool->unsynced || !pool->joining)
 			return -ENOMEM;
 		for (i = 0; i < nr; i++)
 			pool->twin[i] = FC_NONE;
@@ -69,6 +70,7 @@ int fc_cache_alloc(struct fc_pool *pool)
 	pool->free_head[1] = FC_NONE;
 	pool->pending_head = FC_NONE;
 	pool->leg_hand[1] = (u32)pool->g.leg_blocks[0];
+	pool->joined_leg = -1;
 	return 0;
 }
 
@@ -101,15 +103,25 @@ static u32 pop_free(struct fc_pool *pool, unsigned int leg)
 	return i;
 }
 
+/* Entry @i no longer has twin @t (not freed here). */
+static void untwin(struct fc_pool *pool, u32 i, u32 t)
+{
+	pool->twin[i] = FC_NONE;
+	__clear_bit(t, pool->twin_used);
+	pool->nr_twins--;
+	if (__test_and_clear_bit(i, pool->joining))
+		pool->nr_joining--;
+	if (__test_and_clear_bit(i, pool->unsynced))
+		pool->nr_unsynced--;
+}
+
 void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e)
 {
 	u32 i = fc_eidx(pool, e), t = fc_twin_of(pool, i);
 
 	if (t == FC_NONE)
 		return;
-	pool->twin[i] = FC_NONE;
-	__clear_bit(t, pool->twin_used);
-	pool->nr_twins--;
+	untwin(pool, i, t);
 	push_free(pool, t);
 }
 
@@ -152,6 +164,7 @@ void fc_cache_free(struct fc_pool *pool)
 	vfree(pool->twin);
 	bitmap_free(pool->twin_used);
 	bitmap_free(pool->unsynced);
+	bitmap_free(pool->joining);
 	vfree(pool->e);
 	vfree(pool->buckets);
 	bitmap_free(pool->page_dirty);
@@ -378,6 +391,17 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 	pool->twin[idx] = t;
 	pool->nr_twins++;
 	fc_mark_page_dirty(pool, idx);
+	if (e->dirty) {
+		/*
+		 * Already dirty (a replaced leg, or one copy found at load):
+		 * the twin holds nothing yet.  fc_resync() copies the dirty
+		 * sub-blocks; until then the flash does not name the twin.
+		 */
+		__set_bit(idx, pool->joining);
+		pool->nr_joining++;
+		if (!__test_and_set_bit(idx, pool->unsynced))
+			pool->nr_unsynced++;
+	}
 	return true;
 }
 
@@ -480,17 +504,14 @@ enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
 
 	if (!fc_entry_idle(e) || pool->ser_window)
 		return FC_RESCUE_LATER;
-	if (pool->unsynced && __test_and_clear_bit(i, pool->unsynced))
-		pool->nr_unsynced--;
 	if (!e->dirty) {
 		fc_entry_release(pool, e);
 		return FC_RESCUE_DONE;
 	}
-	if (t == FC_NONE)
+	/* A twin still being filled (joining) holds no copy yet. */
+	if (t == FC_NONE || test_bit(i, pool->joining))
 		return FC_RESCUE_LOST;
-	pool->twin[i] = FC_NONE;
-	__clear_bit(t, pool->twin_used);
-	pool->nr_twins--;
+	untwin(pool, i, t);
 	/* Only the dirty sub-blocks have a second copy. */
 	fc_entry_set(pool, e, e->dirty, e->dirty);
 	hash_remove(pool, e);
@@ -536,12 +557,8 @@ void fc_vacate_failed(struct fc_pool *pool)
 			if (!(e->flags & FC_E_HASHED))
 				continue;
 			if (t != FC_NONE && fc_block_failed(pool, t)) {
-				pool->twin[i] = FC_NONE;
-				__clear_bit(t, pool->twin_used);
-				pool->nr_twins--;
+				untwin(pool, (u32)i, t);
 				fc_mark_page_dirty(pool, (u32)i);
-				if (__test_and_clear_bit(i, pool->unsynced))
-					pool->nr_unsynced--;
 			}
 			if (!fc_block_failed(pool, (u32)i))
 				continue;
@@ -566,4 +583,38 @@ void fc_vacate_failed(struct fc_pool *pool)
 	if (lost)
 		DMERR_LIMIT("dirty data with no second copy was on the failed flash device: its reads fail");
 	queue_work(pool->wq, &pool->commit_work);
+}
+
+/*
+ * A twin for every dirty entry that has none, while both legs are in
+ * service: after a replace (fc_attach_leg()), or at load when a crash
+ * came during one.  fc_alloc_twin() marks each joining; fc_resync()
+ * fills them.  A batch at a time under pool->lock; an entry the walk
+ * cannot serve now (no free block, a commit serialising) gets its twin
+ * at its next write (decide's TWIN step) or the next load.
+ */
+void fc_join_twins(struct fc_pool *pool)
+{
+	u64 i = 0, end, given = 0, missed = 0;
+
+	while (i < pool->g.nr_blocks) {
+		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
+		spin_lock_irq(&pool->lock);
+		for (; i < end && fc_redundant(pool); i++) {
+			struct fc_entry *e = &pool->e[i];
+
+			if (!(e->flags & FC_E_HASHED) || !e->dirty ||
+			    fc_twin_of(pool, (u32)i) != FC_NONE)
+				continue;
+			if (fc_alloc_twin(pool, e))
+				given++;
+			else
+				missed++;
+		}
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
+	}
+	if (given || missed)
+		DMINFO("mirrored pool: %llu dirty blocks get their second copy now (resync)%s",
+		       given, missed ? "; some found no free block and wait" : "");
 }

@@ -160,6 +160,16 @@ struct fc_pool {
 	/* dirty blocks whose copies may differ (unclean load): fc_resync() */
 	unsigned long *unsynced;
 	u64 nr_unsynced;
+	/*
+	 * Twins given to blocks that were already dirty (a leg replaced, or
+	 * dirty data found with one copy at load): the twin does not hold
+	 * the data until fc_resync() copied it, so the flash does not record
+	 * it before (ser_entries()).  Each is unsynced too.
+	 */
+	unsigned long *joining;
+	u64 nr_joining;
+	int joined_leg;			/* the leg being resynced after a replace, or -1 */
+	atomic_t twin_io[FC_MAX_LEGS];	/* twin copies in flight to each leg */
 	u32 clock_hand;
 	u32 leg_hand[FC_MAX_LEGS];	/* eviction for a twin on one leg */
 	u32 wb_cursor;
@@ -227,6 +237,10 @@ struct fc_pool_c {
 	struct dm_dev *mirror_dev;	/* "mirror <dev>", NULL if none or "-" */
 	unsigned int nr_legs;		/* 2 with "mirror" */
 	u32 degraded;			/* "degraded 1" */
+	u32 replace;			/* "replace 1" */
+	/* "replace 1": the new device and its leg, attached at preresume */
+	struct block_device *replace_bdev;
+	unsigned int replace_leg;
 	u32 block_sectors;
 	struct fc_pool_opts opts;	/* as given in this table */
 };
@@ -301,6 +315,9 @@ void *fc_ctr_alloc(struct dm_target *ti, unsigned int argc, unsigned int min_arg
 /* fc_meta.c */
 int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error);
 int fc_commit(struct fc_pool *pool, bool clean);
+/* "replace 1": @bdev becomes leg @leg of a degraded pool (pool_preresume()). */
+int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
+		  const char **why);
 void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
 void fc_mark_vt_dirty(struct fc_pool *pool);
 void fc_meta_error(struct fc_pool *pool, int err);
@@ -338,6 +355,8 @@ enum fc_rescue {
 enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e);
 /* Process context: rescue every entry of a failed leg, drop twins on it. */
 void fc_vacate_failed(struct fc_pool *pool);
+/* Process context: a twin for every dirty entry without one (joining). */
+void fc_join_twins(struct fc_pool *pool);
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);

@@ -213,6 +213,13 @@ static int table_set_cb(void *p, const char *k, const char *v, const char **why)
 		}
 		return 0;
 	}
+	if (!strcmp(k, "replace")) {
+		if (fc_parse_u32(v, &c->legs->replace) || c->legs->replace > 1) {
+			*why = "replace must be 0 or 1";
+			return -EINVAL;
+		}
+		return 0;
+	}
 	return fc_pool_opt_set(c->o, k, v, why);
 }
 
@@ -224,9 +231,18 @@ int fc_pool_table_parse(struct fc_pool_opts *o, struct fc_pool_legs *legs,
 
 	legs->mirror = NULL;
 	legs->degraded = 0;
+	legs->replace = 0;
 	r = opts_walk(&c, argc, argv, why, table_set_cb);
 	if (r)
 		return r;
+	if (legs->replace && (!legs->mirror || !strcmp(legs->mirror, FC_LEG_MISSING))) {
+		*why = "replace 1 needs both devices: the one in service and the new one (mirror <dev>)";
+		return -EINVAL;
+	}
+	if (legs->replace && legs->degraded) {
+		*why = "replace 1 and degraded 1 exclude each other";
+		return -EINVAL;
+	}
 	if (legs->degraded && !legs->mirror) {
 		*why = "degraded applies to a mirrored pool (mirror <dev|->)";
 		return -EINVAL;

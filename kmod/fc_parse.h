@@ -94,11 +94,15 @@ int fc_pool_opts_parse(struct fc_pool_opts *o, unsigned int argc, char **argv,
 /*
  * The flash devices of a pool table: "mirror <dev>" names the second leg
  * ("-": missing), "degraded 1" allows loading with a leg missing (as
- * mdadm --run).  Taken from the same key value pairs as the tunables.
+ * mdadm --run), "replace 1" (a reload of a live degraded pool) brings a
+ * new device in for the failed or missing leg: one of the two devices is
+ * the leg in service, the other the new one.  Taken from the same key
+ * value pairs as the tunables.
  */
 struct fc_pool_legs {
 	const char *mirror;	/* NULL: a one-device pool; points into argv */
 	__u32 degraded;
+	__u32 replace;
 };
 
 #define FC_LEG_MISSING "-"

@@ -337,6 +337,44 @@ static bool same_legs(struct fc_pool *pool, struct fc_pool_c *pc)
 		pool->flash2 == (pc->mirror_dev ? pc->mirror_dev->bdev : NULL);
 }
 
+/*
+ * "replace 1" on a reload of a live pool: one of the table's two devices
+ * is the leg in service, the other one comes in for the failed (or
+ * missing) leg at preresume (fc_attach_leg()).  A pool no longer
+ * degraded with the same devices: a plain reload (the table was reloaded
+ * again after its replace).  Registry lock held.
+ */
+static int check_replace(struct fc_pool *pool, struct fc_pool_c *pc, char **error)
+{
+	struct block_device *a = pc->flash_dev->bdev, *b = pc->mirror_dev->bdev, *keep;
+	unsigned int m;
+
+	if (!fc_mirrored(pool)) {
+		*error = "fcache-pool: replace applies to a mirrored pool";
+		return -EINVAL;
+	}
+	if (!pool->failed_legs && same_legs(pool, pc))
+		return 0;
+	if (pool->failed_legs != 1 && pool->failed_legs != 2) {
+		*error = "fcache-pool: replace: the pool is not degraded, no device to replace";
+		return -EINVAL;
+	}
+	m = pool->failed_legs == 2;
+	keep = pool->leg[!m].bdev;
+	if (keep != a && keep != b) {
+		*error = "fcache-pool: replace: neither device is the pool's device in service";
+		return -EINVAL;
+	}
+	pc->replace_bdev = keep == a ? b : a;
+	pc->replace_leg = m;
+	if (bdev_nr_sectors(pc->replace_bdev) < pool->g.leg_sectors[m]) {
+		*error = "fcache-pool: replace: the new device is smaller than the leg it replaces";
+		pc->replace_bdev = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* fcache-pool <flash_dev> <block_size> [<#opt_args> <opt_arg>...] */
 static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
@@ -367,6 +405,7 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	pc->degraded = legs.degraded;
+	pc->replace = legs.replace;
 	r = dm_get_device(ti, argv[0], FMODE_READ | FMODE_WRITE, &pc->flash_dev);
 	if (r) {
 		ti->error = "fcache-pool: cannot open the flash device";
@@ -385,7 +424,17 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	pool = fc_pool_lookup(md);
 	if (pool) {
 		/* A reload of a live pool device: same flash, same block size. */
-		if (!same_legs(pool, pc)) {
+		if (pc->replace) {
+			r = check_replace(pool, pc, &ti->error);
+			if (!r && pool->g.block_sectors != pc->block_sectors) {
+				ti->error = "fcache-pool: block_size differs from the pool's superblock";
+				r = -EINVAL;
+			}
+			if (!r) {
+				pool->refs++;
+				pc->pool = pool;
+			}
+		} else if (!same_legs(pool, pc)) {
 			ti->error = "fcache-pool: this pool device already uses other flash devices";
 			r = -EINVAL;
 		} else if (pool->g.block_sectors != pc->block_sectors) {
@@ -395,6 +444,9 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			pool->refs++;
 			pc->pool = pool;
 		}
+	} else if (pc->replace) {
+		ti->error = "fcache-pool: replace 1 brings a device into a live degraded pool; load it with mirror - degraded 1 first";
+		r = -EINVAL;
 	} else if (lookup_by_flash(pc->flash_dev->bdev) ||
 		   (pc->mirror_dev && lookup_by_flash(pc->mirror_dev->bdev))) {
 		ti->error = "fcache-pool: the flash device is already used by another pool device";
@@ -430,10 +482,26 @@ static int pool_map(struct dm_target *ti, struct bio *bio)
 static int pool_preresume(struct dm_target *ti)
 {
 	struct fc_pool_c *pc = ti->private;
+	struct fc_pool *pool = pc->pool;
+	const char *why = NULL;
+	int r;
 
 	/* The table being resumed brings its tunables. */
-	pc->pool->opts = pc->opts;
-	return 0;
+	pool->opts = pc->opts;
+	if (!pc->replace_bdev)
+		return 0;
+	mutex_lock(&fc_registry_lock);
+	r = fc_attach_leg(pool, pc->replace_leg, pc->replace_bdev, &why);
+	if (!r) {
+		/* A later reload names these two devices. */
+		pool->flash = pc->flash_dev->bdev;
+		pool->flash2 = pc->mirror_dev->bdev;
+	}
+	mutex_unlock(&fc_registry_lock);
+	pc->replace_bdev = NULL;
+	if (r)
+		DMERR("%s (%d)", why, r);
+	return r;
 }
 
 static void pool_resume(struct dm_target *ti)
@@ -491,11 +559,12 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		 * state (docs/TABLES.md).
 		 */
 		DMEMIT(" %s %llu ", !fc_mirrored(pool) ? "single" :
-		       fc_redundant(pool) ? "mirrored" : "degraded",
+		       fc_redundant(pool) && !READ_ONCE(pool->nr_joining) ? "mirrored" : "degraded",
 		       fc_redundant(pool) ? READ_ONCE(pool->nr_unsynced) : dirty);
 		for (i = 0; i < pool->g.nr_legs; i++)
 			DMEMIT("%s%s", i ? "," : "", !pool->leg[i].bdev ? "missing" :
-			       fc_leg_failed(pool, i) ? "failed" : "ok");
+			       fc_leg_failed(pool, i) ? "failed" :
+			       READ_ONCE(pool->joined_leg) == (int)i ? "resync" : "ok");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);
@@ -788,7 +857,7 @@ static int pool_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn
 
 struct target_type fc_pool_target = {
 	.name = FC_POOL_TARGET,
-	.version = {1, 1, 0},
+	.version = {1, 2, 0},
 	.module = THIS_MODULE,
 	/*
 	 * As thin-pool: alone in its table, and never replaced by another

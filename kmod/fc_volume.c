@@ -72,6 +72,8 @@ static void remap_flash(struct fc_pool *pool, struct bio *bio, u32 eidx, sector_
 static void twin_end_io(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
+	struct fc_bio *fb = fc_bio(bio);
+	struct fc_pool *pool = fb->v->pool;
 
 	/*
 	 * fc_end_io() settles it: a failed copy fails the write unless its
@@ -79,7 +81,9 @@ static void twin_end_io(struct bio *clone)
 	 * Only this completion writes the flag; fc_end_io() runs after it.
 	 */
 	if (clone->bi_status)
-		fc_bio(bio)->flags |= FC_BF_TWIN_ERR;
+		fb->flags |= FC_BF_TWIN_ERR;
+	/* fc_attach_leg() waits for none to be in flight to a failed leg. */
+	atomic_dec(&pool->twin_io[!fc_block_leg(&pool->g, fb->eidx)]);
 	bio_put(clone);
 	bio_endio(bio);
 }
@@ -101,6 +105,7 @@ static void remap_twin(struct fc_pool *pool, struct bio *bio, u32 twin, sector_t
 	clone->bi_end_io = twin_end_io;
 	clone->bi_private = bio;
 	fc_bio(bio)->flags |= FC_BF_TWIN;
+	atomic_inc(&pool->twin_io[fc_block_leg(&pool->g, twin)]);
 	bio_inc_remaining(bio);
 	submit_bio_noacct(clone);
 }

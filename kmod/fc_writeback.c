@@ -267,6 +267,8 @@ static u64 fc_resync(struct fc_pool *pool)
 				/* Clean since, or no second copy: nothing to agree on. */
 				__clear_bit(i, pool->unsynced);
 				pool->nr_unsynced--;
+				if (__test_and_clear_bit(i, pool->joining))
+					pool->nr_joining--;
 				continue;
 			}
 			if (fc_entry_idle(e))
@@ -287,9 +289,16 @@ static u64 fc_resync(struct fc_pool *pool)
 
 		spin_lock_irq(&pool->lock);
 		e->flags &= ~FC_E_BUSY;
-		if (!r) {
+		if (!r && test_bit(i, pool->unsynced)) {
 			__clear_bit(i, pool->unsynced);
 			pool->nr_unsynced--;
+			/* A joining twin holds the data now: the flash may name it. */
+			if (__test_and_clear_bit(i, pool->joining)) {
+				pool->nr_joining--;
+				fc_mark_page_dirty(pool, (u32)i);
+			}
+			if (!pool->nr_joining)
+				pool->joined_leg = -1;
 		}
 		fc_kick_locked(pool);
 		spin_unlock_irq(&pool->lock);

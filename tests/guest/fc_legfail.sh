@@ -9,6 +9,9 @@
 # failed device is refused as stale afterwards, and the surviving device
 # alone (also from an image taken after a flush: a power cut) must hold
 # every flushed write.  Run twice: the mirror device fails, then the first.
+# Last, a failed device is replaced online (table reload with replace 1)
+# while a writer runs, the new one is resynced, then the other device
+# fails: every write is still there, on the new device alone too.
 FC_T=fc_legfail
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -136,6 +139,66 @@ run_case() {
 run_case m1 l1 l0 "$d0" "$d1" ok,failed
 # the first device fails (its entries move to their twins on the other)
 run_case m0 l0 l1 "$d1" "$d0" failed,ok
+
+# ---- replace online, then the other device fails: nothing lost ----
+# wait_synced: resync of the new device done (mirrored, no lone copy), bounded
+wait_synced() {
+	_ws=0
+	while [ "$(status_field mp $P_RED)" != mirrored ] && [ $_ws -lt 600 ]; do
+		sleep 0.2
+		_ws=$((_ws + 1))
+	done
+	[ "$(status_field mp $P_RED)" = mirrored ] && [ "$(status_field mp $P_LONE)" = 0 ]
+}
+d2=$(mk_fast_disk 32) || die "disk d2"
+J4="--rw=randwrite --bs=16k --size=2M --offset=24M --iodepth=4 --randseed=44"
+for d in "$d0" "$d1" "$d2"; do dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null; done
+check r-legs legs_up
+check r-leg2 dm_create l2 "0 $(dev_sectors "$d2") linear $d2 0"
+check r-create mpool mp /dev/mapper/l0 mirror /dev/mapper/l1 $OPTS
+check r-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+check r-keeper-vol fc_vol mk mp "$ok" 9 passthrough
+start_keeper /dev/mapper/mk
+check r-J1 fio_verify /dev/mapper/mv $J1
+check r-fail-l1 swap_error l1
+check r-J2 fio_verify /dev/mapper/mv $J2
+field_is r-degraded /dev/mapper/mp $P_LEGS = ok,failed
+# a table without both devices in service is refused for a replace
+check_fails r-replace-needs-service sh -c "printf '0 %s fcache-pool /dev/mapper/l1 64 4 mirror /dev/mapper/l2 replace 1\n' $(dev_sectors /dev/mapper/l1) | dmsetup reload mp"
+# the new device comes in online, with a writer running
+fio_verify /dev/mapper/mv $J3 >$IMG/j3.err 2>&1 &
+j3=$!
+check r-replace-load dm_reload mp "0 $(dev_sectors /dev/mapper/l0) fcache-pool /dev/mapper/l0 64 $((4 + $(echo $OPTS | wc -w))) mirror /dev/mapper/l2 replace 1 $OPTS"
+check r-replace-resume sh -c "dmsetup suspend mp && dmsetup resume mp"
+if wait $j3; then pass r-writes-during-replace; else fail r-writes-during-replace "$(tail -n 4 $IMG/j3.err | tr '\n' ' ')"; fi
+check r-resynced wait_synced
+field_is r-legs-ok /dev/mapper/mp $P_LEGS = ok,ok
+check r-table-reads-back sh -c "dmsetup table mp | grep -q 'mirror' && ! dmsetup table mp | grep -q replace"
+# the first device fails now: the new one holds every dirty block
+check r-fail-l0 swap_error l0
+check r-J4 fio_verify /dev/mapper/mv $J4
+field_is r-degraded-again /dev/mapper/mp $P_LEGS = failed,ok
+check r-J1-reads fio_verify /dev/mapper/mv $J1 --verify_only=1
+check r-J2-reads fio_verify /dev/mapper/mv $J2 --verify_only=1
+check r-J3-reads fio_verify /dev/mapper/mv $J3 --verify_only=1
+check r-J4-reads fio_verify /dev/mapper/mv $J4 --verify_only=1
+check r-fsync sync /dev/mapper/mv
+check r-image dd if="$d2" of=$IMG/good bs=1M iflag=direct 2>/dev/null
+kill $keeper; wait $keeper 2>/dev/null
+check r-remove-keeper dm_remove mk
+check r-remove-vol dm_remove mv
+check r-remove-pool dm_remove mp
+dm_remove l0; dm_remove l1; dm_remove l2
+# the new device alone, from its image after the flush: every write there
+check r-restore dd if=$IMG/good of="$d2" bs=1M oflag=direct 2>/dev/null
+check r-alone mpool mp "$d2" mirror - degraded 1 $OPTS
+check r-alone-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+check r-alone-J1 fio_verify /dev/mapper/mv $J1 --verify_only=1
+check r-alone-J2 fio_verify /dev/mapper/mv $J2 --verify_only=1
+check r-alone-J3 fio_verify /dev/mapper/mv $J3 --verify_only=1
+check r-alone-J4 fio_verify /dev/mapper/mv $J4 --verify_only=1
+check r-remove-vol-2 dm_remove mv
+check r-remove-pool-2 dm_remove mp
 
 check rmmod unload_fcache
 dmesg_clean

@@ -57,6 +57,44 @@ static void test_pool_opts(void)
 	CHECK("jobs 0 refused", fc_pool_opt_set(&o, "writeback_jobs", "0", &why) == -EINVAL);
 }
 
+static void test_pool_table(void)
+{
+	struct fc_pool_legs legs;
+	struct fc_pool_opts o;
+	const char *why = NULL;
+	char *mirror[] = { "4", "mirror", "8:32", "writeback_high", "70" };
+	char *twice[] = { "4", "mirror", "8:32", "mirror", "8:48" };
+	char *missing[] = { "2", "mirror", "-" };
+	char *degraded[] = { "4", "mirror", "-", "degraded", "1" };
+	char *lonedeg[] = { "2", "degraded", "1" };
+	char *replace[] = { "4", "mirror", "8:48", "replace", "1" };
+	char *repmiss[] = { "6", "mirror", "-", "degraded", "1", "replace", "1" };
+	char *repalone[] = { "2", "replace", "1" };
+	char *repdeg[] = { "6", "mirror", "8:48", "degraded", "1", "replace", "1" };
+	char *rep2[] = { "4", "mirror", "8:48", "replace", "2" };
+
+	fc_pool_opts_default(&o);
+	CHECK("table: mirror among the tunables", !fc_pool_table_parse(&o, &legs, 5, mirror, &why) &&
+	      legs.mirror && !strcmp(legs.mirror, "8:32") && !legs.degraded && !legs.replace &&
+	      o.val[FC_OPT_WRITEBACK_HIGH] == 70);
+	CHECK("table: mirror twice refused", fc_pool_table_parse(&o, &legs, 5, twice, &why) == -EINVAL);
+	CHECK("table: mirror - without degraded refused",
+	      fc_pool_table_parse(&o, &legs, 3, missing, &why) == -EINVAL && strstr(why, "degraded 1"));
+	CHECK("table: mirror - degraded 1", !fc_pool_table_parse(&o, &legs, 5, degraded, &why) &&
+	      legs.degraded == 1);
+	CHECK("table: degraded without mirror refused",
+	      fc_pool_table_parse(&o, &legs, 3, lonedeg, &why) == -EINVAL);
+	CHECK("table: replace 1", !fc_pool_table_parse(&o, &legs, 5, replace, &why) &&
+	      legs.replace == 1 && !strcmp(legs.mirror, "8:48"));
+	CHECK("table: replace with a missing device refused",
+	      fc_pool_table_parse(&o, &legs, 7, repmiss, &why) == -EINVAL);
+	CHECK("table: replace without mirror refused",
+	      fc_pool_table_parse(&o, &legs, 3, repalone, &why) == -EINVAL && strstr(why, "mirror"));
+	CHECK("table: replace with degraded refused",
+	      fc_pool_table_parse(&o, &legs, 7, repdeg, &why) == -EINVAL);
+	CHECK("table: replace 2 refused", fc_pool_table_parse(&o, &legs, 5, rep2, &why) == -EINVAL);
+}
+
 static void test_vol_opts(void)
 {
 	struct fc_vol_opts o;
@@ -151,6 +189,7 @@ int main(void)
 	test_numbers();
 	test_modes();
 	test_pool_opts();
+	test_pool_table();
 	test_vol_opts();
 	test_messages();
 	test_bare_messages();

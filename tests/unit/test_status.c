@@ -28,9 +28,9 @@ static const char *fake_dev_path(dev_t dev)
 	return buf;
 }
 
-static struct fc_pool pools[5];
+static struct fc_pool pools[6];
 static struct fc_vol vols[1];
-static struct fc_live live = { pools, 5, vols, 1 };
+static struct fc_live live = { pools, 6, vols, 1 };
 
 static void pool(int i, const char *name, const char *table, const char *red, const char *legs,
 		 uint64_t dirty, uint64_t lone)
@@ -66,6 +66,8 @@ static void setup(void)
 	pool(3, "nost", "8:80 64 2 mirror 8:96", NULL, NULL, 0, 0);
 	/* both devices in the table, leg 0 failed at run time */
 	pool(4, "fail", "8:112 64 2 mirror 8:128", "degraded", "failed,ok", 77, 77);
+	/* leg 1 replaced online, its copies being made */
+	pool(5, "resy", "8:144 64 2 mirror 8:160", "degraded", "ok,resync", 90, 12);
 	memset(vols, 0, sizeof(vols));
 	snprintf(vols[0].name, sizeof(vols[0].name), "v0");
 	snprintf(vols[0].mode, sizeof(vols[0].mode), "writeback");
@@ -145,6 +147,12 @@ int main(int argc, char **argv)
 	CHECK("text: a leg failed at run time: named, the other holds the dirty data",
 	      has(out, "pool fail on /dev/fake8-112 + /dev/fake8-128: 1.0 GiB, 32 KiB blocks, DEGRADED: leg 0 failed, 77 dirty blocks (2.4 MiB) AT RISK (one copy)\n") &&
 	      has(out, "one copy, on /dev/fake8-128 only;"));
+	free(out);
+
+	out = render(0, 5);
+	CHECK("text: a replaced leg in resync: what is left, where the one copy is",
+	      has(out, "DEGRADED, 12 dirty blocks (384.0 KiB) AT RISK (one copy)\n") &&
+	      has(out, "  RESYNC: /dev/fake8-160 replaced a failed device; 12 dirty blocks still have one copy, on /dev/fake8-144,"));
 	free(out);
 
 	out = render(1, -1);

@@ -133,6 +133,11 @@ void fc_status_pool_head(FILE *f, const struct fc_pool *p, const char *(*dev_pat
 	if (missing >= 0 && p->have_status)
 		fprintf(f, "  DEGRADED: the dirty data has one copy, on %s only; new writes go write-through; 'fcachectl flush %s' writes the %" PRIu64 " blocks back and ends the risk\n",
 			d[!missing].path, p->name, lone);
+	/* a replaced device: its copies are being made (kernel state "resync") */
+	for (k = 0; k < n && missing < 0 && p->have_status; k++)
+		if (!strcmp(d[k].state, "resync"))
+			fprintf(f, "  RESYNC: %s replaced a failed device; %" PRIu64 " dirty blocks still have one copy, on %s, until it is copied there\n",
+				d[k].path, lone, d[!k].path);
 }
 
 static void json_devices(struct fc_json *j, const struct fc_pool *p,
