@@ -350,3 +350,64 @@ out:
 	text_free(&t);
 	return r;
 }
+
+/* Does config path @path name @dev (a device node or a link to one)? */
+static int path_is(const char *path, dev_t dev)
+{
+	dev_t d;
+
+	return !fc_block_dev(path, &d) && d == dev;
+}
+
+int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev)
+{
+	char buf[FC_CONF_MAX_LINE + 2], *w[CONF_MAX_WORDS], out[FC_CONF_MAX_LINE * 2], kv[PATH_MAX + 8];
+	struct conf_text t;
+	const char *cm, *nw;
+	size_t o = 0;
+	int at, n, i, m = -1, r = EXIT_FAIL;
+
+	if (text_read(&t, file))
+		return EXIT_FAIL;
+	at = text_find(&t, pool, 0);
+	if (at < 0) {
+		fc_warn("pool %s is not in %s: 'up' does not know its new device", pool, file);
+		text_free(&t);
+		return EXIT_OK;
+	}
+	n = text_words(t.line[at], buf, sizeof(buf), w, &cm);
+	for (i = 3; i < n; i++)
+		if (!strncmp(w[i], "mirror=", 7))
+			m = i;
+	nw = stable_path(newdev);
+	if (path_is(w[2], keep)) {
+		/* the first device stays: mirror= names the new one (added if the line had none) */
+		snprintf(kv, sizeof(kv), "mirror=%s", nw);
+		if (text_set_key(&t, at, kv))
+			goto out;
+	} else if (m >= 0 && path_is(w[m] + 7, keep)) {
+		/* the mirror= device stays: the new one is the first */
+		for (i = 0; i < n; i++)
+			o += snprintf(out + o, o < sizeof(out) ? sizeof(out) - o : 0, "%s%s", i ? " " : "",
+				      i == 2 ? nw : w[i]);
+		if (cm)
+			o += snprintf(out + o, o < sizeof(out) ? sizeof(out) - o : 0, "  %s", cm);
+		if (o >= sizeof(out))
+			goto out;
+		free(t.line[at]);
+		t.line[at] = strdup(out);
+		if (!t.line[at])
+			goto out;
+	} else {
+		fc_warn("no device of pool %s's line in %s is %s, the device in service: the line is left as it is; make it name %s and %s (mirror=)",
+			pool, file, fc_dev_path(keep), fc_dev_path(keep), nw);
+		r = EXIT_OK;
+		goto out;
+	}
+	r = text_write(&t, file) ? EXIT_FAIL : EXIT_OK;
+out:
+	if (r)
+		fc_warn("%s was not updated: 'up' names the replaced device of pool %s", file, pool);
+	text_free(&t);
+	return r;
+}

@@ -196,6 +196,28 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 int fc_pool_create(const char *name, const char *flash, const char *flash2, int degraded,
 		   uint32_t bs, int bs_given, int force, const char *opts, int words);
 int fc_pool_remove(const char *arg);
+/*
+ * replace_plan.c: pool replace, decided on the live pool @p (NULL: none
+ * named @name): mirrored, degraded by exactly one leg failed or missing,
+ * @newdev (named @newpath) not the device in service.  0 and @rp filled,
+ * or -1 with the reason in @why.
+ */
+struct fc_replace {
+	dev_t keep;		/* the device in service */
+	dev_t old;		/* the failed device, still in the table; 0: missing */
+	int leg;		/* the leg the new device replaces */
+	int same;		/* @newdev is the failed device itself (back again) */
+	char state[16];		/* "failed" or "missing" */
+};
+int fc_replace_plan(const struct fc_pool *p, const char *name, dev_t newdev, const char *newpath,
+		    struct fc_replace *rp, char *why, size_t len);
+/*
+ * The table params of the reload: "@keep <bs> N mirror @newdev replace 1"
+ * and every tunable of @p's table (not its mirror/degraded/replace): 0, -1.
+ */
+int fc_replace_table(const struct fc_pool *p, dev_t keep, dev_t newdev, char *params, size_t len);
+/* replace.c: pool replace POOL NEWDEV (@conf: record in it, NULL: no) */
+int fc_pool_replace(const char *pool, const char *newpath, int wait, int force, const char *conf);
 /* volume.c, shared with config.c; @cutoff < 0: default; @conf: record in it (NULL: no) */
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
 	      unsigned int id, int cutoff, const char *conf);
@@ -227,6 +249,8 @@ int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char 
 int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
 /* @id 0: the pool line, else the volume line of (@pool, @id) */
 int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int n, char **kv);
+/* pool replace: the device of pool @pool's line that is not @keep becomes @newdev */
+int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev);
 /*
  * The config file options of enable/disable/set (-c FILE, --config FILE,
  * --no-persist) for their option tables; fc_opt_next_conf() (util.c) takes
@@ -284,8 +308,8 @@ enum {
 };
 int fc_create_plan(int n, const int *fd, const char *const *path, const char *name, int degraded,
 		   int force, char *why, size_t len);
-/* EXIT_FAIL, said, if @fd holds what 'check' calls a damaged pool; else 0 */
-int fc_refuse_damaged(int fd, const char *flash);
+/* EXIT_FAIL, said ("@verb: ..."), if @fd holds what 'check' calls a damaged pool; else 0 */
+int fc_refuse_damaged(int fd, const char *flash, const char *verb);
 
 /* confirm.c: the question before a step that destroys data */
 int fc_have_tty(void);			/* stdin and stderr are terminals */

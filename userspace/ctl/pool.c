@@ -145,7 +145,7 @@ static int cdev_prepare_blank(struct cdev *d, uint32_t bs, int force)
 	char what[128];
 	int r, sig;
 
-	r = force & FC_CREATE_FORCE ? 0 : fc_refuse_damaged(d->dfd, d->path);
+	r = force & FC_CREATE_FORCE ? 0 : fc_refuse_damaged(d->dfd, d->path, "pool create");
 	if (r)
 		return r;
 	if (fc_pool_blocks(d->sectors, bs) < 16)
@@ -443,8 +443,8 @@ static int pool_list(int json)
 }
 
 /*
- * pool create|remove|list: the options of all three are parsed here, in any
- * position, then checked against the subcommand (the first operand).
+ * pool create|remove|list|replace: the options of all four are parsed here,
+ * in any position, then checked against the subcommand (the first operand).
  */
 int cmd_pool(int argc, char **argv)
 {
@@ -454,27 +454,31 @@ int cmd_pool(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "yes", no_argument, NULL, 'y' },
+		{ "wait", no_argument, NULL, 'w' },
+		FC_CONF_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
+	static const char *const subs[] = { "create", "remove", "list", "replace", NULL };
+	static const char *const whats[] = { "pool create", "pool remove", "pool list", "pool replace" };
 	char *pos[3 + 16];
-	const char *sub, *create_opt = NULL;
+	const char *sub, *create_opt = NULL, *replace_opt = NULL;
+	struct fc_conf_opt co = { NULL, 0 };
 	struct fc_opt o;
-	int npos = 0, force = 0, bs_given = 0, json = 0, yes = 0, degraded = 0, c;
+	int npos = 0, force = 0, bs_given = 0, json = 0, yes = 0, degraded = 0, wait = 0, c, k;
 	uint64_t bytes;
 	uint32_t bs = 64;	/* 32 KiB, FC_DEFAULT_BLOCK_SECTORS */
 
-	fc_opt_init(&o, argc, argv, "b:f", opts, "pool", "pool");
-	while ((c = fc_opt_next(&o)) != FC_OPT_END) {
+	fc_opt_init(&o, argc, argv, "b:fc:", opts, "pool", "pool");
+	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
 		switch (c) {
 		case FC_OPT_OPERAND:
 			if (npos >= (int)(sizeof(pos) / sizeof(pos[0])))
 				return fc_usage("pool", "pool %s: too many arguments", pos[0]);
 			pos[npos++] = o.arg;
 			/* the messages of the subcommand name it */
-			if (npos == 1 && (!strcmp(o.arg, "create") || !strcmp(o.arg, "remove") ||
-					  !strcmp(o.arg, "list")))
-				o.what = !strcmp(o.arg, "create") ? "pool create" :
-					 !strcmp(o.arg, "remove") ? "pool remove" : "pool list";
+			for (k = 0; npos == 1 && subs[k]; k++)
+				if (!strcmp(o.arg, subs[k]))
+					o.what = whats[k];
 			break;
 		case 'b':
 			if (fc_parse_size(o.arg, &bytes) || bytes % 512 || bytes < 4096 ||
@@ -486,7 +490,6 @@ int cmd_pool(int argc, char **argv)
 			break;
 		case 'f':
 			force = 1;
-			create_opt = "--force";
 			break;
 		case 'j':
 			json = 1;
@@ -498,17 +501,29 @@ int cmd_pool(int argc, char **argv)
 			degraded = 1;
 			create_opt = "--degraded";
 			break;
+		case 'w':
+			wait = 1;
+			replace_opt = "--wait";
+			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
+	if (co.file || co.no_persist)
+		replace_opt = co.file ? "--config" : "--no-persist";
 	if (!npos)
-		return fc_usage("pool", "pool: expected create, remove or list");
+		return fc_usage("pool", "pool: expected create, remove, list or replace");
 	sub = pos[0];
-	if (strcmp(sub, "create") && strcmp(sub, "remove") && strcmp(sub, "list"))
-		return fc_usage("pool", "pool: unknown subcommand '%s' (create, remove, list)", sub);
+	for (k = 0; subs[k] && strcmp(sub, subs[k]); k++)
+		;
+	if (!subs[k])
+		return fc_usage("pool", "pool: unknown subcommand '%s' (create, remove, list, replace)", sub);
+	if (force && strcmp(sub, "create") && strcmp(sub, "replace"))
+		return fc_usage("pool", "pool %s: --force is an option of pool create and pool replace", sub);
 	if (strcmp(sub, "create") && (create_opt || yes))
 		return fc_usage("pool", "pool %s: %s is an option of pool create", sub, yes ? "--yes" : create_opt);
+	if (strcmp(sub, "replace") && replace_opt)
+		return fc_usage("pool", "pool %s: %s is an option of pool replace", sub, replace_opt);
 	if (yes && !force)
 		return fc_usage("pool", "pool create: --yes confirms --force (reformatting a pool); give both");
 	if (strcmp(sub, "list") && json)
@@ -517,6 +532,11 @@ int cmd_pool(int argc, char **argv)
 		fc_cmdline(create_cmd, sizeof(create_cmd), argc, argv, "--yes");
 		return pool_create(npos - 1, pos + 1, bs, bs_given, force | (yes ? FC_CREATE_YES : 0),
 				   degraded);
+	}
+	if (!strcmp(sub, "replace")) {
+		if (npos != 3)
+			return fc_usage("pool", "pool replace: expected POOL NEWDEV");
+		return fc_pool_replace(pos[1], pos[2], wait, force ? FC_CREATE_FORCE : 0, fc_conf_file(&co));
 	}
 	if (!strcmp(sub, "remove")) {
 		if (npos != 2)

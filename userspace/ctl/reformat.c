@@ -59,14 +59,14 @@ static int refuse(const char *flash, const char *what, const char *cmd)
 	return EXIT_USAGE;
 }
 
-int fc_refuse_damaged(int fd, const char *flash)
+int fc_refuse_damaged(int fd, const char *flash, const char *verb)
 {
 	char why[512];
 
 	if (fc_probe_damaged(fd, why, sizeof(why)) != 1)
 		return 0;
-	return fc_fail("pool create: %s holds a damaged fcache pool (%s); nothing changed: 'fcachectl check %s' reports what is wrong, and --force reformats it as an empty pool, losing whatever it held",
-		       flash, why, flash);
+	return fc_fail("%s: %s holds a damaged fcache pool (%s); nothing changed: 'fcachectl check %s' reports what is wrong, and --force reformats it as an empty pool, losing whatever it held",
+		       verb, flash, why, flash);
 }
 
 int fc_create_gate(const char *flash, int force, const char *cmd)
@@ -91,7 +91,7 @@ int fc_create_gate(const char *flash, int force, const char *cmd)
 			r = refuse(flash, what, cmd);
 		}
 	} else if (!(force & FC_CREATE_FORCE)) {
-		r = fc_refuse_damaged(fd, flash);
+		r = fc_refuse_damaged(fd, flash, "pool create");
 	}
 	close(fd);
 	return r;

@@ -116,6 +116,7 @@ struct fc_leg_info {
 	unsigned int leg;	/* its leg, 0 or 1 */
 	uint32_t failed_legs;	/* legs recorded failed (bit n: leg n) */
 	uint64_t events;
+	uint64_t leg_sectors[2];	/* each leg's size at format */
 };
 
 /* 1 and @li filled if @fd holds a pool (a usable superblock), else 0. */

@@ -54,6 +54,8 @@ int fc_probe_leg(int fd, struct fc_leg_info *li)
 	li->leg = le32_to_cpu(sb.member_index);
 	li->failed_legs = le32_to_cpu(sb.failed_legs);
 	li->events = le64_to_cpu(sb.events);
+	li->leg_sectors[0] = le64_to_cpu(sb.leg_sectors[0]);
+	li->leg_sectors[1] = le64_to_cpu(sb.leg_sectors[1]);
 	return 1;
 }
 
