@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host test of how enable / disable / set record in the config file
+ * Host test of how enable / disable / set / pool replace record in the config file
  * (userspace/ctl/conf_record.c, fc_conf_record_*): linked with the objects
  * of userspace/lib and userspace/ctl but main's (tests/host/ctl_config.sh).
  *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
  *   ctl_confedit FILE disable POOL ID
  *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
+ *   ctl_confedit FILE replace POOL KEEPDEV NEWDEV   (pool replace: KEEPDEV stays)
  *   ctl_confedit FILE check
  * Exit status: that of the function.
  */
@@ -49,6 +50,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[2], "set") && argc >= 6) {
 		fc_parse_u64(argv[4], &u);
 		return fc_conf_record_set(argv[1], argv[3], (unsigned int)u, argc - 5, argv + 5);
+	}
+	if (!strcmp(argv[2], "replace") && argc == 6) {
+		dev_t keep, nd;
+
+		if (fc_block_dev(argv[4], &keep) || fc_block_dev(argv[5], &nd))
+			return 2;
+		return fc_conf_record_replace(argv[1], argv[3], keep, nd);
 	}
 	return 2;
 }

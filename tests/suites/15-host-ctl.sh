@@ -1,9 +1,9 @@
 #!/bin/sh
 # fcachectl host tests: usage, exit codes, check/dump on good, damaged and
 # fuzzed pool images, the JSON schemas and the Prometheus text, the verbs
-# show/get/reset-counters/forget and pool create --force, mirrored pools
+# show/get/reset-counters/forget and pool create --force, mirrored pools and pool replace
 # (tests/host/ctl_*.sh).
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for t in usage options check outcome fuzz install config json prom verbs tunables mirror; do
+for t in usage options check outcome fuzz install config json prom verbs tunables mirror replace; do
 	sh "$top/tests/host/ctl_$t.sh"
 done

@@ -362,8 +362,9 @@ static int path_is(const char *path, dev_t dev)
 int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev)
 {
 	char buf[FC_CONF_MAX_LINE + 2], *w[CONF_MAX_WORDS], out[FC_CONF_MAX_LINE * 2], kv[PATH_MAX + 8];
+	char nw[PATH_MAX], kp[PATH_MAX];
 	struct conf_text t;
-	const char *cm, *nw;
+	const char *cm;
 	size_t o = 0;
 	int at, n, i, m = -1, r = EXIT_FAIL;
 
@@ -379,7 +380,9 @@ int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t
 	for (i = 3; i < n; i++)
 		if (!strncmp(w[i], "mirror=", 7))
 			m = i;
-	nw = stable_path(newdev);
+	/* copied: both answer from static buffers */
+	snprintf(nw, sizeof(nw), "%s", stable_path(newdev));
+	snprintf(kp, sizeof(kp), "%s", fc_dev_path(keep));
 	if (path_is(w[2], keep)) {
 		/* the first device stays: mirror= names the new one (added if the line had none) */
 		snprintf(kv, sizeof(kv), "mirror=%s", nw);
@@ -400,7 +403,7 @@ int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t
 			goto out;
 	} else {
 		fc_warn("no device of pool %s's line in %s is %s, the device in service: the line is left as it is; make it name %s and %s (mirror=)",
-			pool, file, fc_dev_path(keep), fc_dev_path(keep), nw);
+			pool, file, kp, kp, nw);
 		r = EXIT_OK;
 		goto out;
 	}

@@ -44,11 +44,12 @@ static int no_bench(int argc, char **argv)
 static const struct fc_cmd cmds[] = {
 	/* hidden (no summary): names for shell completion, no sampling */
 	{ "__complete", cmd_complete, 1, NULL, "__complete pools|volumes|targets|bash" },
-	{ "pool", cmd_pool, 1, "create, remove or list cache pools",
+	{ "pool", cmd_pool, 1, "create, remove, list cache pools; replace a failed device",
 	  "pool create NAME FLASHDEV [FLASHDEV2] [--block-size SIZE] [--force [--yes]]\n"
 	  "                   [--degraded] [TUNABLE=VALUE...]\n"
 	  "       pool remove NAME\n"
 	  "       pool list [--json]\n"
+	  "       pool replace POOL NEWDEV [--wait] [--force] [-c FILE | --no-persist]\n"
 	  "  create: make /dev/mapper/NAME own FLASHDEV.  A device that already holds\n"
 	  "          an fcache pool is loaded as it is (reformatted only with --force);\n"
 	  "          a blank one is formatted.  A device with a filesystem, partition\n"
@@ -82,7 +83,23 @@ static const struct fc_cmd cmds[] = {
 	  "            @pool-tunables\n"
 	  "  remove: remove the pool device (refused while volumes are attached); its\n"
 	  "          dirty data stays on the flash (a degraded pool: on one device)\n"
-	  "  list:   list the pools" },
+	  "  list:   list the pools (a mirrored pool: both devices)\n"
+	  "  replace: give a mirrored pool degraded by one device (failed at run\n"
+	  "          time, or missing: the pool came up --degraded) NEWDEV in its\n"
+	  "          place, online: the pool's table is reloaded with the device in\n"
+	  "          service, NEWDEV and 'replace 1' (every tunable kept), and the\n"
+	  "          dirty data is copied to NEWDEV (status: DEGRADED, leg state\n"
+	  "          resync, RESYNC line counting the blocks left; then mirrored).\n"
+	  "          Refused: a pool not active (run 'fcachectl up --degraded'\n"
+	  "          first), not mirrored or not degraded, NEWDEV the device in\n"
+	  "          service, smaller than the leg it replaces, or in use.  The\n"
+	  "          failed device itself may come back (a transient failure).\n"
+	  "          --wait   print the dirty blocks left with one copy until the\n"
+	  "                   pool is mirrored (Ctrl-C stops waiting, not the resync)\n"
+	  "          --force  overwrite a filesystem, partition table or RAID\n"
+	  "                   signature, an fcache pool or a damaged one on NEWDEV\n"
+	  "          The pool's line of " FC_DEFAULT_CONFIG " (or -c FILE) names\n"
+	  "          NEWDEV instead of the replaced device; --no-persist: unchanged." },
 	{ "enable", cmd_enable, 1, "cache a volume through a pool",
 	  "enable VOLUME --pool NAME [--mode MODE] [--name DMNAME] [--id N]\n"
 	  "       [--sequential-cutoff KIB] [-c FILE | --no-persist]\n"
