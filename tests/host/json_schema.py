@@ -98,7 +98,9 @@ POOL_LIST = {
     "pools": [{
         "name": "str", "flash": "str", "block_sectors": "int", "sectors": "int",
         "status_ok": "bool", "total_blocks": "int", "used_blocks": "int",
-        "dirty_blocks": "int", "volumes": [{"name": "str", "id": "int", "mode": "str"}],
+        "dirty_blocks": "int", "redundancy": "str",
+        "devices": [{"path": "str|null", "leg": "int", "state": "str"}],
+        "volumes": [{"name": "str", "id": "int", "mode": "str"}],
     }],
 }
 COUNTS = {
@@ -250,7 +252,7 @@ def check_doc(d, want, where):
     check(SCHEMAS[name], d, where, errs)
     if name in ("fcache.check", "fcache.dump") and d.get("outcome") not in OUTCOMES:
         errs.append("%s: outcome %r" % (where, d.get("outcome")))
-    if name == "fcache.status":
+    if name in ("fcache.status", "fcache.pool-list"):
         for i, p in enumerate(d.get("pools") or []):
             if not isinstance(p, dict):
                 continue

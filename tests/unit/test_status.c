@@ -6,7 +6,7 @@
  * (a leg missing, its dirty blocks at risk), a leg failed at run time
  * (still in the table), a mirrored pool whose status
  * could not be read; the text's first line and the JSON keys redundancy,
- * lone_dirty_blocks and devices.
+ * lone_dirty_blocks and devices; the FLASH column of pool list.
  *
  *   test_status          the checks (PASS:/FAIL: lines)
  *   test_status --emit   only print the fcache.status document of the
@@ -128,6 +128,21 @@ int main(int argc, char **argv)
 	      !strcmp(d[0].path, "/dev/fake8-64") && !d[1].path[0] && !strcmp(d[1].state, "missing"));
 	CHECK("redundancy: from the table without a status",
 	      !strcmp(fc_pool_redundancy(&pools[3]), "mirrored"));
+
+	{
+		char b[600];
+
+		CHECK("pool list: one device: its path",
+		      !strcmp(fc_pool_flash_text(&pools[0], b, sizeof(b), fake_dev_path), "/dev/fake8-16"));
+		CHECK("pool list: mirrored: both in leg order",
+		      !strcmp(fc_pool_flash_text(&pools[1], b, sizeof(b), fake_dev_path), "/dev/fake8-48 + /dev/fake8-32"));
+		CHECK("pool list: a missing leg: '-' and its state",
+		      !strcmp(fc_pool_flash_text(&pools[2], b, sizeof(b), fake_dev_path), "/dev/fake8-64 + -(missing)"));
+		CHECK("pool list: a failed leg: its state",
+		      !strcmp(fc_pool_flash_text(&pools[4], b, sizeof(b), fake_dev_path), "/dev/fake8-112(failed) + /dev/fake8-128"));
+		CHECK("pool list: a leg in resync: its state",
+		      !strcmp(fc_pool_flash_text(&pools[5], b, sizeof(b), fake_dev_path), "/dev/fake8-144 + /dev/fake8-160(resync)"));
+	}
 
 	out = render(0, 0);
 	CHECK("text: one device: as before", !strcmp(out, "pool single on /dev/fake8-16: 1.0 GiB, 32 KiB blocks\n"));

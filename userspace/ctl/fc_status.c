@@ -140,6 +140,23 @@ void fc_status_pool_head(FILE *f, const struct fc_pool *p, const char *(*dev_pat
 				d[k].path, lone, d[!k].path);
 }
 
+const char *fc_pool_flash_text(const struct fc_pool *p, char *buf, size_t len,
+			       const char *(*dev_path)(dev_t dev))
+{
+	struct fc_pool_dev d[2];
+	int n = fc_pool_devices(p, d, dev_path), k;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (k = 0; k < n; k++) {
+		o += snprintf(buf + o, o < len ? len - o : 0, "%s%s", k ? " + " : "",
+			      d[k].path[0] ? d[k].path : "-");
+		if (n > 1 && strcmp(d[k].state, "ok"))
+			o += snprintf(buf + o, o < len ? len - o : 0, "(%s)", d[k].state);
+	}
+	return buf;
+}
+
 static void json_devices(struct fc_json *j, const struct fc_pool *p,
 			 const char *(*dev_path)(dev_t dev))
 {
@@ -155,6 +172,13 @@ static void json_devices(struct fc_json *j, const struct fc_pool *p,
 		fj_end(j);
 	}
 	fj_end(j);
+}
+
+void fc_json_pool_devices(struct fc_json *j, const struct fc_pool *p,
+			  const char *(*dev_path)(dev_t dev))
+{
+	fj_str(j, "redundancy", fc_pool_redundancy(p));
+	json_devices(j, p, dev_path);
 }
 
 void fc_status_json(FILE *f, struct fc_live *cur, const struct fc_live *old, double dt,

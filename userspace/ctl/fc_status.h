@@ -37,6 +37,18 @@ int fc_pool_devices(const struct fc_pool *p, struct fc_pool_dev *d,
 const char *fc_pool_redundancy(const struct fc_pool *p);
 
 /*
+ * The FLASH column of pool list: "DEV", for a mirrored pool "DEV0 + DEV1"
+ * in leg order, a missing one "-", a leg not ok with its state in
+ * parentheses ("DEV1(failed)", "DEV1(resync)").  Returns @buf.
+ */
+const char *fc_pool_flash_text(const struct fc_pool *p, char *buf, size_t len,
+			       const char *(*dev_path)(dev_t dev));
+struct fc_json;
+/* The keys "redundancy" and "devices" of a pool object (status, pool list). */
+void fc_json_pool_devices(struct fc_json *j, const struct fc_pool *p,
+			  const char *(*dev_path)(dev_t dev));
+
+/*
  * The first line of a pool in status: "pool NAME on DEV: SIZE, N KiB
  * blocks", with both devices of a mirrored pool, and for a degraded one
  * ", DEGRADED: leg L missing, N dirty blocks (SIZE) have one copy".  Then,

@@ -34,6 +34,7 @@
 #include "fc_check.h"
 #include "fc_probe.h"
 #include "tunables.h"
+#include "fc_status.h"
 
 /* the command line of pool create, to name with --yes (reformat.c) */
 static char create_cmd[2048] = "fcachectl pool create NAME FLASHDEV --force --yes";
@@ -383,7 +384,7 @@ static int pool_list(int json)
 	struct fc_live l;
 	struct fc_json j;
 	int i, k, nv;
-	char sz[32];
+	char sz[32], flash[600];
 
 	if (fc_live_scan(&l))
 		return fc_fail_json(json ? "fcache.pool-list" : NULL,
@@ -402,6 +403,7 @@ static int pool_list(int json)
 
 		for (k = 0, nv = 0; k < l.nvols; k++)
 			nv += l.vols[k].pool_dev == p->dev;
+		fc_pool_find_legs(p);
 		if (json) {
 			fj_obj(&j, NULL);
 			fj_str(&j, "name", p->name);
@@ -412,6 +414,7 @@ static int pool_list(int json)
 			fj_u64(&j, "total_blocks", p->st.total_blocks);
 			fj_u64(&j, "used_blocks", p->st.used_blocks);
 			fj_u64(&j, "dirty_blocks", p->st.dirty_blocks);
+			fc_json_pool_devices(&j, p, fc_dev_path);
 			/* the same key as in status: an array of volume objects */
 			fj_arr(&j, "volumes");
 			for (k = 0; k < l.nvols; k++) {
@@ -429,7 +432,8 @@ static int pool_list(int json)
 			fj_end(&j);
 		} else {
 			fc_fmt_bytes(sz, sizeof(sz), (double)p->sectors * 512);
-			printf("%-16s %-14s %5uK %10s %5.1f%% %5.1f%% %d\n", p->name, fc_dev_path(p->flash),
+			printf("%-16s %-14s %5uK %10s %5.1f%% %5.1f%% %d\n", p->name,
+			       fc_pool_flash_text(p, flash, sizeof(flash), fc_dev_path),
 			       p->block_sectors / 2, sz, 100.0 * p->st.used_blocks / tot,
 			       100.0 * p->st.dirty_blocks / tot, nv);
 		}
