@@ -564,7 +564,8 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		for (i = 0; i < pool->g.nr_legs; i++)
 			DMEMIT("%s%s", i ? "," : "", !pool->leg[i].bdev ? "missing" :
 			       fc_leg_failed(pool, i) ? "failed" :
-			       READ_ONCE(pool->joined_leg) == (int)i ? "resync" : "ok");
+			       READ_ONCE(pool->joined_leg) == (int)i &&
+			       READ_ONCE(pool->nr_joining) ? "resync" : "ok");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);
