@@ -83,7 +83,7 @@ for e in "$top"/* "$top"/.[!.]*; do
 done
 cp "$mod/dm-fcache.ko" "$run/dm-fcache.ko"
 
-export FC_GUEST_KERNEL=$bz FC_GUEST_MODDIR=$kout/modroot FC_KO=$run/dm-fcache.ko
+export FC_GUEST_KERNEL=$bz FC_GUEST_MODDIR=$kout/modroot FC_KO=$run/dm-fcache.ko FC_SLUB_DEBUG=FZPU
 export FC_TIMEOUT_MULT=${FC_TIMEOUT_MULT:-3}
 export FC_SUITES=${FC_SUITES:-20 30 31 32 33 34 35}
 # (run-guest.sh multiplies --kill-after too: suite 33's power cuts come
