@@ -35,7 +35,7 @@ t0=$(date +%s)
 cmp_out "tunables: completion: set volume settings" "sequential_cutoff=" fcachectl set vol0 seq
 cmp_out "tunables: completion: set pool tunables" "writeback_high= writeback_low= writeback_jobs=" fcachectl set p0 writeback_
 cmp_out "tunables: completion: pool create tunables" "commit_interval=" fcachectl pool create p0 /dev/x comm
-cmp_out "tunables: completion: get names" "max_dirty_age mode" fcachectl get p0 m
+cmp_out "tunables: completion: get names" "mirror_device max_dirty_age mode" fcachectl get p0 m
 cmp_out "tunables: completion: enable --mode" "writeback writethrough writearound" fcachectl enable x --mode ""
 t1=$(date +%s)
 [ $((t1 - t0)) -lt 4 ] && pass "tunables: completion of settings never waits" ||

@@ -163,7 +163,7 @@ BENCH = {
 }
 SHOW = {
     "schema": "str", "schema_version": "int", "kind": "str", "name": "str", "table": "str",
-    "?flash": "str", "?block_sectors": "int",
+    "?flash": "str", "?mirror_device": "str|null", "?block_sectors": "int",
     "?pool": "str", "?origin": "str", "?id": "int", "?label": "str", "?in_place": "bool",
     "settings": {
         "?writeback_high": "int", "?writeback_low": "int", "?max_dirty_age": "int",
@@ -277,7 +277,7 @@ def check_doc(d, want, where):
 
 
 SHOW_KEYS = {
-    "pool": ({"flash", "block_sectors"},
+    "pool": ({"flash", "mirror_device", "block_sectors"},
              {"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
               "commit_interval"}),
     "volume": ({"pool", "origin", "id", "label", "in_place"}, {"mode", "sequential_cutoff"}),

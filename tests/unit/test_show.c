@@ -129,6 +129,22 @@ int main(int argc, char **argv)
 	CHECK("show: get keys of a volume", fc_show_vol_key("mode") && fc_show_vol_key("in_place") &&
 	      !fc_show_vol_key("writeback_low"));
 
+	CHECK("show: one device: mirror_device none", eq(get(&p, "mirror_device"), "none") && !p.mirror[0]);
+	{
+		struct fc_show m;
+
+		CHECK("show: mirrored pool: its second device",
+		      !fc_show_parse_pool(&m, "pm", "253:16 64 4 mirror 253:17 writeback_high 70") &&
+		      eq(get(&m, "mirror_device"), "253:17") && eq(get(&m, "writeback_high"), "70"));
+		t = out(&m, 0);
+		CHECK("show: mirrored pool: text names both", strstr(t, "  flash              253:16\n  mirror_device      253:17\n") != NULL);
+		free(t);
+		t = out(&m, 1);
+		CHECK("show: mirrored pool: JSON mirror_device", strstr(t, "\"flash\":\"253:16\",\"mirror_device\":\"253:17\",") != NULL);
+		free(t);
+		CHECK("show: degraded pool: mirror_device -",
+		      !fc_show_parse_pool(&m, "pd", "253:16 64 4 mirror - degraded 1") && eq(get(&m, "mirror_device"), "-"));
+	}
 	CHECK("show: pool table without block size refused", fc_show_parse_pool(&bad, "x", "253:16"));
 	CHECK("show: pool table with a wrong count refused",
 	      fc_show_parse_pool(&bad, "x", "253:16 64 3 writeback_high 70"));
@@ -149,7 +165,7 @@ int main(int argc, char **argv)
 	free(t);
 	t = out(&p, 1);
 	CHECK("show: JSON of a pool", !strcmp(t, "{\"schema\":\"fcache.show\",\"schema_version\":1,\"kind\":\"pool\",\"name\":\"p0\","
-	      "\"table\":\"253:16 64 4 writeback_high 70 commit_interval 500\",\"flash\":\"253:16\",\"block_sectors\":64,"
+	      "\"table\":\"253:16 64 4 writeback_high 70 commit_interval 500\",\"flash\":\"253:16\",\"mirror_device\":null,\"block_sectors\":64,"
 	      "\"settings\":{\"writeback_high\":70,\"writeback_low\":50,\"max_dirty_age\":60,\"writeback_jobs\":32,"
 	      "\"commit_interval\":500},\"defaults\":[\"writeback_low\",\"max_dirty_age\",\"writeback_jobs\"]}\n"));
 	free(t);

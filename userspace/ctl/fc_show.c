@@ -151,7 +151,7 @@ static int settings(struct fc_show *sh, enum fc_tun_kind kind, char **w, int n, 
 int fc_show_parse_pool(struct fc_show *sh, const char *name, const char *params)
 {
 	char buf[1024], *w[64];
-	int n;
+	int n, i;
 
 	memset(sh, 0, sizeof(*sh));
 	sh->is_pool = 1;
@@ -161,6 +161,9 @@ int fc_show_parse_pool(struct fc_show *sh, const char *name, const char *params)
 	if (n < 2 || number(w[1], &sh->block_sectors) || opt_args(w, n, 2))
 		return -1;
 	snprintf(sh->flash, sizeof(sh->flash), "%s", w[0]);
+	for (i = 3; i + 1 < n; i += 2)
+		if (!strcmp(w[i], "mirror"))
+			snprintf(sh->mirror, sizeof(sh->mirror), "%s", w[i + 1]);
 	return settings(sh, FC_TUN_POOL, w, n, 2, NULL);
 }
 
@@ -190,6 +193,8 @@ const char *fc_show_get(const struct fc_show *sh, const char *key, char *buf, si
 	if (sh->is_pool) {
 		if (!strcmp(key, "flash"))
 			return sh->flash;
+		if (!strcmp(key, "mirror_device"))
+			return sh->mirror[0] ? sh->mirror : "none";
 		if (!strcmp(key, "block_sectors")) {
 			snprintf(buf, len, "%" PRIu64, sh->block_sectors);
 			return buf;
@@ -219,6 +224,9 @@ void fc_show_text(FILE *f, const struct fc_show *sh)
 	fprintf(f, "%s %s\n", sh->is_pool ? "pool" : "volume", sh->name);
 	if (sh->is_pool) {
 		fprintf(f, "  %-18s %s\n", "flash", sh->flash);
+		if (sh->mirror[0])
+			fprintf(f, "  %-18s %s\n", "mirror_device",
+				strcmp(sh->mirror, "-") ? sh->mirror : "- (missing: loaded degraded)");
 		fprintf(f, "  %-18s %" PRIu64 " (%" PRIu64 " KiB)\n", "block_sectors", sh->block_sectors,
 			sh->block_sectors / 2);
 	} else {
@@ -250,6 +258,7 @@ void fc_show_json(FILE *f, const struct fc_show *sh)
 	fj_str(&j, "table", sh->table);
 	if (sh->is_pool) {
 		fj_str(&j, "flash", sh->flash);
+		fj_str(&j, "mirror_device", sh->mirror[0] ? sh->mirror : NULL);
 		fj_u64(&j, "block_sectors", sh->block_sectors);
 	} else {
 		fj_str(&j, "pool", sh->pool);

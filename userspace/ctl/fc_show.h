@@ -33,6 +33,8 @@ struct fc_show {
 	char table[1024];	/* table params */
 	/* pool: the flash device ("M:m" from the table; the caller may put a path) */
 	char flash[256];
+	/* mirrored pool: the second device, "-" if missing; "" for one device */
+	char mirror[256];
 	uint64_t block_sectors;
 	/* volume: its pool and origin ("M:m", or names the caller puts) */
 	char pool[256];

@@ -39,6 +39,8 @@ static int show_target(const char *verb, const char *target, int json, const cha
 	}
 	if (p) {
 		snprintf(sh.flash, sizeof(sh.flash), "%s", fc_dev_path(p->flash));
+		if (p->flash2)
+			snprintf(sh.mirror, sizeof(sh.mirror), "%s", fc_dev_path(p->flash2));
 	} else {
 		vp = fc_live_pool_by_dev(&l, v->pool_dev);
 		if (vp)

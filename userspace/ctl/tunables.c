@@ -39,7 +39,7 @@ static const struct {
 static struct fc_tunable table[NR_ROWS + 1];
 static const char *modes[FC_NR_MODES + 1];
 
-const char *const fc_show_pool_fixed[] = { "flash", "block_sectors", NULL };
+const char *const fc_show_pool_fixed[] = { "flash", "mirror_device", "block_sectors", NULL };
 const char *const fc_show_vol_fixed[] = { "pool", "origin", "id", "label", "in_place", NULL };
 
 static void fill(void)
