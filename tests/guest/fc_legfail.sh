@@ -43,10 +43,6 @@ swap_back() {
 	dm_reload "$1" "0 $(dev_sectors "$2") linear $2 0" &&
 		dmsetup suspend --nolockfs "$1" && dmsetup resume "$1"
 }
-mpool() {
-	_mpn=$1 _mpf=$2; shift 2
-	dm_create "$_mpn" "0 $(dev_sectors "$_mpf") fcache-pool $_mpf 64 $# $*"
-}
 # wait_writes N: the volume has counted more than N writes (progress of the
 # running writer, not a clock), bounded
 wait_writes() {
@@ -78,7 +74,7 @@ run_case() {
 	dd if=/dev/zero of="$d0" bs=1M count=4 oflag=direct 2>/dev/null
 	dd if=/dev/zero of="$d1" bs=1M count=4 oflag=direct 2>/dev/null
 	check "$c-legs" legs_up
-	check "$c-create" mpool mp /dev/mapper/l0 mirror /dev/mapper/l1 $OPTS
+	check "$c-create" fc_pool mp /dev/mapper/l0 64 mirror /dev/mapper/l1 $OPTS
 	[ -b /dev/mapper/mp ] || finish
 	check "$c-vol" fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
 	# a reader on another volume: the pool is never idle (no idle writeback)
@@ -114,12 +110,12 @@ run_case() {
 	# the failed device comes back holding what it held: refused as stale
 	check "$c-swap-back" swap_back "$bad" "$bdev"
 	dmesg -C
-	check_fails "$c-stale-refused" mpool mp /dev/mapper/l0 mirror /dev/mapper/l1 $OPTS
+	check_fails "$c-stale-refused" fc_pool mp /dev/mapper/l0 64 mirror /dev/mapper/l1 $OPTS
 	check "$c-stale-says-so" sh -c "dmesg | grep -q 'stale'"
 	# the surviving device alone, from the image taken after the flush
 	dm_remove l0; dm_remove l1
 	check "$c-restore-image" dd if=$IMG/good of="$gdev" bs=1M oflag=direct 2>/dev/null
-	check "$c-alone" mpool mp "$gdev" mirror - degraded 1 $OPTS
+	check "$c-alone" fc_pool mp "$gdev" 64 mirror - degraded 1 $OPTS
 	check "$c-alone-vol" fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
 	check "$c-alone-J1" fio_verify /dev/mapper/mv $J1 --verify_only=1
 	check "$c-alone-J2" fio_verify /dev/mapper/mv $J2 --verify_only=1
@@ -155,7 +151,7 @@ J4="--rw=randwrite --bs=16k --size=2M --offset=24M --iodepth=4 --randseed=44"
 for d in "$d0" "$d1" "$d2"; do dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null; done
 check r-legs legs_up
 check r-leg2 dm_create l2 "0 $(dev_sectors "$d2") linear $d2 0"
-check r-create mpool mp /dev/mapper/l0 mirror /dev/mapper/l1 $OPTS
+check r-create fc_pool mp /dev/mapper/l0 64 mirror /dev/mapper/l1 $OPTS
 check r-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
 check r-keeper-vol fc_vol mk mp "$ok" 9 passthrough
 start_keeper /dev/mapper/mk
@@ -191,7 +187,7 @@ check r-remove-pool dm_remove mp
 dm_remove l0; dm_remove l1; dm_remove l2
 # the new device alone, from its image after the flush: every write there
 check r-restore dd if=$IMG/good of="$d2" bs=1M oflag=direct 2>/dev/null
-check r-alone mpool mp "$d2" mirror - degraded 1 $OPTS
+check r-alone fc_pool mp "$d2" 64 mirror - degraded 1 $OPTS
 check r-alone-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
 check r-alone-J1 fio_verify /dev/mapper/mv $J1 --verify_only=1
 check r-alone-J2 fio_verify /dev/mapper/mv $J2 --verify_only=1

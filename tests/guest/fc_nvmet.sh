@@ -54,10 +54,6 @@ nvme_dev() {
 	done
 	return 1
 }
-mpool() {
-	_mpn=$1 _mpf=$2; shift 2
-	dm_create "$_mpn" "0 $(dev_sectors "$_mpf") fcache-pool $_mpf 64 $# $*"
-}
 
 check export export_ns
 check connect connect_ns
@@ -67,7 +63,7 @@ info "remote leg: $nv"
 J1="--rw=randwrite --bsrange=4k-64k --size=12M --iodepth=8 --randseed=51"
 J2="--rw=randwrite --bs=8k --size=4M --offset=16M --iodepth=4 --randseed=52"
 
-check create mpool mp "$d0" mirror "$nv" $OPTS
+check create fc_pool mp "$d0" 64 mirror "$nv" $OPTS
 field_is mirrored /dev/mapper/mp $P_RED = mirrored
 check vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
 check keeper-vol fc_vol mk mp "$ok" 9 passthrough
@@ -96,7 +92,7 @@ check remove-vol dm_remove mv
 check remove-pool dm_remove mp
 # the local device alone (as after the peer host died): every write there
 check restore dd if=$IMG/local of="$d0" bs=1M oflag=direct 2>/dev/null
-check alone mpool mp "$d0" mirror - degraded 1 $OPTS
+check alone fc_pool mp "$d0" 64 mirror - degraded 1 $OPTS
 check alone-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
 check alone-J1 fio_verify /dev/mapper/mv $J1 --verify_only=1
 check alone-J2 fio_verify /dev/mapper/mv $J2 --verify_only=1
