@@ -512,9 +512,21 @@ static const char *stop_name(const struct engine *e)
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+/* Are the users from @from on out of a transaction (idle, or thinking: beyond e->active they submit nothing)? */
+static int surplus_done(const struct engine *e, int from)
+{
+	int i;
+
+	for (i = from; i < e->nusers; i++)
+		if (e->u[i].state != U_IDLE && e->u[i].state != U_THINK)
+			return 0;
+	return 1;
+}
+
 /*
  * Run the event loop until @until (ns) or a stop request or, with @drain,
- * until all users idle.
+ * until all users idle (with e->shed_from: until the users from it on are
+ * out of a transaction).
  */
 static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 		 double *iv_t0, const char *label)
@@ -539,7 +551,8 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 					busy = 1;
 			if (!busy)
 				return;
-		} else if (now >= until || stop_requested(e)) {
+		} else if (now >= until || stop_requested(e) ||
+			   (e->shed_from && surplus_done(e, e->shed_from))) {
 			return;
 		}
 		if (next_iv && now >= *next_iv) {
@@ -725,7 +738,12 @@ static void rt_search(struct engine *e, struct ivl *iv, const char *label)
  * The warm-up at @maxu users (not measured).  A closed loop then waits
  * for all users to be idle (the first step starts as before); terminals
  * run on into the first step, keeping their keying and think phases, so
- * that it does not start with all of them keying at once.
+ * that it does not start with all of them keying at once.  If the first
+ * step has fewer users, the others first finish the transactions they are
+ * in, still in the warm-up: the step must not count the queue that the
+ * warm-up's users left (at 2 s of think time a baseline's 64-user step
+ * after a 256-user warm-up measured 1.4 s of response time and more TPS
+ * than 64 terminals offer).
  */
 static void warm_up(struct engine *e, int maxu, struct ivl *iv, const char *label)
 {
@@ -740,8 +758,17 @@ static void warm_up(struct engine *e, int maxu, struct ivl *iv, const char *labe
 		snprintf(r->stopped, sizeof(r->stopped), "stopped by %s in the "
 			 "warm-up; no step measured", stop_name(e));
 	r->warm_s = e->o->warmup_s;
-	if (e->terminals && !r->stopped[0])
+	if (e->terminals && !r->stopped[0]) {
+		int first = e->o->nsteps ? e->o->users[0] : maxu;
+
+		if (first < maxu && !e->failed) {
+			e->active = first;
+			e->shed_from = first;
+			loop(e, UINT64_MAX, 0, &iv->next, &iv->t0, label);
+			e->shed_from = 0;
+		}
 		return;
+	}
 	e->stopping = 1;
 	loop(e, 0, 1, NULL, NULL, label);
 }

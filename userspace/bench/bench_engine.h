@@ -73,6 +73,7 @@ struct engine {
 	uint64_t ndirty;
 	struct user *u;
 	int nusers, active, stopping;
+	int shed_from;		/* > 0: loop() ends once the users from it on are out of a transaction */
 	int fwait_head, fwait_tail;	/* users waiting for a free frame */
 	/* page cleaner (bench_pool.c) */
 	int c_busy, c_pending, c_syncing, c_n;
