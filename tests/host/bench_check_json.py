@@ -150,6 +150,7 @@ def check(d, want_configs, zero_errors):
                 errs.append("%s: no transactions completed" % sw)
         errs.extend(check_search(c, where, w, search_max, users, cr))
         errs.extend(check_price(c, where, d))
+        errs.extend(check_backlog(c, where))
     summ = need(d, "summary", list, "top") or []
     if [x.get("config") for x in summ] != names:
         errs.append("summary configs %s differ from configs %s"
@@ -334,6 +335,27 @@ def check_search(c, where, w, search_max, users, rounds):
         if c.get("max_users_under_rt_limit") != best:
             errs.append("%s: max_users_under_rt_limit %r, the largest count measured under the "
                         "limit is %r" % (where, c.get("max_users_under_rt_limit"), best))
+    return errs
+
+
+def check_backlog(c, where):
+    """the backlog a cache left: null for the baseline, else MiB and seconds"""
+    errs = []
+    if "backlog" not in c:
+        return ["%s: backlog missing" % where]
+    b = c["backlog"]
+    if b is None:
+        return errs
+    if c.get("name") in ("baseline", "run"):
+        errs.append("%s: a backlog without a cache" % where)
+    if not isinstance(b, dict):
+        return errs + ["%s: backlog is not an object or null" % where]
+    mib = b.get("dirty_mib")
+    if not isinstance(mib, NUM) or mib < 0:
+        errs.append("%s: backlog.dirty_mib %r is not a number >= 0" % (where, mib))
+    if "writeback_s" not in b or not (b["writeback_s"] is None or
+                                      (isinstance(b["writeback_s"], NUM) and b["writeback_s"] >= 0)):
+        errs.append("%s: backlog.writeback_s missing or not a number >= 0/null" % where)
     return errs
 
 

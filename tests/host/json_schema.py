@@ -134,6 +134,7 @@ BENCH = {
                              "tps": "num", "avg_ms": "num", "p95_ms": "num",
                              "under_limit": "bool"}],
         "counters": ("map", "int"), "interrupted": "str|null",
+        "backlog": ("null", {"dirty_mib": "num", "writeback_s": "num|null"}),
         "warmup": COUNTS,
         "steps": [{
             "users": "int", "seconds": "num", "tps": "num", "avg_ms": "num", "p95_ms": "num",

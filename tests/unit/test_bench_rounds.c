@@ -142,12 +142,18 @@ static void mk_compare(void)
 	static const double bavg[3][NSTEPS] = { { 1500, 2100 }, { 1900, 1800 }, { 2500, 2500 } };
 	static const double ftps[3][NSTEPS] = { { 200, 300 }, { 210, 280 }, { 190, 1000 } };
 	static const double favg[3][NSTEPS] = { { 30, 525 }, { 32, 550 }, { 31, 10 } };
+
+	/* the backlog fcache left: medians 50 MiB, 10 s */
+	static const double fmib[3] = { 40, 60, 50 }, fsec[3] = { 8, 12, 10 };
 	const struct bench_result *b[3], *f[3];
 	int k;
 
 	for (k = 0; k < 3; k++) {
 		mk_run(&base_run[k], "baseline", btps[k], bavg[k], NSTEPS);
 		mk_run(&fc_run[k], "fcache-writeback", ftps[k], favg[k], NSTEPS);
+		fc_run[k].backlog_ok = 1;
+		fc_run[k].backlog_mib = fmib[k];
+		fc_run[k].backlog_s = fsec[k];
 		b[k] = &base_run[k];
 		f[k] = &fc_run[k];
 	}
@@ -184,6 +190,23 @@ static void test_aggregate(void)
 	/* round 2 has 16 users under 2 s, the median does not */
 	CHECK("aggregate: users under the limit: the median of the rounds'",
 	      agg[0].max_users_under_limit == 8 && agg[1].max_users_under_limit == 16);
+	CHECK("aggregate: backlog: medians of the dirty data and of the time",
+	      agg[1].backlog_ok && near(agg[1].backlog_mib, 50) && near(agg[1].backlog_s, 10));
+	CHECK("aggregate: no backlog for the baseline", !agg[0].backlog_ok);
+	{
+		struct bench_result *late = calloc(3, sizeof(*late));
+		const struct bench_result *q[2] = { &late[0], &late[1] };
+
+		if (late) {
+			late[0] = fc_run[0];
+			late[1] = fc_run[1];
+			late[1].backlog_s = -1;
+		}
+		CHECK("aggregate: backlog not written back in one round: not done",
+		      late && bench_aggregate(q, 2, &late[2]) == 0 && late[2].backlog_ok &&
+		      near(late[2].backlog_mib, 50) && late[2].backlog_s < 0);
+		free(late);
+	}
 	CHECK("aggregate: no run or too many refused",
 	      bench_aggregate(p, 0, x) == -1 &&
 	      bench_aggregate(p, BENCH_MAX_ROUNDS + 1, x) == -1);
@@ -244,12 +267,22 @@ static void test_reports(void)
 	      strstr(txt, "== average response time over 3 rounds, ms: min..max (spread) ==\n") &&
 	      strstr(txt, "\n     8     1500.00..2500.00 (52.6%)          30.00..32.00 (6.5%)\n"));
 	CHECK("report: users under the limit: the median of the rounds', with its ratio",
-	      strstr(txt, "\nbaseline                 8 (1.00x)\nfcache-writeback         16 (2.00x)\n"));
+	      strstr(txt, "\nbaseline                 8 (1.00x)\nfcache-writeback         16 (2.00x)"));
+	/* fcache's 16 is the ladder's top (8, 16): a lower bound, said so */
+	CHECK("report: users under the limit at the ladder's top: marked a lower bound",
+	      strstr(txt, "\nbaseline                 8 (1.00x)\nfcache-writeback         16 (2.00x)"
+		     " at least: the ladder's largest\n"));
+	CHECK("capped: the ladder's top count only",
+	      bench_under_capped(&agg[1]) && !bench_under_capped(&agg[0]));
 	CHECK("report: p95 table with ratios at every user count",
 	      strstr(txt, "== p95 response time, ms (ratio to baseline) ==\n") &&
 	      strstr(txt, "\n     8          3800.00 (1.00x)            62.00 (0.02x)\n") &&
 	      strstr(txt, "\n    16          4200.00 (1.00x)          1050.00 (0.25x)\n"));
 	CHECK("report: no NOPM table without a new-order type", !strstr(txt, "NOPM"));
+	CHECK("report: the backlog table, the caches only",
+	      strstr(txt, "\n== writeback backlog left at the end of the run, and the time to "
+		     "write it back ==\nfcache-writeback              50.0 MiB      10.0 s\n") &&
+	      !strstr(txt, "\nbaseline                      0.0 MiB"));
 	free(txt);
 	CAPTURE(sum, bench_print_summary(f, agg, 2));
 	CHECK("summary lines from the medians",
@@ -379,6 +412,9 @@ static void test_json(const char *dir)
 		     "\"avg_rt_ratio\":0.25,\"rounds\":3,\"users_under_rt_limit\":16,"
 		     "\"users_under_rt_limit_ratio\":2,\"ratios\":[{\"users\":8,\"tps_ratio\":4,"
 		     "\"avg_rt_ratio\":0.01631578947368421,\"p95_ratio\":0.01631578947368421,\"nopm_ratio\":null},"));
+	CHECK("json: backlog of the cache, null for the baseline",
+	      strstr(j, "\"backlog\":{\"dirty_mib\":50,\"writeback_s\":10}") &&
+	      strstr(j, "\"backlog\":null"));
 	CHECK("json: schema version 2", strstr(j, "\"schema\":\"fcache.bench\",\"schema_version\":2,"));
 	CHECK("json: users under the limit of each round",
 	      strstr(j, "\"max_users_under_rt_limit\":8,\"rounds\":3,"

@@ -290,6 +290,17 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 	bench_stack_counters(cfg, x->counters, sizeof(x->counters));
 	if (x->counters[0])
 		printf("%s counters: %s\n", cfg, x->counters);
+	/* the dirty data the cache leaves is work still owed: written back and timed */
+	if (strcmp(cfg, "baseline") && !rc &&
+	    bench_stack_backlog(cfg, &x->backlog_mib, &x->backlog_s) == 0) {
+		x->backlog_ok = 1;
+		if (x->backlog_s >= 0)
+			printf("%s backlog: %.1f MiB dirty at the end, written back in %.1f s\n",
+			       cfg, x->backlog_mib, x->backlog_s);
+		else
+			printf("%s backlog: %.1f MiB dirty at the end, not written back within %d s\n",
+			       cfg, x->backlog_mib, BENCH_BACKLOG_MAX_S);
+	}
 	bench_stack_cleanup();
 	if (strcmp(cfg, "baseline"))
 		bench_mark_flash(c->flash);

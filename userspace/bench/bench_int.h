@@ -66,6 +66,7 @@
 #define BENCH_MAX_TYPES		8
 #define BENCH_HIST_BUCKETS	(64 * 16)
 #define BENCH_MAX_ROUNDS	20	/* --rounds of compare */
+#define BENCH_BACKLOG_MAX_S	300	/* compare: the longest wait for a cache's backlog */
 #define BENCH_MAX_CONFIGS	8	/* configurations of compare */
 #define BENCH_SCHEMA_VERSION	2	/* of results.json (fcache.bench, docs/JSON.md) */
 #define BENCH_MAX_SWEEP		8	/* --buffer-pool-sweep: sizes */
@@ -244,6 +245,10 @@ struct bench_result {
 	uint32_t *final_ver;		/* versions on disk at the end (malloc) */
 	int rounds;			/* runs aggregated (bench_aggregate) */
 	char counters[2048];		/* the stack's "name=value ..." after the (last) run */
+	/* compare: the writeback backlog the cache left (bench_stack_backlog) */
+	int backlog_ok;			/* measured (not for the baseline) */
+	double backlog_mib;		/* dirty data at the end of the run */
+	double backlog_s;		/* time to write it back; < 0: not done in BENCH_BACKLOG_MAX_S */
 	char stopped[160];		/* "": ran to the end; else how a signal stopped it */
 };
 
@@ -329,6 +334,11 @@ struct bench_ratios {
 };
 void bench_ratios_of(const struct bench_step *s, const struct bench_step *b,
 		     struct bench_ratios *q);
+/*
+ * Is @r's count under the limit the largest user count of its ladder?
+ * Then more users may be served: the figure is a lower bound.
+ */
+int bench_under_capped(const struct bench_result *r);
 /* The users under the limit of @r against @base's: 1 and *@ratio, or 0 (no base). */
 int bench_under_ratio(const struct bench_result *base, const struct bench_result *r,
 		      double *ratio);

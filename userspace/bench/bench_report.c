@@ -279,6 +279,17 @@ static void json_config(struct fc_json *j, const struct bench_opts *o,
 	json_rt_search(j, x, o->rt_limit_s);
 	json_price(j, o, x, base);
 	json_counters(j, x->counters);
+	if (x->backlog_ok) {
+		fj_obj(j, "backlog");
+		fj_dbl(j, "dirty_mib", x->backlog_mib);
+		if (x->backlog_s >= 0)
+			fj_dbl(j, "writeback_s", x->backlog_s);
+		else
+			fj_null(j, "writeback_s");
+		fj_end(j);
+	} else {
+		fj_null(j, "backlog");
+	}
 	fj_dbl(j, "warmup_s", x->warm_s);
 	json_counts(j, "warmup", &x->warm, p);
 	fj_arr(j, "steps");

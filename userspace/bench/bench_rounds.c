@@ -114,6 +114,29 @@ static void under_limit(const struct bench_result *const *run, int n,
 }
 
 /*
+ * The backlog of the runs that measured one: the median of the dirty data
+ * and of the time to write it back; that time is -1 (not done) if any
+ * run's is.
+ */
+static void backlog_of(const struct bench_result *const *run, int n,
+		       struct bench_result *out)
+{
+	double mib[BENCH_MAX_ROUNDS], s[BENCH_MAX_ROUNDS];
+	int k, m = 0, late = 0;
+
+	for (k = 0; k < n; k++) {
+		if (!run[k]->backlog_ok)
+			continue;
+		mib[m] = run[k]->backlog_mib;
+		s[m++] = run[k]->backlog_s;
+		late |= run[k]->backlog_s < 0;
+	}
+	out->backlog_ok = m > 0;
+	out->backlog_mib = m ? median_of(mib, m) : 0;
+	out->backlog_s = !m || late ? -1 : median_of(s, m);
+}
+
+/*
  * Reduces the @n runs of one configuration (in round order) to @out: per
  * user count, TPS, average, p95 and p99 response time are the medians over
  * the runs that measured it, max_ms the largest; counts, seconds, the
@@ -145,6 +168,7 @@ int bench_aggregate(const struct bench_result *const *run, int n,
 	out->bp_frames = run[0]->bp_frames;
 	out->rounds = n;
 	memcpy(out->counters, run[n - 1]->counters, sizeof(out->counters));
+	backlog_of(run, n, out);
 	for (k = 0; k < n; k++) {
 		counts_add(&out->warm, &run[k]->warm);
 		out->warm_s += run[k]->warm_s;

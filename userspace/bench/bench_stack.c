@@ -40,6 +40,7 @@
 #include "bench_stack.h"
 #include "fc_dev.h"
 #include "fc_dm.h"
+#include "fc_util.h"
 
 #define DMCACHE_SECTORS	64		/* dm-cache: 32 KiB, its smallest block */
 
@@ -215,6 +216,9 @@ static int mirror_legs(const char *flash, uint64_t fs, unsigned int block_sector
 	return 0;
 }
 
+/* fcache's block size in the stack built last (the backlog's unit) */
+static unsigned int stack_block_sectors;
+
 int bench_stack_up(const char *config, const char *origin, const char *flash,
 		   unsigned int block_sectors, char *top, size_t len)
 {
@@ -232,6 +236,7 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 	os = osz / 512;
 	fs = fsz / 512;
 	bench_stack_cleanup();
+	stack_block_sectors = block_sectors;
 	if (is_fcache(config)) {
 		if (need_target("fcache-pool", "dm-fcache") < 0 ||
 		    zero_start(flash, 1 << 20) < 0)
@@ -377,4 +382,135 @@ void bench_stack_counters(const char *config, char *buf, size_t len)
 	} else if (!strcmp(config, "dm-writecache")) {
 		named_fields("fcbench-wc", wc_f, sizeof(wc_f) / sizeof(*wc_f), buf, len);
 	}
+}
+
+/* Field @idx (from 0) of @dev's status, a whole number; -1 if there is none. */
+static long long status_field(const char *dev, int idx)
+{
+	struct fc_dm_target *t;
+	char *copy, *tok, *sv = NULL, *end;
+	long long v = -1;
+	int nt, i = 0;
+
+	if (fc_dm_status(dev, &t, &nt) < 0)
+		return -1;
+	copy = nt > 0 && t[0].params ? strdup(t[0].params) : NULL;
+	for (tok = copy ? strtok_r(copy, " ", &sv) : NULL; tok;
+	     tok = strtok_r(NULL, " ", &sv), i++) {
+		if (i < idx)
+			continue;
+		errno = 0;
+		v = strtoll(tok, &end, 10);
+		if (errno || end == tok || *end || v < 0)
+			v = -1;
+		break;
+	}
+	free(copy);
+	fc_dm_free_targets(t, nt);
+	return v;
+}
+
+/*
+ * dm-cache's dirty blocks (status field 11; Documentation/admin-guide/
+ * device-mapper/cache.rst), in sectors; -1 if unreadable.
+ */
+static long long dmcache_dirty_sectors(void)
+{
+	long long d = status_field("fcbench-cache", 10), bs = status_field("fcbench-cache", 2);
+
+	return d < 0 || bs <= 0 ? -1 : d * bs;
+}
+
+/*
+ * dm-cache writes its dirty blocks back under the cleaner policy: the same
+ * table with the policy name "smq" changed to "cleaner", loaded in place.
+ */
+static int dmcache_cleaner(void)
+{
+	struct fc_dm_target *t;
+	char params[1024], *tok, *sv = NULL, *copy;
+	size_t used = 0;
+	int nt, r = -1, found = 0;
+
+	if (fc_dm_table("fcbench-cache", &t, &nt) < 0)
+		return -1;
+	if (nt != 1 || !t[0].params)
+		goto out;
+	copy = strdup(t[0].params);
+	params[0] = 0;
+	for (tok = copy ? strtok_r(copy, " ", &sv) : NULL; tok; tok = strtok_r(NULL, " ", &sv)) {
+		const char *w = strcmp(tok, "smq") ? tok : "cleaner";
+		int n;
+
+		found |= w != tok;
+		n = snprintf(params + used, sizeof(params) - used, "%s%s", used ? " " : "", w);
+		if (n < 0 || (size_t)n >= sizeof(params) - used)
+			break;
+		used += n;
+	}
+	free(copy);
+	if (found && tok == NULL) {
+		struct fc_dm_target c = { t[0].start, t[0].length, t[0].type, params };
+
+		r = fc_dm_load("fcbench-cache", &c, 1) < 0 ||
+		    fc_dm_suspend("fcbench-cache", 0) < 0 ||
+		    fc_dm_resume("fcbench-cache") < 0 ? -1 : 0;
+	}
+out:
+	fc_dm_free_targets(t, nt);
+	return r;
+}
+
+int bench_stack_backlog(const char *config, double *mib, double *secs)
+{
+	long long dirty = -1, left;
+	uint64_t t0;
+	char *resp = NULL;
+	int r = 0;
+
+	*secs = -1;
+	if (is_fcache(config)) {
+		dirty = status_field("fcbench-vol", 2);
+		if (dirty >= 0)
+			dirty *= stack_block_sectors;
+	} else if (!strcmp(config, "dm-cache")) {
+		dirty = dmcache_dirty_sectors();
+	} else if (!strcmp(config, "dm-writecache")) {
+		long long blocks = status_field("fcbench-wc", 1), nfree = status_field("fcbench-wc", 2);
+
+		/* every block in use is dirty: a block written back is freed */
+		dirty = blocks < 0 || nfree < 0 || nfree > blocks ? -1 : (blocks - nfree) * 8;
+	} else {
+		return -1;	/* the baseline */
+	}
+	if (dirty < 0) {
+		fc_err(BENCH_WHO, "%s: cannot read its dirty data from its status", config);
+		return -1;
+	}
+	*mib = dirty / 2048.0;
+	t0 = fc_now_ns();
+	if (is_fcache(config) || !strcmp(config, "dm-writecache")) {
+		/* both answer their "flush" message when all is written back */
+		r = fc_dm_message(is_fcache(config) ? "fcbench-vol" : "fcbench-wc", "flush", &resp);
+		free(resp);
+		if (r < 0) {
+			fc_err(BENCH_WHO, "%s: flush: %s", config, fc_dm_error());
+			return 0;
+		}
+		*secs = (fc_now_ns() - t0) / 1e9;
+		return 0;
+	}
+	if (dmcache_cleaner() < 0) {
+		fc_err(BENCH_WHO, "dm-cache: cannot switch to the cleaner policy: %s", fc_dm_error());
+		return 0;
+	}
+	do {
+		left = dmcache_dirty_sectors();
+		if (left == 0) {
+			*secs = (fc_now_ns() - t0) / 1e9;
+			break;
+		}
+		usleep(100000);
+	} while (left > 0 && fc_now_ns() - t0 < BENCH_BACKLOG_MAX_S * 1000000000ull);
+	return 0;
 }

@@ -28,5 +28,12 @@ void bench_stack_status(const char *config, char *buf, size_t len);
  * fields, named as in their kernel documentation), or "".
  */
 void bench_stack_counters(const char *config, char *buf, size_t len);
+/*
+ * The writeback backlog @config's cache leaves behind: the dirty data it
+ * holds now (*@mib), then all of it written back to the origin, timed
+ * (*@secs; -1 if it was not done within BENCH_BACKLOG_MAX_S).  0, or -1
+ * (said): not measured.
+ */
+int bench_stack_backlog(const char *config, double *mib, double *secs);
 
 #endif

@@ -211,7 +211,8 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 	print_search(f, r, rt_limit_s);
 	if (r->max_users_under_limit)
 		fprintf(f, "largest user count with average response time under "
-			"%.3g s: %d\n", rt_limit_s, r->max_users_under_limit);
+			"%.3g s: %d%s\n", rt_limit_s, r->max_users_under_limit,
+			bench_under_capped(r) ? " (the ladder's largest: more users may be served)" : "");
 	else
 		fprintf(f, "no user count kept the average response time under "
 			"%.3g s\n", rt_limit_s);
@@ -243,6 +244,16 @@ void bench_ratios_of(const struct bench_step *s, const struct bench_step *b,
 	q->p95 = q->p95_ok ? s->p95_ms / b->p95_ms : 0;
 	q->nopm_ok = s->nopm > 0 && b->nopm > 0;
 	q->nopm = q->nopm_ok ? s->nopm / b->nopm : 0;
+}
+
+int bench_under_capped(const struct bench_result *r)
+{
+	int i, top = 0;
+
+	for (i = 0; i < r->nsteps; i++)
+		if (r->step[i].users > top)
+			top = r->step[i].users;
+	return top > 0 && r->max_users_under_limit == top;
 }
 
 int bench_under_ratio(const struct bench_result *base, const struct bench_result *r,
@@ -342,6 +353,31 @@ static void print_spread(FILE *f, const struct bench_result *r, int nr, const ch
 	}
 }
 
+/*
+ * The writeback backlog each cache left at the end of its run (medians
+ * with rounds), and how long writing it back to the origin took.
+ */
+static void print_backlog(FILE *f, const struct bench_result *r, int nr)
+{
+	int c, any = 0;
+
+	for (c = 0; c < nr; c++)
+		any |= r[c].backlog_ok;
+	if (!any)
+		return;
+	fprintf(f, "\n== writeback backlog left at the end of the run, and the time to write it back ==\n");
+	for (c = 0; c < nr; c++) {
+		if (!r[c].backlog_ok)
+			continue;
+		if (r[c].backlog_s >= 0)
+			fprintf(f, "%-24s %9.1f MiB %9.1f s\n", r[c].config, r[c].backlog_mib,
+				r[c].backlog_s);
+		else
+			fprintf(f, "%-24s %9.1f MiB  not done in %d s\n", r[c].config,
+				r[c].backlog_mib, BENCH_BACKLOG_MAX_S);
+	}
+}
+
 /* The p90 response time of each transaction type at the heaviest user count of the baseline. */
 static void print_p90_types(FILE *f, const struct bench_result *r, int nr)
 {
@@ -414,16 +450,19 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 	for (c = 0; c < nr; c++) {
 		double q;
 
+		const char *cap = bench_under_capped(&r[c]) ? " at least: the ladder's largest" : "";
+
 		if (bench_under_ratio(&r[0], &r[c], &q))
-			fprintf(f, "%-24s %d (%.2fx)\n", r[c].config, r[c].max_users_under_limit, q);
+			fprintf(f, "%-24s %d (%.2fx)%s\n", r[c].config, r[c].max_users_under_limit, q, cap);
 		else
-			fprintf(f, "%-24s %d (-)\n", r[c].config, r[c].max_users_under_limit);
+			fprintf(f, "%-24s %d (-)%s\n", r[c].config, r[c].max_users_under_limit, cap);
 	}
 	print_table(f, r, nr, "p95 response time, ms (ratio to baseline)", CMP_P95, true);
 	if (bench_new_order_type(r[0].profile) >= 0)
 		print_table(f, r, nr, "NOPM: new-order transactions per minute (ratio to "
 			    "baseline)", CMP_NOPM, true);
 	print_p90_types(f, r, nr);
+	print_backlog(f, r, nr);
 	for (c = 0; c < nr && !grouped(&r[c]); c++)
 		;
 	if (c < nr)
