@@ -1,34 +1,42 @@
 #!/bin/sh
 # `make demo`: boot the guest testbed and run the OLTP before/after benchmark
-# (fcachectl bench compare --anchors, see tests/guest/bench_demo.sh):
-# baseline md RAID10 of emulated spindles versus fcache, dm-cache and
-# dm-writecache on an emulated flash device.  The report, results.json and
-# chart.svg land in results/ at the top of the repository.
+# (tests/guest/bench_demo.sh): baseline md RAID10 of emulated spindles
+# versus fcache, dm-cache and dm-writecache on an emulated flash device in
+# a closed loop (fcachectl bench compare --anchors), then fcache against
+# the baseline with terminals that think, then a buffer pool sweep.  The
+# report, results.json and chart.svg land in results/ at the top of the
+# repository (terminals/ and sweep/ below it for the second and third).
 #   tests/vm/demo.sh [--ctl FCACHECTL] [--quick] [extra bench compare options...]
 # --ctl: the fcachectl binary to run (default userspace/fcachectl).
-# --quick: two user counts, short steps (< 5 minutes a round); default
-# < 15 minutes a round.  --rounds N (`make demo` passes 2, DEMO_ROUNDS):
-# every configuration runs N times, in alternating order; the guest's
-# timeout grows with N.
+# --quick: smaller devices, two user counts, short steps (~7 minutes with
+# two rounds); default ~18 minutes with two rounds.  --rounds N (`make
+# demo` passes 2, DEMO_ROUNDS): every configuration of the closed loop
+# runs N times, in alternating order; the guest's timeout grows with N.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 res=$top/results
-quick=0 rounds=1 prev=
+quick=0 rounds=1 prev= data=256
 for a in "$@"; do
 	[ "$a" = --quick ] && quick=1
 	[ "$prev" = --rounds ] && rounds=$a
+	[ "$prev" = --demo-data ] && data=$a
 	case $a in --rounds=*) rounds=${a#--rounds=} ;; esac
 	prev=$a
 done
-# fcachectl refuses a bad count itself
+# fcachectl and bench_demo.sh refuse bad values themselves
 case $rounds in ''|*[!0-9]*) rounds=1 ;; esac
-# a quick round takes ~250 s, a full one ~800 s (TCG), plus the boot
-if [ $quick -eq 1 ]; then timeout=$((170 + 250 * rounds)); else timeout=$((240 + 840 * rounds)); fi
+case $data in ''|*[!0-9]*) data=256 ;; esac
+# TCG, measured: a round of the closed loop (four configurations) takes
+# ~200 s quick, ~330 s full; terminals and sweep ~150 s quick, ~400 s full;
+# the timeout allows about twice that, plus the boot
+if [ $quick -eq 1 ]; then timeout=$((300 + 400 * rounds + 300)); else timeout=$((300 + 660 * rounds + 800)); fi
+# a larger datafile (--demo-data) takes longer to prepare, warm and restore
+[ "$data" -gt 256 ] && timeout=$((timeout * data / 256))
 [ -f "$top/dm-fcache.ko" ] || { echo "demo: dm-fcache.ko is not built (make module)" >&2; exit 1; }
 "$top/userspace/fcachectl" bench --help >/dev/null 2>&1 || [ "${1:-}" = --ctl ] ||
 	{ echo "demo: userspace/fcachectl is not built with bench (make userspace)" >&2; exit 1; }
 mkdir -p "$res"
-rm -f "$res/report.txt" "$res/results.json" "$res/chart.svg"
+rm -rf "$res/report.txt" "$res/results.json" "$res/chart.svg" "$res/terminals" "$res/sweep"
 echo "demo: booting the guest (TCG: slow CPU, so every figure is a ratio to the baseline run)"
 start=$(date +%s)
 sh "$top/tests/vm/run-guest.sh" --name demo --results "$res" --timeout "$timeout" \
@@ -45,8 +53,10 @@ if [ -s "$res/report.txt" ]; then
 	echo "demo: report $res/report.txt"
 	[ -s "$res/results.json" ] && echo "demo: results $res/results.json"
 	[ -s "$res/chart.svg" ] && echo "demo: chart (TPS and average response time versus users) $res/chart.svg"
+	[ -s "$res/terminals/results.json" ] && echo "demo: terminals $res/terminals/ (results.json, chart.svg)"
+	[ -d "$res/sweep" ] && echo "demo: buffer pool sweep $res/sweep/ (results.json; bp-<size>/ each size)"
 	echo
-	grep '^summary ' "$res/report.txt"
+	sed -n '/^== demo summary ==$/,$p' "$res/report.txt"
 else
 	echo "demo: no report; last console lines:" >&2
 	tail -n 20 "$res/console.log" >&2
