@@ -64,6 +64,10 @@ if grep -qE '^\[ +[0-9]+s \] users: 16 tps: [0-9.]+ lat \(ms,avg\): [0-9.]+ lat 
 	pass interval-line; else fail interval-line "$(head -n 4 "$T/out" | tr '\n' '|')"; fi
 if grep -qE '^integrity: [1-9][0-9]* page reads verified, 0 errors$' "$T/out"; then
 	pass integrity-line; else fail integrity-line; fi
+# the device latency table (page reads through the buffer pool's misses)
+if grep -q '^ users  device latency, ms (average, submission to completion): page read, page write, redo write, fdatasync$' "$T/out" &&
+   grep -qE '^    16  +[0-9]+\.[0-9]{3} ' "$T/out"; then
+	pass dev-latency-table; else fail dev-latency-table "$(grep -A2 'device latency' "$T/out" | tr '\n' '|')"; fi
 # 16 is the ladder's only count: a lower bound, and the line says so
 if grep -qE "^largest user count with average response time under 2 s: 16 \\(the ladder's largest: more users may be served\\)$" "$T/out"; then
 	pass rt-limit-line; else fail rt-limit-line; fi
@@ -91,6 +95,10 @@ py profile-default-tpcc-like "$T/tpcc.json" "d['workload']['profile'] == 'tpcc-l
 rc mix-rw-run 0 "$CTL" bench run "$F" $RUN --profile read-write --buffer-pool 0 --quiet --json "$T/rw.json"
 py mix-rw-ratio "$T/rw.json" \
 	"abs(k['page_accesses'] / k['page_updates'] - 5.5) < 0.3 and k['log_writes'] == k['transactions']"
+# device latency (issue 12, the MX750 study's figures): each kind timed
+# from submission to completion, summed over the I/Os counted
+py dev-latency-counted "$T/rw.json" \
+	"k['dev_reads'] > 0 and k['read_us'] > 0 and k['log_writes'] > 0 and k['log_write_us'] > 0 and (k['dev_writes'] == 0) == (k['write_us'] == 0) and (k['fsyncs'] == 0) == (k['fsync_us'] == 0)"
 rc mix-ro-run 0 "$CTL" bench run "$F" $RUN --profile read-only --buffer-pool 0 --quiet --json "$T/ro.json"
 py mix-ro-no-writes "$T/ro.json" \
 	"k['page_updates'] == 0 and k['log_writes'] == 0 and k['dev_writes'] == 0 and k['dev_reads'] > 0"

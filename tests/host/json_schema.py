@@ -108,7 +108,8 @@ COUNTS = {
     "page_updates": "int", "hot_accesses": "int", "buffer_pool_hits": "int",
     "dev_reads": "int", "dev_writes": "int", "log_writes": "int", "log_records": "int",
     "fsyncs": "int", "cleaner_batches": "int", "free_frame_waits": "int",
-    "verify_errors": "int",
+    "verify_errors": "int", "read_us": "int", "write_us": "int", "log_write_us": "int",
+    "fsync_us": "int",
 }
 BENCH = {
     "schema": "str", "schema_version": "int", "command": "str|null",

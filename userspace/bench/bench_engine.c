@@ -231,6 +231,7 @@ static void submit_log(struct engine *e, int ui)
 	sqe = bench_get_sqe(e);
 	io_uring_prep_write(sqe, e->log_fd, u->logbuf, BENCH_LOG_REC, log_pos(e, lsn));
 	sqe->rw_flags = RWF_DSYNC;
+	u->io_t0 = fc_now_ns();
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_LOG << 32 | ui);
 }
 
@@ -261,6 +262,7 @@ static void log_flush(struct engine *e)
 	if (ui == NIL)
 		e->lq_tail = NIL;
 	e->g_n = n;
+	e->g_t0 = fc_now_ns();
 	sqe = bench_get_sqe(e);
 	io_uring_prep_write(sqe, e->log_fd, e->gbuf, n * BENCH_LOG_REC, log_pos(e, lsn));
 	sqe->rw_flags = RWF_DSYNC;
@@ -336,6 +338,7 @@ static void user_step(struct engine *e, int ui)
 			sqe = bench_get_sqe(e);
 			io_uring_prep_read(sqe, e->fd, u->buf, e->h.page_size,
 					   e->h.data_off + pg * e->h.page_size);
+			u->io_t0 = fc_now_ns();
 			io_uring_sqe_set_data64(sqe, (uint64_t)K_READ << 32 | ui);
 			u->state = U_WAIT_READ;
 			return;
@@ -383,6 +386,7 @@ static void read_done(struct engine *e, int ui, int res)
 	char msg[400];
 
 	e->cur->dev_reads++;
+	e->cur->read_us += (fc_now_ns() - u->io_t0) / 1000;
 	e->ic.dev_reads++;
 	e->r->pages_verified++;
 	if (res != (int)e->h.page_size) {
@@ -426,6 +430,7 @@ static void group_done(struct engine *e, int res)
 	e->g_n = 0;
 	e->g_head = NIL;
 	e->cur->log_writes++;
+	e->cur->log_us += (fc_now_ns() - e->g_t0) / 1000;
 	e->ic.log_writes++;
 	while (ui != NIL) {
 		int nx = e->u[ui].wnext;
@@ -451,6 +456,7 @@ static void handle_cqe(struct engine *e, struct io_uring_cqe *cqe)
 			     res < 0 ? strerror(-res) : "short write");
 			break;
 		}
+		e->cur->log_us += (fc_now_ns() - e->u[idx].io_t0) / 1000;
 		txn_commit(e, idx);
 		break;
 	case K_GLOG:

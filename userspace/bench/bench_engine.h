@@ -49,6 +49,7 @@ struct user {
 	int nacc, idx, nupd;
 	uint64_t acc[MAX_ACC];	/* page | update flag (bit 63) */
 	uint64_t t0;
+	uint64_t io_t0;		/* submission of its page read or redo write (ns) */
 	uint64_t rng;
 	int frame;		/* frame this user reads into */
 	int wnext;		/* next user on a wait list (or in a commit group) */
@@ -77,6 +78,7 @@ struct engine {
 	int fwait_head, fwait_tail;	/* users waiting for a free frame */
 	/* page cleaner (bench_pool.c) */
 	int c_busy, c_pending, c_syncing, c_n;
+	uint64_t c_t0;		/* submission of the cleaner's writes, then of its fdatasync (ns) */
 	int32_t *c_frames;
 	void *c_buf;
 	uint64_t c_last;
@@ -90,6 +92,7 @@ struct engine {
 	/* group commit (--group-commit on): the commits waiting, and the write in flight */
 	int lq_head, lq_tail;	/* users waiting for the next redo write */
 	int g_head, g_n;	/* the users of the redo write in flight (0: none) */
+	uint64_t g_t0;		/* its submission (ns) */
 	void *gbuf;		/* their records, concatenated */
 	/* measurement */
 	struct bench_counts *cur;	/* counters of the current phase */

@@ -153,6 +153,11 @@ struct bench_counts {
 	uint64_t cleaner_batches;
 	uint64_t verify_errors;
 	uint64_t free_waits;	/* users that waited for a free frame */
+	/* device latency: submission to completion, summed over the I/Os counted above, us */
+	uint64_t read_us;	/* of dev_reads */
+	uint64_t write_us;	/* of dev_writes */
+	uint64_t log_us;	/* of log_writes */
+	uint64_t fsync_us;	/* of fsyncs */
 };
 
 /* A figure over the rounds of `compare` (bench_spread_of). */
@@ -357,6 +362,11 @@ void bench_print_prices(FILE *f, const struct bench_opts *o, const struct bench_
 			int nr);
 /* Redo records per redo write (group commit: the average group; 0: no write). */
 double bench_log_group_avg(const struct bench_counts *c);
+/* The device latency kinds of struct bench_counts, and their names in reports. */
+enum { BENCH_LAT_READ, BENCH_LAT_WRITE, BENCH_LAT_LOG, BENCH_LAT_FSYNC, BENCH_LAT_KINDS };
+extern const char *const bench_lat_name[BENCH_LAT_KINDS];
+/* Average device latency of one kind of I/O in @c, ms; -1: none of that kind. */
+double bench_dev_latency_ms(const struct bench_counts *c, int kind);
 /* The most rounds any of the @nr results aggregates (1 at least). */
 int bench_max_rounds(const struct bench_result *r, int nr);
 

@@ -163,6 +163,7 @@ void bench_cleaner_start(struct engine *e, uint64_t now, int force)
 		e->c_frames[n++] = f;
 	}
 	e->c_busy = 1;
+	e->c_t0 = fc_now_ns();
 	e->c_n = n;
 	e->c_pending = n;
 	e->c_syncing = 0;
@@ -180,11 +181,13 @@ void bench_cleaner_write_done(struct engine *e, int res)
 		return;
 	}
 	e->cur->dev_writes++;
+	e->cur->write_us += (fc_now_ns() - e->c_t0) / 1000;
 	e->ic.dev_writes++;
 	if (--e->c_pending)
 		return;
 	sqe = bench_get_sqe(e);
 	io_uring_prep_fsync(sqe, e->fd, IORING_FSYNC_DATASYNC);
+	e->c_t0 = fc_now_ns();
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_CSYNC << 32);
 	e->c_syncing = 1;
 }
@@ -198,6 +201,7 @@ void bench_cleaner_sync_done(struct engine *e, int res)
 		return;
 	}
 	e->cur->fsyncs++;
+	e->cur->fsync_us += (fc_now_ns() - e->c_t0) / 1000;
 	e->ic.fsyncs++;
 	for (i = 0; i < e->c_n; i++) {
 		int32_t f = e->c_frames[i];

@@ -62,6 +62,10 @@ static void json_counts(struct fc_json *j, const char *key,
 	fj_u64(j, "cleaner_batches", c->cleaner_batches);
 	fj_u64(j, "free_frame_waits", c->free_waits);
 	fj_u64(j, "verify_errors", c->verify_errors);
+	fj_u64(j, "read_us", c->read_us);
+	fj_u64(j, "write_us", c->write_us);
+	fj_u64(j, "log_write_us", c->log_us);
+	fj_u64(j, "fsync_us", c->fsync_us);
 	fj_end(j);
 }
 

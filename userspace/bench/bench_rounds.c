@@ -70,6 +70,10 @@ static void counts_add(struct bench_counts *d, const struct bench_counts *s)
 	d->cleaner_batches += s->cleaner_batches;
 	d->verify_errors += s->verify_errors;
 	d->free_waits += s->free_waits;
+	d->read_us += s->read_us;
+	d->write_us += s->write_us;
+	d->log_us += s->log_us;
+	d->fsync_us += s->fsync_us;
 }
 
 const struct bench_step *bench_step_of(const struct bench_result *r, int users)

@@ -6,6 +6,7 @@
  * they share with results.json (bench_report.c).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,55 @@ double bench_log_group_avg(const struct bench_counts *c)
 	return c->log_writes ? (double)c->log_records / c->log_writes : 0;
 }
 
+const char *const bench_lat_name[BENCH_LAT_KINDS] = {
+	"page read", "page write", "redo write", "fdatasync",
+};
+
+double bench_dev_latency_ms(const struct bench_counts *c, int kind)
+{
+	static const size_t n_off[BENCH_LAT_KINDS] = {
+		offsetof(struct bench_counts, dev_reads), offsetof(struct bench_counts, dev_writes),
+		offsetof(struct bench_counts, log_writes), offsetof(struct bench_counts, fsyncs),
+	};
+	static const size_t us_off[BENCH_LAT_KINDS] = {
+		offsetof(struct bench_counts, read_us), offsetof(struct bench_counts, write_us),
+		offsetof(struct bench_counts, log_us), offsetof(struct bench_counts, fsync_us),
+	};
+	uint64_t n, us;
+
+	if (kind < 0 || kind >= BENCH_LAT_KINDS)
+		return -1;
+	n = *(const uint64_t *)((const char *)c + n_off[kind]);
+	us = *(const uint64_t *)((const char *)c + us_off[kind]);
+	return n ? us / 1000.0 / n : -1;
+}
+
+/*
+ * The run's device latency per step: each kind of I/O from submission to
+ * completion, averaged (what iostat calls await, as the application sees it).
+ */
+static void print_dev_latency(FILE *f, const struct bench_result *r)
+{
+	int i, k;
+
+	fprintf(f, "%6s  device latency, ms (average, submission to completion):", "users");
+	for (k = 0; k < BENCH_LAT_KINDS; k++)
+		fprintf(f, "%s %s", k ? "," : "", bench_lat_name[k]);
+	fprintf(f, "\n");
+	for (i = 0; i < r->nsteps; i++) {
+		fprintf(f, "%6d ", r->step[i].users);
+		for (k = 0; k < BENCH_LAT_KINDS; k++) {
+			double ms = bench_dev_latency_ms(&r->step[i].c, k);
+
+			if (ms < 0)
+				fprintf(f, " %12s", "-");
+			else
+				fprintf(f, " %12.3f", ms);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 /* Did group commit make a step of @r write fewer redo writes than records? */
 static bool grouped(const struct bench_result *r)
 {
@@ -207,6 +257,7 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 			s->c.page_accesses ? 100.0 * s->c.bp_hits / s->c.page_accesses : 0);
 	}
 	print_types(f, r);
+	print_dev_latency(f, r);
 	print_groups(f, r);
 	print_search(f, r, rt_limit_s);
 	if (r->max_users_under_limit)
@@ -379,6 +430,42 @@ static void print_backlog(FILE *f, const struct bench_result *r, int nr)
 }
 
 /* The p90 response time of each transaction type at the heaviest user count of the baseline. */
+/* Device latency of each kind at the heaviest user count, with the ratio to the baseline's. */
+static void print_dev_latency_cmp(FILE *f, const struct bench_result *r, int nr)
+{
+	const struct bench_result *base = &r[0];
+	const struct bench_step *b = base->nsteps ? &base->step[base->nsteps - 1] : NULL;
+	int c, k, u = b ? b->users : 0;
+
+	if (!b)
+		return;
+	b = bench_step_of(base, u);
+	fprintf(f, "\n== device latency at %d users, ms, average (ratio to baseline) ==\n%-14s",
+		u, "I/O");
+	for (c = 0; c < nr; c++)
+		fprintf(f, " %24s", r[c].config);
+	fprintf(f, "\n");
+	for (k = 0; k < BENCH_LAT_KINDS; k++) {
+		double bm = bench_dev_latency_ms(&b->c, k);
+
+		fprintf(f, "%-14s", bench_lat_name[k]);
+		for (c = 0; c < nr; c++) {
+			const struct bench_step *s = bench_step_of(&r[c], u);
+			double ms = s ? bench_dev_latency_ms(&s->c, k) : -1;
+			char cell[64];
+
+			if (ms < 0)
+				snprintf(cell, sizeof(cell), "-");
+			else if (bm > 0)
+				snprintf(cell, sizeof(cell), "%.3f (%.2fx)", ms, ms / bm);
+			else
+				snprintf(cell, sizeof(cell), "%.3f (-)", ms);
+			fprintf(f, " %24s", cell);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 static void print_p90_types(FILE *f, const struct bench_result *r, int nr)
 {
 	const struct bench_result *base = &r[0];
@@ -462,6 +549,7 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 		print_table(f, r, nr, "NOPM: new-order transactions per minute (ratio to "
 			    "baseline)", CMP_NOPM, true);
 	print_p90_types(f, r, nr);
+	print_dev_latency_cmp(f, r, nr);
 	print_backlog(f, r, nr);
 	for (c = 0; c < nr && !grouped(&r[c]); c++)
 		;
