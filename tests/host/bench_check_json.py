@@ -79,6 +79,15 @@ def check(d, want_configs, zero_errors):
     search_max = need(w, "rt_search_max_steps", int, "workload")
     if "log_device" not in w or not (w["log_device"] is None or isinstance(w["log_device"], str)):
         errs.append("workload: log_device missing or not a string/null")
+    for k in ("origin", "flash", "flash2"):
+        if k not in w or not (w[k] is None or isinstance(w[k], str)):
+            errs.append("workload: %s missing or not a string/null" % k)
+    if w.get("flash2") is not None and (w.get("flash") is None or w["flash2"] == w["flash"]):
+        errs.append("workload: flash2 %r without a flash of its own (flash %r)"
+                    % (w.get("flash2"), w.get("flash")))
+    if (w.get("origin") is None) != (w.get("flash") is None):
+        errs.append("workload: origin %r and flash %r (compare gives both, run neither)"
+                    % (w.get("origin"), w.get("flash")))
     gc = need(w, "group_commit", bool, "workload")
     gmax = need(w, "group_commit_max_records", int, "workload")
     if gc is False and gmax != 1 or gc and not (isinstance(gmax, int) and gmax > 1):

@@ -477,3 +477,22 @@ out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench run --
 if [ "$out" = --log-dev ]; then pass completion-log-dev; else fail completion-log-dev "$out"; fi
 out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench run x --group-commit ''); COMP_CWORD=5; _fcachectl; echo \${COMPREPLY[*]}")
 if [ "$out" = "on off" ]; then pass completion-group-commit; else fail completion-group-commit "$out"; fi
+# issue 11: --flash2 and the RAID1 configurations
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench compare --flash2 /de); COMP_CWORD=4; _fcachectl; echo \${COMPREPLY[*]}")
+if [ "$out" = /dev ]; then pass completion-flash2-file; else fail completion-flash2-file "$out"; fi
+out=$(bash -c ". '$top/completion/fcachectl'; COMP_WORDS=(fcachectl bench compare --configs dm-c); COMP_CWORD=4; _fcachectl; echo \${COMPREPLY[*]}")
+if [ "$out" = "dm-cache dm-cache-raid1" ]; then pass completion-configs-raid1; else fail completion-configs-raid1 "$out"; fi
+"$CTL" bench --help >"$T/help.txt" 2>&1
+if grep -q -- '--flash DEV \[--flash2 DEV\]' "$T/help.txt" && grep -q 'dm-writecache-raid1 and dm-cache-raid1' "$T/help.txt"; then
+	pass usage-flash2-configs; else fail usage-flash2-configs; fi
+python3 - "$T/sw/results.json" "$T/f2a.json" "$T/f2b.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["workload"]["flash2"] = d["workload"]["flash"]
+json.dump(d, open(sys.argv[2], "w"))
+d["workload"]["flash2"] = "/dev/other"
+d["workload"]["origin"] = None
+json.dump(d, open(sys.argv[3], "w"))
+EOF
+rc schema-catches-flash2-same-as-flash 1 python3 "$H/bench_check_json.py" "$T/f2a.json"
+rc schema-catches-origin-without-flash 1 python3 "$H/bench_check_json.py" "$T/f2b.json"

@@ -131,6 +131,39 @@ fi
 chmod 0644 "$T/redo.img"
 rc logdev-accepted 0 "$CTL" $LRUN --log-dev "$T/redo.img"
 
+# ---- issue 11: compare --flash2 (a second flash device) and the RAID1 configurations
+CMP2="bench compare --origin $F --flash $T/flash.img --users 2 --warmup 0 --time 0.5 --quiet --output $T/cmp"
+truncate -s 64M "$T/flash2.img"
+for c in dm-writecache-raid1 dm-cache-raid1; do
+	rc "flash2-needed:$c" 2 "$CTL" $CMP2 --configs "baseline,$c"
+	if [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^fcachectl bench: configuration $c is a dm RAID1 of --flash and --flash2: give --flash2 DEV$" "$T/err"; then
+		pass "flash2-needed-message:$c"; else fail "flash2-needed-message:$c" "$(head -n 2 "$T/err" | tr '\n' '|')"; fi
+done
+rc flash2-is-flash 2 "$CTL" $CMP2 --configs baseline --flash2 "$T/flash.img"
+if grep -q "^fcachectl bench: --flash2 $T/flash.img is the --flash device itself; the second flash must be a device of its own$" "$T/err"; then
+	pass flash2-is-flash-message; else fail flash2-is-flash-message "$(head -n 1 "$T/err")"; fi
+ln -sf "$T/flash.img" "$T/flash-alias.img"
+rc flash2-is-flash-by-link 2 "$CTL" $CMP2 --configs baseline --flash2 "$T/flash-alias.img"
+rc flash2-is-origin 2 "$CTL" $CMP2 --configs baseline --flash2 "$F"
+grep -q "is the --origin device itself" "$T/err" && pass flash2-is-origin-message ||
+	fail flash2-is-origin-message "$(head -n 1 "$T/err")"
+rc flash2-is-logdev 2 "$CTL" $CMP2 --configs baseline --flash2 "$T/redo.img" --log-dev "$T/redo.img"
+grep -q "is the --log-dev device itself" "$T/err" && pass flash2-is-logdev-message ||
+	fail flash2-is-logdev-message "$(head -n 1 "$T/err")"
+rc flash2-missing 1 "$CTL" $CMP2 --configs baseline --flash2 "$T/nosuch2.img"
+if [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^fcachectl bench: --flash2 $T/nosuch2.img: No such file or directory (the second flash device must exist)$" "$T/err"; then
+	pass flash2-missing-message; else fail flash2-missing-message "$(head -n 2 "$T/err" | tr '\n' '|')"; fi
+[ -e "$T/nosuch2.img" ] && fail flash2-missing-not-created || pass flash2-missing-not-created
+rc flash2-directory 1 "$CTL" $CMP2 --configs baseline --flash2 "$T"
+rc flash2-empty 2 "$CTL" $CMP2 --configs baseline --flash2 ""
+rc flash2-refused-on-run 2 "$CTL" $LRUN --flash2 "$T/flash2.img"
+grep -q "^fcachectl bench: --flash2 is an option of compare$" "$T/err" && pass flash2-run-message ||
+	fail flash2-run-message "$(head -n 1 "$T/err")"
+rc flash2-refused-on-prepare 2 "$CTL" bench prepare "$T/p9.img" --size 16 --flash2 "$T/flash2.img"
+[ -e "$T/p9.img" ] && fail flash2-prepare-nothing-written || pass flash2-prepare-nothing-written
+rc flash2-price 0 "$CTL" $CMP2 --configs baseline --flash2 "$T/flash2.img" \
+	--price dm-cache-raid1=10 --price dm-writecache-raid1=9 --price fcache-mirrored=8
+
 # the accepted edges still run
 rc accepted-values 0 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 1,2 --quiet \
 	--seed 4294967295 --dist zipf:1.2 --cleaner-batch 1 --rt-limit 0.001 \
@@ -171,6 +204,25 @@ if swap_intact "$S"; then pass swap-left-intact; else fail swap-left-intact; fi
 rc swap-logdev-refused 1 "$CTL" bench run "$F" --warmup 0 --time 0.5 --users 2 --quiet --log-dev "$S"
 if grep -q "holds a swap" "$T/err" && swap_intact "$S"; then
 	pass swap-logdev-message-intact; else fail swap-logdev-message-intact "$(head -n 1 "$T/err")"; fi
+cp "$S" "$T/swap-flash2.img"
+rc swap-flash2-refused 1 "$CTL" $CMP2 --configs baseline --flash2 "$T/swap-flash2.img"
+if [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "swap-flash2.img holds a swap" "$T/err" &&
+   grep -q -- "--force" "$T/err" && swap_intact "$T/swap-flash2.img"; then
+	pass swap-flash2-message-intact; else fail swap-flash2-message-intact "$(head -n 2 "$T/err" | tr '\n' '|')"; fi
+rc swap-flash2-force 0 "$CTL" $CMP2 --configs baseline --flash2 "$T/swap-flash2.img" --force
+if grep -q "^origin $F, flash $T/flash.img, flash2 $T/swap-flash2.img, configurations: baseline$" "$T/out" &&
+   grep -q "^flash $T/swap-flash2.img: discarded (64 MiB)$" "$T/out" &&
+   ! swap_intact "$T/swap-flash2.img"; then
+	pass swap-flash2-force-header-discarded; else fail swap-flash2-force-header-discarded "$(grep flash2 "$T/out" | head -n 2 | tr '\n' '|')"; fi
+python3 - "$T/cmp/results.json" "$F" "$T/flash.img" "$T/swap-flash2.img" <<'EOF2'
+import json, sys
+w = json.load(open(sys.argv[1]))["workload"]
+sys.exit([w["origin"], w["flash"], w["flash2"]] != sys.argv[2:5])
+EOF2
+[ $? -eq 0 ] && pass flash2-json-devices || fail flash2-json-devices
+rc flash2-json-schema 0 python3 "$top/tests/host/bench_check_json.py" "$T/cmp/results.json" --configs baseline --zero-errors
+rc flash2-json-schema-all 0 python3 "$top/tests/host/json_schema.py" "$T/cmp/results.json"
+rc flash2-again-no-force 0 "$CTL" $CMP2 --configs baseline --flash2 "$T/swap-flash2.img"
 
 E=$T/ext4.img
 truncate -s 64M "$E"

@@ -123,6 +123,7 @@ BENCH = {
         "user_steps": ["int"], "rounds": "int", "terminal_model": "bool",
         "think_time_s": "num|null", "keying_time_s": "num|null", "rt_search_max_steps": "int",
         "log_device": "str|null", "group_commit": "bool", "group_commit_max_records": "int",
+        "origin": "str|null", "flash": "str|null", "flash2": "str|null",
     },
     "chart": "str|null",
     "run_order": [["str"]],

@@ -333,6 +333,57 @@ static void test_reports(void)
 	free(one);
 }
 
+/*
+ * The read hit ratio of a stack's counters: fcache's volume and
+ * dm-writecache count reads, dm-cache read misses; the report's section
+ * appears only when a configuration has one.
+ */
+static void test_hit_ratio(void)
+{
+	struct bench_result *r = calloc(3, sizeof(*r));
+	uint64_t h = 0, n = 0;
+	double q = -1;
+	char *txt;
+
+	CHECK("hit ratio: fcache's volume (read_hits / reads, the volume's before the pool's)",
+	      !bench_read_hit_ratio("reads=200 read_hits=150 writes=9 reads=7 read_hits=1",
+				    &h, &n, &q) && h == 150 && n == 200 && q == 0.75);
+	CHECK("hit ratio: dm-cache (read_hits / (read_hits + read_misses))",
+	      !bench_read_hit_ratio("read_hits=30 read_misses=10 write_hits=4", &h, &n, &q) &&
+	      h == 30 && n == 40 && q == 0.75);
+	CHECK("hit ratio: dm-writecache (reads, read_hits)",
+	      !bench_read_hit_ratio("error=0 blocks=10 reads=8 read_hits=0", &h, &n, &q) &&
+	      h == 0 && n == 8 && q == 0);
+	CHECK("hit ratio: none without reads",
+	      bench_read_hit_ratio("reads=0 read_hits=0", &h, &n, &q) &&
+	      bench_read_hit_ratio("read_hits=0 read_misses=0", &h, &n, &q));
+	CHECK("hit ratio: none without the counters, or with bad ones",
+	      bench_read_hit_ratio("", &h, &n, &q) && bench_read_hit_ratio(NULL, &h, &n, &q) &&
+	      bench_read_hit_ratio("reads=5", &h, &n, &q) &&
+	      bench_read_hit_ratio("xread_hits=1 reads=2", &h, &n, &q) &&
+	      bench_read_hit_ratio("read_hits=1x reads=2", &h, &n, &q) &&
+	      bench_read_hit_ratio("read_hits=-1 reads=2", &h, &n, &q) &&
+	      bench_read_hit_ratio("read_hits=3 reads=2", &h, &n, &q) &&
+	      bench_read_hit_ratio("read_hits=18446744073709551615 read_misses=1", &h, &n, &q));
+	r[0] = agg[0];
+	r[1] = agg[1];
+	r[2] = agg[1];
+	snprintf(r[1].config, sizeof(r[1].config), "fcache-mirrored");
+	snprintf(r[1].counters, sizeof(r[1].counters), "reads=1000 read_hits=843 writes=5");
+	snprintf(r[2].config, sizeof(r[2].config), "dm-cache-raid1");
+	snprintf(r[2].counters, sizeof(r[2].counters), "read_hits=1 read_misses=3");
+	CAPTURE(txt, bench_print_compare(f, r, 3));
+	CHECK("report: a read hit ratio line per cache with counters, none for the baseline",
+	      strstr(txt, "\n== read hit ratio of the cache (its counters after its last run: "
+		     "warm-up and every step) ==\nfcache-mirrored           84.3% (843 of 1000 "
+		     "reads)\ndm-cache-raid1            25.0% (1 of 4 reads)\n"));
+	free(txt);
+	CAPTURE(txt, bench_print_compare(f, agg, 2));
+	CHECK("report: no read hit ratio section without counters", !strstr(txt, "read hit"));
+	free(txt);
+	free(r);
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -410,7 +461,8 @@ static void test_json(const char *dir)
 	      strstr(j, "\"user_steps\":[8,16],\"rounds\":3,\"terminal_model\":false,"
 		     "\"think_time_s\":0,\"keying_time_s\":0,\"rt_search_max_steps\":0,"
 		     "\"log_device\":null,\"group_commit\":false,"
-		     "\"group_commit_max_records\":1}") &&
+		     "\"group_commit_max_records\":1,\"origin\":null,\"flash\":null,"
+		     "\"flash2\":null}") &&
 	      strstr(j, "\"run_order\":[[\"baseline\",\"fcache-writeback\"],"
 		     "[\"fcache-writeback\",\"baseline\"],[\"baseline\",\"fcache-writeback\"]]"));
 	CHECK("json: step of medians, ratios of medians, spread and rounds",
@@ -592,6 +644,7 @@ int main(int argc, char **argv)
 	mk_compare();
 	test_aggregate();
 	test_reports();
+	test_hit_ratio();
 	CHECK("json: a directory for it", dir != NULL);
 	if (dir) {
 		test_json(dir);

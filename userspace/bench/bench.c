@@ -148,6 +148,37 @@ static int log_dev_check(const char *log, const char *const *other,
 	return guard(log, force);
 }
 
+/*
+ * compare --flash2: a second flash device that exists (it is never
+ * created), a block device or a file (else EXIT_FAIL), and none of the
+ * other devices of the command line (EXIT_USAGE: a mirror of one device
+ * mirrors nothing).  0, or the exit status (said).  guard() comes after.
+ */
+static int flash2_check(const struct bench_cli *c)
+{
+	const char *other[] = { c->flash, c->origin, c->o.log_dev };
+	const char *what[] = { "--flash", "--origin", "--log-dev" };
+	struct stat fs, os;
+	int i;
+
+	if (stat(c->flash2, &fs) < 0) {
+		fc_err(BENCH_CLI, "--flash2 %s: %s (the second flash device must exist)",
+			c->flash2, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (!S_ISBLK(fs.st_mode) && !S_ISREG(fs.st_mode)) {
+		fc_err(BENCH_CLI, "--flash2 %s is neither a block device nor a file", c->flash2);
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < 3; i++)
+		if (other[i] && stat(other[i], &os) == 0 && same_dev(&fs, &os)) {
+			fc_err(BENCH_CLI, "--flash2 %s is the %s device itself; the second "
+				"flash must be a device of its own", c->flash2, what[i]);
+			return EXIT_USAGE;
+		}
+	return 0;
+}
+
 static int cmd_prepare(struct bench_cli *c, char **pos, int npos)
 {
 	if (npos != 1)
@@ -267,6 +298,8 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 		       struct bench_result *x)
 {
 	char top[512], st[1024];
+	uint64_t hits, reads;
+	double q;
 	int rc;
 
 	if (rounds > 1)
@@ -275,9 +308,13 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 		printf("\n=== %s\n", cfg);
 	fflush(stdout);
 	/* a blank flash for every cache (the start of compare discarded it for the first) */
-	if (strcmp(cfg, "baseline") && c->discarded++)
+	if (strcmp(cfg, "baseline") && c->discarded++) {
 		bench_flash_discard(c->flash);
-	if (bench_stack_up(cfg, c->origin, c->flash, c->cblock_kib * 2, top, sizeof(top)) < 0) {
+		if (c->flash2)
+			bench_flash_discard(c->flash2);
+	}
+	if (bench_stack_up(cfg, c->origin, c->flash, c->flash2, c->cblock_kib * 2, top,
+			   sizeof(top)) < 0) {
 		printf("%s: SKIPPED (the stack could not be built; see above)\n", cfg);
 		return 1;
 	}
@@ -290,6 +327,9 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 	bench_stack_counters(cfg, x->counters, sizeof(x->counters));
 	if (x->counters[0])
 		printf("%s counters: %s\n", cfg, x->counters);
+	if (!bench_read_hit_ratio(x->counters, &hits, &reads, &q))
+		printf("%s read hit ratio: %.1f%% (read_hits %llu of %llu reads)\n", cfg,
+		       100 * q, (unsigned long long)hits, (unsigned long long)reads);
 	/* the dirty data the cache leaves is work still owed: written back and timed */
 	if (strcmp(cfg, "baseline") && !rc &&
 	    bench_stack_backlog(cfg, &x->backlog_mib, &x->backlog_s) == 0) {
@@ -302,8 +342,11 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 			       cfg, x->backlog_mib, BENCH_BACKLOG_MAX_S);
 	}
 	bench_stack_cleanup();
-	if (strcmp(cfg, "baseline"))
+	if (strcmp(cfg, "baseline")) {
 		bench_mark_flash(c->flash);
+		if (c->flash2)
+			bench_mark_flash(c->flash2);
+	}
 	if (x->nsteps)
 		bench_print_table(stdout, x, c->o.rt_limit_s);
 	if (rc == BENCH_RUN_STOPPED) {
@@ -327,12 +370,14 @@ struct cmp {
 
 /*
  * The configurations of --configs (or the default ones), the baseline
- * first: 0, or EXIT_USAGE (said).
+ * first: 0, or EXIT_USAGE (said; also for a RAID1 configuration without
+ * --flash2).
  */
 static int compare_configs(struct bench_cli *c, struct cmp *m)
 {
 	static const char *const all[] = { "baseline", "fcache-writeback", "dm-cache",
-					   "dm-writecache", "fcache-mirrored" };
+					   "dm-writecache", "fcache-mirrored",
+					   "dm-writecache-raid1", "dm-cache-raid1" };
 	char *d, *t, *sv = NULL;
 	int i;
 
@@ -357,6 +402,12 @@ static int compare_configs(struct bench_cli *c, struct cmp *m)
 				k = i;
 		if (!k) {
 			bench_usage("unknown configuration '%s'", t);
+			free(d);
+			return EXIT_USAGE;
+		}
+		if (bench_stack_needs_flash2(all[k]) && !c->flash2) {
+			fc_err(BENCH_CLI, "configuration %s is a dm RAID1 of --flash and "
+				"--flash2: give --flash2 DEV", all[k]);
 			free(d);
 			return EXIT_USAGE;
 		}
@@ -547,6 +598,15 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		return bench_usage("compare needs --origin DEV and --flash DEV%s", "");
 	if (compare_configs(c, &m))
 		return EXIT_USAGE;
+	if (c->flash2) {
+		int rc = flash2_check(c);
+
+		if (rc)
+			return rc;
+	}
+	c->o.origin = c->origin;
+	c->o.flash = c->flash;
+	c->o.flash2 = c->flash2;
 	if (c->quick) {
 		if (!c->users_set)
 			bench_parse_users(&c->o, "16,128");
@@ -558,13 +618,25 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 	if (make_dir(out) < 0)
 		return EXIT_FAIL;
 	header(stdout, &c->o, "compare");
-	printf("origin %s, flash %s, configurations:", c->origin, c->flash);
+	printf("origin %s, flash %s", c->origin, c->flash);
+	if (c->flash2)
+		printf(", flash2 %s", c->flash2);
+	printf(", configurations:");
 	for (i = 0; i < m.ncfg; i++)
 		printf(" %s", m.cfg[i]);
 	if (rounds > 1)
 		printf(", %d rounds (the order alternates)", rounds);
 	printf("\ncache blocks: fcache %u KiB, dm-cache 32 KiB, dm-writecache 4 KiB\n",
 	       c->cblock_kib);
+	for (i = 0; i < m.ncfg; i++) {
+		if (!strcmp(m.cfg[i], "fcache-mirrored"))
+			printf("%s: a mirrored fcache pool over %s\n", m.cfg[i], c->flash2 ?
+			       "the flash and flash2, two devices" :
+			       "the two halves of the flash (no --flash2)");
+		else if (bench_stack_needs_flash2(m.cfg[i]))
+			printf("%s: over a dm RAID1 of the flash and flash2 (raid target, "
+			       "raid1, a 4 MiB metadata slice a device, nosync)\n", m.cfg[i]);
+	}
 	if (c->nsweep) {
 		char sz[32];
 
@@ -577,11 +649,13 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 	}
 	/* after the cleanup: a leftover fcbench-* stack holds both devices */
 	bench_stack_cleanup();
-	if (guard(c->origin, c->force) || guard(c->flash, c->force))
+	if (guard(c->origin, c->force) || guard(c->flash, c->force) ||
+	    (c->flash2 && guard(c->flash2, c->force)))
 		return EXIT_FAIL;
 	if (c->o.log_dev) {
-		const char *dev[] = { c->origin, c->flash }, *what[] = { "origin", "flash" };
-		int rc = log_dev_check(c->o.log_dev, dev, what, 2, c->force);
+		const char *dev[] = { c->origin, c->flash, c->flash2 };
+		const char *what[] = { "origin", "flash", "flash2" };
+		int rc = log_dev_check(c->o.log_dev, dev, what, c->flash2 ? 3 : 2, c->force);
 
 		if (rc)
 			return rc;
@@ -589,6 +663,8 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
 		return EXIT_FAIL;
 	bench_flash_discard(c->flash);
+	if (c->flash2)
+		bench_flash_discard(c->flash2);
 	/* from here on a signal stops the runs; before, the datafile was not ready */
 	catch_stop(&c->o);
 	r = calloc((size_t)m.ncfg * nsize, sizeof(*r));
@@ -654,6 +730,8 @@ int fc_cmd_bench(int argc, char **argv)
 	else if (c->nsweep && c->bp_set)
 		ret = bench_usage("--buffer-pool-sweep gives the buffer pool sizes; "
 				  "--buffer-pool goes without it%s", "");
+	else if (c->flash2 && strcmp(verb, "compare"))
+		ret = bench_usage("--flash2 is an option of compare%s", "");
 	else if (c->o.log_dev && !strcmp(verb, "prepare"))
 		ret = bench_usage("--log-dev is an option of run and compare (prepare lays "
 				  "out the datafile's own log region, which --log-dev leaves "

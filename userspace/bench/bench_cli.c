@@ -15,7 +15,8 @@ static const char usage_text[] =
 "                               [--force]\n"
 "       fcachectl bench run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
 "                               [--log-dev DEV [--force]]\n"
-"       fcachectl bench compare --origin DEV --flash DEV [--anchors] [--quick]\n"
+"       fcachectl bench compare --origin DEV --flash DEV [--flash2 DEV]\n"
+"                               [--anchors] [--quick]\n"
 "                               [--output DIR] [--size MB] [--configs LIST]\n"
 "                               [--cache-block KiB] [--rounds N] [--force]\n"
 "                               [--price CONFIG=AMOUNT]...\n"
@@ -53,9 +54,15 @@ static const char usage_text[] =
 "         --rt-limit.\n"
 "         --configs LIST picks the configurations run after the baseline\n"
 "         (fcache-writeback,dm-cache,dm-writecache; also fcache-mirrored: a\n"
-"         mirrored fcache pool over the two halves of --flash, every dirty\n"
-"         block on both, so its ratio to fcache-writeback is the cost of\n"
-"         the second copy); --quick: users 16,128,\n"
+"         mirrored fcache pool, every dirty block on both devices: over\n"
+"         --flash and --flash2 as two devices, or without --flash2 over the\n"
+"         two halves of --flash, the same capacity as fcache-writeback, so\n"
+"         the ratio between the two is the cost of the second copy; and,\n"
+"         with --flash2 only, dm-writecache-raid1 and dm-cache-raid1:\n"
+"         dm-writecache and dm-cache over a dm RAID1 of the two devices);\n"
+"         --flash2 DEV: a second flash device (an existing block device or\n"
+"         file, neither --flash, --origin nor --log-dev: exit 2), refused\n"
+"         and discarded as --flash; --quick: users 16,128,\n"
 "         15 s steps, 10 s warm-up; --size MB limits the datafile;\n"
 "         --cache-block KiB: fcache's block size (default 32, fcachectl's\n"
 "         default; 16 matches a 16 KiB database page); dm-cache uses 32 KiB\n"
@@ -90,7 +97,8 @@ static const char usage_text[] =
 "--force overrides.  A device holding a datafile of an earlier prepare, or\n"
 "the flash of an earlier compare, needs no --force.  So do run and compare\n"
 "for --log-dev, which must also exist and be writable (exit 1), and be\n"
-"neither the datafile's device nor the flash (exit 2).\n"
+"neither the datafile's device nor a flash (exit 2), and compare for\n"
+"--flash2, which must also exist (exit 1).\n"
 "SIGINT or SIGTERM during run or compare: the step in progress is left out,\n"
 "the transactions in flight finish, the dirty pages are written and the\n"
 "datafile is closed cleanly (no new prepare needed); the report and the JSON\n"
@@ -166,7 +174,7 @@ enum {
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
 	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
 	O_THINK, O_KEYING, O_TERMINALS, O_RTSEARCH, O_PRICE, O_LOGDEV, O_GROUP,
-	O_BPSWEEP,
+	O_BPSWEEP, O_FLASH2,
 };
 
 static const struct option lopts[] = {
@@ -188,7 +196,7 @@ static const struct option lopts[] = {
 	{ "keying-time", 1, 0, O_KEYING }, { "terminals", 0, 0, O_TERMINALS },
 	{ "rt-search", 1, 0, O_RTSEARCH }, { "price", 1, 0, O_PRICE },
 	{ "log-dev", 1, 0, O_LOGDEV }, { "group-commit", 1, 0, O_GROUP },
-	{ "buffer-pool-sweep", 1, 0, O_BPSWEEP },
+	{ "buffer-pool-sweep", 1, 0, O_BPSWEEP }, { "flash2", 1, 0, O_FLASH2 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -297,7 +305,8 @@ int bench_parse_users(struct bench_opts *o, const char *s)
 int bench_parse_price(struct bench_opts *o, const char *s)
 {
 	static const char *const cfgs[] = { "baseline", "fcache-writeback", "dm-cache",
-					    "dm-writecache", "fcache-mirrored" };
+					    "dm-writecache", "fcache-mirrored",
+					    "dm-writecache-raid1", "dm-cache-raid1" };
 	const char *eq = strchr(s, '=');
 	size_t i, len = eq ? (size_t)(eq - s) : 0;
 	double v;
@@ -309,8 +318,8 @@ int bench_parse_price(struct bench_opts *o, const char *s)
 	if (!eq || i == sizeof(cfgs) / sizeof(cfgs[0]) ||
 	    fc_parse_num(eq + 1, 0, BENCH_PRICE_MAX, 0, &v)) {
 		fc_err(BENCH_CLI, "bad --price '%s' (CONFIG=AMOUNT: baseline, fcache-writeback, "
-			"fcache-mirrored, dm-cache or dm-writecache, and an amount 0..%g)", s,
-			BENCH_PRICE_MAX);
+			"fcache-mirrored, dm-cache, dm-writecache, dm-writecache-raid1 or "
+			"dm-cache-raid1, and an amount 0..%g)", s, BENCH_PRICE_MAX);
 		return EXIT_USAGE;
 	}
 	for (k = 0; k < o->nprice && strcmp(o->price_cfg[k], cfgs[i]); k++)
@@ -498,6 +507,13 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 		case O_LABEL: c->label = a; break;
 		case O_ORIGIN: c->origin = a; break;
 		case O_FLASH: c->flash = a; break;
+		case O_FLASH2:
+			if (!*a) {
+				fc_err(BENCH_CLI, "bad --flash2 '' (a device or file)");
+				return EXIT_USAGE;
+			}
+			c->flash2 = a;
+			break;
 		case O_ANCHORS: c->anchors = 1; break;
 		case O_QUICK: c->quick = 1; break;
 		case O_FORCE: c->force = 1; break;

@@ -210,6 +210,8 @@ struct bench_opts {
 	double cleaner_interval_s;
 	int direct;		/* O_DIRECT (default 1) */
 	const char *log_dev;	/* --log-dev: the redo log's own device; NULL: the datafile's */
+	/* compare: its devices, for results.json (NULL for run; flash2: --flash2 or NULL) */
+	const char *origin, *flash, *flash2;
 	int group_commit;	/* --group-commit on: one redo write for the commits waiting */
 	double inject_stale_s;	/* test hook: < 0 off */
 	int quiet;		/* no interval lines */
@@ -256,6 +258,15 @@ struct bench_result {
 	double backlog_s;		/* time to write it back; < 0: not done in BENCH_BACKLOG_MAX_S */
 	char stopped[160];		/* "": ran to the end; else how a signal stopped it */
 };
+
+/*
+ * The read hit ratio of a stack's counters ("name=value ...",
+ * bench_stack_counters()): read_hits / reads (fcache's volume, dm-writecache),
+ * or read_hits / (read_hits + read_misses) (dm-cache); the first value of a
+ * name counts.  0 and the figures, or -1: no read counted, or no such counters.
+ */
+int bench_read_hit_ratio(const char *counters, uint64_t *hits, uint64_t *reads,
+			 double *ratio);
 
 /* bench_run: stopped by *o->stop, the datafile closed cleanly, r->stopped says where */
 #define BENCH_RUN_STOPPED 2
@@ -408,6 +419,7 @@ int bench_write_svg(const char *path, const struct bench_result *r, int nr);
 struct bench_cli {
 	struct bench_opts o;
 	const char *json, *label, *origin, *flash, *output, *configs;
+	const char *flash2;	/* compare --flash2: a second flash device, or NULL */
 	double size_mb, log_mb;
 	unsigned page_kib, cblock_kib;
 	int anchors, quick, time_set, warm_set, users_set, rounds_set, force;

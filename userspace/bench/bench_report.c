@@ -163,6 +163,10 @@ static void json_workload(struct fc_json *j, const struct bench_opts *o,
 	fj_str(j, "log_device", o->log_dev);
 	fj_bool(j, "group_commit", o->group_commit);
 	fj_u64(j, "group_commit_max_records", o->group_commit ? BENCH_GROUP_MAX : 1);
+	/* compare's devices (null for run) */
+	fj_str(j, "origin", o->origin);
+	fj_str(j, "flash", o->flash);
+	fj_str(j, "flash2", o->flash2);
 	fj_end(j);
 }
 

@@ -11,13 +11,26 @@
  *                     dm-linear slice at the start of the flash, cache blocks
  *                     on a second slice (32 KiB blocks, dm-cache's smallest)
  *   dm-writecache     writecache target in ssd mode, 4 KiB blocks
- *   fcache-mirrored   a mirrored fcache pool (issue 11) over the two halves
- *                     of the flash (dm-linear), as two devices: every dirty
- *                     block written to both, clean data on either; same
- *                     capacity as fcache-writeback, so the ratio between
- *                     the two is the cost of the second copy
+ *   fcache-mirrored   a mirrored fcache pool (issue 11), every dirty block
+ *                     written to both devices, clean data on either: with
+ *                     --flash2 over the flash and the second flash as two
+ *                     whole devices (what a DBA building a mirrored pool
+ *                     buys); without it over the two halves of the flash
+ *                     (dm-linear), the same capacity as fcache-writeback, so
+ *                     the ratio between the two is the cost of the second copy
+ *   dm-writecache-raid1, dm-cache-raid1 (--flash2 only)
+ *                     dm-writecache and dm-cache as above over a dm RAID1 of
+ *                     the two flash devices (what users mirror a cache with
+ *                     today): the dm `raid` target (md's raid1 personality,
+ *                     as `lvcreate --type raid1` builds it), each device a
+ *                     4 MiB metadata slice (superblock and write-intent
+ *                     bitmap, LVM's rmeta) and a data slice (rimage),
+ *                     2 MiB regions (LVM's default), `nosync`: both legs
+ *                     start blank and the caches read only what they wrote
+ *                     through the array, so an initial resync would only
+ *                     steal bandwidth from the measurement
  *
- * The dm-cache metadata slice is 1/16 of the flash (4..64 MiB).
+ * The dm-cache metadata slice is 1/16 of its cache device (4..64 MiB).
  * Every stack starts from a blank cache: the start of the flash (or of the
  * metadata slice) is zeroed so the target formats it afresh; compare also
  * discards the whole flash before each configuration (bench_flash_discard).  The devices
@@ -43,17 +56,37 @@
 #include "fc_util.h"
 
 #define DMCACHE_SECTORS	64		/* dm-cache: 32 KiB, its smallest block */
+#define RAID_META_SECTORS 8192		/* dm RAID1: 4 MiB metadata slice a device */
+#define RAID_REGION	4096		/* dm RAID1: 2 MiB regions (LVM's default) */
 
 
+/* in the order of removal: the top of a stack first */
 static const char *const names[] = {
 	"fcbench-vol", "fcbench-pool", "fcbench-cache", "fcbench-wc",
-	"fcbench-cdata", "fcbench-meta", "fcbench-leg0", "fcbench-leg1",
+	"fcbench-cdata", "fcbench-meta", "fcbench-raid", "fcbench-rimage0",
+	"fcbench-rmeta0", "fcbench-rimage1", "fcbench-rmeta1", "fcbench-leg0",
+	"fcbench-leg1",
 };
 
 /* fcache-writeback and fcache-mirrored: the same devices on top */
 static bool is_fcache(const char *config)
 {
 	return !strcmp(config, "fcache-writeback") || !strcmp(config, "fcache-mirrored");
+}
+
+int bench_stack_needs_flash2(const char *config)
+{
+	return !strcmp(config, "dm-writecache-raid1") || !strcmp(config, "dm-cache-raid1");
+}
+
+static bool is_dmcache(const char *config)
+{
+	return !strcmp(config, "dm-cache") || !strcmp(config, "dm-cache-raid1");
+}
+
+static bool is_writecache(const char *config)
+{
+	return !strcmp(config, "dm-writecache") || !strcmp(config, "dm-writecache-raid1");
 }
 
 static int zero_start(const char *dev, uint64_t bytes)
@@ -216,14 +249,90 @@ static int mirror_legs(const char *flash, uint64_t fs, unsigned int block_sector
 	return 0;
 }
 
+/*
+ * dm-cache-raid1, dm-writecache-raid1: a dm RAID1 of @flash and @flash2 (see
+ * the top of the file), blank; its path to @path, its size to *@sectors.
+ */
+static int raid1_up(const char *flash, const char *flash2, char *path, size_t plen,
+		    uint64_t *sectors)
+{
+	const char *dev[2] = { flash, flash2 };
+	char meta[2][64], data[2][64], t[512];
+	uint64_t size[2], array;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (fc_path_size(dev[i], &size[i]) < 0) {
+			fc_err(BENCH_WHO, "cannot size %s", dev[i]);
+			return -1;
+		}
+		size[i] /= 512;
+		if (size[i] < 2 * RAID_META_SECTORS + RAID_REGION) {
+			fc_err(BENCH_WHO, "%s is too small for a dm RAID1 leg", dev[i]);
+			return -1;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "fcbench-rmeta%d", i);
+		snprintf(t, sizeof(t), "%s 0", dev[i]);
+		if (mk(n, RAID_META_SECTORS, "linear", t, meta[i], sizeof(meta[i])) < 0)
+			return -1;
+		snprintf(n, sizeof(n), "fcbench-rimage%d", i);
+		snprintf(t, sizeof(t), "%s %d", dev[i], RAID_META_SECTORS);
+		if (mk(n, size[i] - RAID_META_SECTORS, "linear", t, data[i], sizeof(data[i])) < 0 ||
+		    zero_start(meta[i], RAID_META_SECTORS * 512ull) < 0)
+			return -1;
+	}
+	/* the smaller leg, in whole regions */
+	array = size[0] < size[1] ? size[0] : size[1];
+	array = (array - RAID_META_SECTORS) / RAID_REGION * RAID_REGION;
+	snprintf(t, sizeof(t), "raid1 4 0 region_size %d nosync 2 %s %s %s %s", RAID_REGION,
+		 meta[0], data[0], meta[1], data[1]);
+	if (mk("fcbench-raid", array, "raid", t, path, plen) < 0)
+		return -1;
+	*sectors = array;
+	return 0;
+}
+
+/* dm-cache over @cdev (@fs sectors): metadata and cache block slices of it. */
+static int dmcache_up(const char *cdev, uint64_t fs, const char *origin, uint64_t os,
+		      char *top, size_t len)
+{
+	uint64_t meta;
+	char p[512], a[64], b[64];
+
+	/* metadata slice: 1/16 of the cache device, 4..64 MiB */
+	meta = fs / 16;
+	meta = meta < 8192 ? 8192 : meta > 131072 ? 131072 : meta;
+	meta &= ~7ull;
+	if (fs <= 2 * meta) {
+		fc_err(BENCH_WHO, "%s is too small for dm-cache", cdev);
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s 0", cdev);
+	if (mk("fcbench-meta", meta, "linear", p, a, sizeof(a)) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s %llu", cdev, (unsigned long long)meta);
+	if (mk("fcbench-cdata", (fs - meta) / DMCACHE_SECTORS * DMCACHE_SECTORS,
+	       "linear", p, b, sizeof(b)) < 0)
+		return -1;
+	if (zero_start(a, 1 << 20) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s %s %s %d 1 writeback smq 0", a, b, origin,
+		 DMCACHE_SECTORS);
+	return mk("fcbench-cache", os, "cache", p, top, len);
+}
+
 /* fcache's block size in the stack built last (the backlog's unit) */
 static unsigned int stack_block_sectors;
 
 int bench_stack_up(const char *config, const char *origin, const char *flash,
-		   unsigned int block_sectors, char *top, size_t len)
+		   const char *flash2, unsigned int block_sectors, char *top, size_t len)
 {
-	uint64_t osz, fsz, os, fs, meta;
-	char p[512], a[64], b[64], c[64];
+	uint64_t osz, fsz, os, fs;
+	char p[512], a[64], c[64], r[64];
 
 	if (!strcmp(config, "baseline")) {
 		snprintf(top, len, "%s", origin);
@@ -235,14 +344,24 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 	}
 	os = osz / 512;
 	fs = fsz / 512;
+	if (bench_stack_needs_flash2(config) && !flash2) {
+		fc_err(BENCH_WHO, "%s needs --flash2", config);
+		return -1;
+	}
 	bench_stack_cleanup();
 	stack_block_sectors = block_sectors;
 	if (is_fcache(config)) {
+		bool two = flash2 && !strcmp(config, "fcache-mirrored");
+
 		if (need_target("fcache-pool", "dm-fcache") < 0 ||
-		    zero_start(flash, 1 << 20) < 0)
+		    zero_start(flash, 1 << 20) < 0 || (two && zero_start(flash2, 1 << 20) < 0))
 			return -1;
-		snprintf(p, sizeof(p), "%s %u", flash, block_sectors);
-		if (!strcmp(config, "fcache-mirrored") &&
+		/* two devices: the pool device is as long as the first (kmod/fc_pool.c) */
+		if (two)
+			snprintf(p, sizeof(p), "%s %u 2 mirror %s", flash, block_sectors, flash2);
+		else
+			snprintf(p, sizeof(p), "%s %u", flash, block_sectors);
+		if (!two && !strcmp(config, "fcache-mirrored") &&
 		    mirror_legs(flash, fs, block_sectors, p, sizeof(p), &fs) < 0)
 			goto fail;
 		if (mk("fcbench-pool", fs, "fcache-pool", p, c, sizeof(c)) < 0 ||
@@ -253,36 +372,25 @@ int bench_stack_up(const char *config, const char *origin, const char *flash,
 			goto fail;
 		return 0;
 	}
-	if (!strcmp(config, "dm-cache")) {
-		if (need_target("cache", "dm-cache-smq") < 0)
+	if (bench_stack_needs_flash2(config)) {
+		if (need_target("raid", "dm-raid") < 0 ||
+		    need_target(is_dmcache(config) ? "cache" : "writecache",
+				is_dmcache(config) ? "dm-cache-smq" : "dm-writecache") < 0)
 			return -1;
-		/* metadata slice: 1/16 of the flash, 4..64 MiB */
-		meta = fs / 16;
-		meta = meta < 8192 ? 8192 : meta > 131072 ? 131072 : meta;
-		meta &= ~7ull;
-		if (fs <= 2 * meta) {
-			fc_err(BENCH_WHO, "%s is too small for dm-cache", flash);
-			return -1;
-		}
-		snprintf(p, sizeof(p), "%s 0", flash);
-		if (mk("fcbench-meta", meta, "linear", p, a, sizeof(a)) < 0)
+		if (raid1_up(flash, flash2, r, sizeof(r), &fs) < 0)
 			goto fail;
-		snprintf(p, sizeof(p), "%s %llu", flash, (unsigned long long)meta);
-		if (mk("fcbench-cdata", (fs - meta) / DMCACHE_SECTORS * DMCACHE_SECTORS,
-		       "linear", p, b, sizeof(b)) < 0)
-			goto fail;
-		if (zero_start(a, 1 << 20) < 0)
-			goto fail;
-		snprintf(p, sizeof(p), "%s %s %s %d 1 writeback smq 0", a, b, origin,
-			 DMCACHE_SECTORS);
-		if (mk("fcbench-cache", os, "cache", p, top, len) < 0)
+		flash = r;
+	}
+	if (is_dmcache(config)) {
+		if (need_target("cache", "dm-cache-smq") < 0 ||
+		    dmcache_up(flash, fs, origin, os, top, len) < 0)
 			goto fail;
 		return 0;
 	}
-	if (!strcmp(config, "dm-writecache")) {
+	if (is_writecache(config)) {
 		if (need_target("writecache", "dm-writecache") < 0 ||
 		    zero_start(flash, 1 << 20) < 0)
-			return -1;
+			goto fail;
 		snprintf(p, sizeof(p), "s %s %s 4096 0", origin, flash);
 		if (mk("fcbench-wc", os, "writecache", p, top, len) < 0)
 			goto fail;
@@ -299,8 +407,8 @@ fail:
 void bench_stack_status(const char *config, char *buf, size_t len)
 {
 	const char *n = is_fcache(config) ? "fcbench-vol" :
-			!strcmp(config, "dm-cache") ? "fcbench-cache" :
-			!strcmp(config, "dm-writecache") ? "fcbench-wc" : NULL;
+			is_dmcache(config) ? "fcbench-cache" :
+			is_writecache(config) ? "fcbench-wc" : NULL;
 	struct fc_dm_target *t;
 	int nt;
 
@@ -317,6 +425,14 @@ void bench_stack_status(const char *config, char *buf, size_t len)
 	if (is_fcache(config) && fc_dm_status("fcbench-pool", &t, &nt) == 0) {
 		if (nt > 0 && used < len)
 			snprintf(buf + used, len - used, "; pool: %s %s", t[0].type,
+				 t[0].params ? t[0].params : "");
+		fc_dm_free_targets(t, nt);
+	}
+	/* over a RAID1: the array's line too (its legs' health and sync) */
+	used = strlen(buf);
+	if (bench_stack_needs_flash2(config) && fc_dm_status("fcbench-raid", &t, &nt) == 0) {
+		if (nt > 0 && used < len)
+			snprintf(buf + used, len - used, "; raid1: %s %s", t[0].type,
 				 t[0].params ? t[0].params : "");
 		fc_dm_free_targets(t, nt);
 	}
@@ -377,9 +493,9 @@ void bench_stack_counters(const char *config, char *buf, size_t len)
 	if (is_fcache(config)) {
 		append_message("fcbench-vol", "stats", buf, len);
 		append_message("fcbench-pool", "stats", buf, len);
-	} else if (!strcmp(config, "dm-cache")) {
+	} else if (is_dmcache(config)) {
 		named_fields("fcbench-cache", cache_f, sizeof(cache_f) / sizeof(*cache_f), buf, len);
-	} else if (!strcmp(config, "dm-writecache")) {
+	} else if (is_writecache(config)) {
 		named_fields("fcbench-wc", wc_f, sizeof(wc_f) / sizeof(*wc_f), buf, len);
 	}
 }
@@ -473,9 +589,9 @@ int bench_stack_backlog(const char *config, double *mib, double *secs)
 		dirty = status_field("fcbench-vol", 2);
 		if (dirty >= 0)
 			dirty *= stack_block_sectors;
-	} else if (!strcmp(config, "dm-cache")) {
+	} else if (is_dmcache(config)) {
 		dirty = dmcache_dirty_sectors();
-	} else if (!strcmp(config, "dm-writecache")) {
+	} else if (is_writecache(config)) {
 		long long blocks = status_field("fcbench-wc", 1), nfree = status_field("fcbench-wc", 2);
 
 		/* every block in use is dirty: a block written back is freed */
@@ -489,7 +605,7 @@ int bench_stack_backlog(const char *config, double *mib, double *secs)
 	}
 	*mib = dirty / 2048.0;
 	t0 = fc_now_ns();
-	if (is_fcache(config) || !strcmp(config, "dm-writecache")) {
+	if (is_fcache(config) || is_writecache(config)) {
 		/* both answer their "flush" message when all is written back */
 		r = fc_dm_message(is_fcache(config) ? "fcbench-vol" : "fcbench-wc", "flush", &resp);
 		free(resp);

@@ -6,11 +6,14 @@
 #include <stddef.h>
 
 /*
- * Build @config over @origin/@flash (fcache with blocks of @block_sectors);
- * the device to benchmark goes to @top.
+ * Build @config over @origin/@flash, and @flash2 (--flash2, or NULL) for
+ * fcache-mirrored and the RAID1 configurations (fcache with blocks of
+ * @block_sectors); the device to benchmark goes to @top.
  */
 int bench_stack_up(const char *config, const char *origin, const char *flash,
-		   unsigned int block_sectors, char *top, size_t len);
+		   const char *flash2, unsigned int block_sectors, char *top, size_t len);
+/* Does @config need --flash2 (dm-writecache-raid1, dm-cache-raid1)? */
+int bench_stack_needs_flash2(const char *config);
 /*
  * Discard all of @flash (BLKDISCARD on a block device, a punched hole in a
  * file) so that a configuration does not inherit the flash state of the
@@ -25,7 +28,7 @@ void bench_stack_status(const char *config, char *buf, size_t len);
 /*
  * The counters of @config's devices as "name=value ..." (fcache: the volume's
  * and the pool's "stats" messages; dm-cache and dm-writecache: their status
- * fields, named as in their kernel documentation), or "".
+ * fields, named as in their kernel documentation; also over the RAID1), or "".
  */
 void bench_stack_counters(const char *config, char *buf, size_t len);
 /*

@@ -512,6 +512,65 @@ int bench_max_rounds(const struct bench_result *r, int nr)
 	return n;
 }
 
+/* The value of the first "@name=N" word of @counters: 0, or -1 (none, or not a number). */
+static int counter_of(const char *counters, const char *name, uint64_t *v)
+{
+	size_t len = strlen(name);
+	const char *p = counters;
+
+	while (p && *p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, name, len) && p[len] == '=') {
+			char *end;
+
+			p += len + 1;
+			if (*p < '0' || *p > '9')
+				return -1;
+			*v = strtoull(p, &end, 10);
+			return *end && *end != ' ' ? -1 : 0;
+		}
+		p = strchr(p, ' ');
+	}
+	return -1;
+}
+
+int bench_read_hit_ratio(const char *counters, uint64_t *hits, uint64_t *reads,
+			 double *ratio)
+{
+	uint64_t misses;
+
+	if (!counters || counter_of(counters, "read_hits", hits))
+		return -1;
+	if (counter_of(counters, "reads", reads)) {
+		if (counter_of(counters, "read_misses", &misses) || *hits > UINT64_MAX - misses)
+			return -1;
+		*reads = *hits + misses;
+	}
+	if (!*reads || *hits > *reads)
+		return -1;
+	*ratio = (double)*hits / (double)*reads;
+	return 0;
+}
+
+/* A line per cache whose counters give a read hit ratio; nothing if none does. */
+static void print_hit_ratios(FILE *f, const struct bench_result *r, int nr)
+{
+	uint64_t h, n;
+	double q;
+	int c, any = 0;
+
+	for (c = 0; c < nr; c++) {
+		if (bench_read_hit_ratio(r[c].counters, &h, &n, &q))
+			continue;
+		if (!any++)
+			fprintf(f, "\n== read hit ratio of the cache (its counters after its last "
+				"run: warm-up and every step) ==\n");
+		fprintf(f, "%-24s %5.1f%% (%llu of %llu reads)\n", r[c].config, 100 * q,
+			(unsigned long long)h, (unsigned long long)n);
+	}
+}
+
 void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 {
 	int c, rounds = bench_max_rounds(r, nr);
@@ -555,6 +614,7 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 		;
 	if (c < nr)
 		print_table(f, r, nr, "group commit: redo records per write", CMP_GROUP, false);
+	print_hit_ratios(f, r, nr);
 	fprintf(f, "\n");
 }
 
