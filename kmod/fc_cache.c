@@ -6,7 +6,8 @@
  *
  * Locking: every function here is called with pool->lock held, except
  * fc_cache_alloc/fc_cache_free (constructor/destructor, no concurrency)
- * and fc_invalidate_volume (takes the lock itself, a batch at a time).
+ * and the whole-array walks (fc_walk_entries(): fc_invalidate_volume,
+ * fc_vacate_failed, fc_join_twins) that take it a batch at a time.
  *
  * Mirrored pools (two legs): one free list per leg; a clean block is
  * placed on the leg with more free blocks, a twin (fc_alloc_twin()) on the
@@ -406,42 +407,64 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 }
 
 /*
+ * Visit every entry of the array with pool->lock held, FC_WALK_BATCH
+ * entries per hold, rescheduling between holds, so interrupts are never
+ * off for a whole-array walk.  @visit(pool, idx, arg) returns false to end
+ * the walk.  The entries are seen a batch at a time, not as one snapshot.
+ * Process context, without pool->lock.
+ */
+void fc_walk_entries(struct fc_pool *pool,
+		     bool (*visit)(struct fc_pool *pool, u32 idx, void *arg), void *arg)
+{
+	u64 i = 0, end;
+	bool more = true;
+
+	while (more && i < pool->g.nr_blocks) {
+		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
+		spin_lock_irq(&pool->lock);
+		for (; more && i < end; i++)
+			more = visit(pool, (u32)i, arg);
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
+	}
+}
+
+struct invalidate_walk {
+	u8 vol;
+	bool drop_all;
+};
+
+static bool invalidate_one(struct fc_pool *pool, u32 idx, void *arg)
+{
+	struct invalidate_walk *w = arg;
+	struct fc_entry *e = &pool->e[idx];
+
+	if (!(e->flags & FC_E_HASHED) || e->vol != w->vol || !fc_entry_idle(e))
+		return true;
+	if (e->dirty && !w->drop_all)
+		fc_entry_set(pool, e, e->dirty, e->dirty);
+	else
+		fc_entry_release(pool, e);
+	return true;
+}
+
+/*
  * Drop clean data of volume slot @vol; with @drop_all drop dirty data too
  * (forget of a slot known to hold none).  Entries with I/O in flight are
  * left alone.
  *
- * Called without pool->lock, in process context: the walk takes the lock
- * for FC_WALK_BATCH entries at a time and reschedules between batches, so
- * interrupts are never off for a whole-array walk.  Each entry is judged
- * under the lock when the walk reaches it; for an active volume, blocks
- * cached behind the walk meanwhile are kept (they are newer than the
- * request).  Callers that need the slot to end empty (forget, a new origin
- * size) hold fc_registry_lock with the slot inactive: nothing caches blocks
- * of an inactive slot.
+ * Called without pool->lock, in process context (fc_walk_entries()).
+ * Each entry is judged under the lock when the walk reaches it; for an
+ * active volume, blocks cached behind the walk meanwhile are kept (they
+ * are newer than the request).  Callers that need the slot to end empty
+ * (forget, a new origin size) hold fc_registry_lock with the slot
+ * inactive: nothing caches blocks of an inactive slot.
  */
 void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
 {
-	u64 i = 0, end;
+	struct invalidate_walk w = { .vol = vol, .drop_all = drop_all };
 
-	while (i < pool->g.nr_blocks) {
-		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
-		spin_lock_irq(&pool->lock);
-		for (; i < end; i++) {
-			struct fc_entry *e = &pool->e[i];
-
-			if (!(e->flags & FC_E_HASHED) || e->vol != vol)
-				continue;
-			if (!fc_entry_idle(e))
-				continue;
-			if (e->dirty && !drop_all) {
-				fc_entry_set(pool, e, e->dirty, e->dirty);
-				continue;
-			}
-			fc_entry_release(pool, e);
-		}
-		spin_unlock_irq(&pool->lock);
-		cond_resched();
-	}
+	fc_walk_entries(pool, invalidate_one, &w);
 }
 
 /* ---- a leg failing at run time (mirrored pools) ---- */
@@ -536,85 +559,96 @@ enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
 	return FC_RESCUE_DONE;
 }
 
+struct vacate_walk {
+	bool left;	/* an entry was busy: the tick walks again */
+	bool lost;	/* dirty data with no copy on the leg in service */
+};
+
+static bool vacate_one(struct fc_pool *pool, u32 idx, void *arg)
+{
+	struct vacate_walk *w = arg;
+	struct fc_entry *e = &pool->e[idx];
+	u32 t = fc_twin_of(pool, idx);
+
+	if (!(e->flags & FC_E_HASHED))
+		return true;
+	if (t != FC_NONE && fc_block_failed(pool, t)) {
+		untwin(pool, idx, t);
+		fc_mark_page_dirty(pool, idx);
+	}
+	if (!fc_block_failed(pool, idx))
+		return true;
+	switch (fc_rescue_entry(pool, e)) {
+	case FC_RESCUE_LATER:
+		w->left = true;
+		break;
+	case FC_RESCUE_LOST:
+		w->lost = true;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 /*
  * After a leg failed: drop every twin on it (their entries' dirty data now
- * has one copy) and rescue every entry on it, a batch at a time under
- * pool->lock.  Entries busy now are left for the next call (the tick calls
- * this while pool->vacating); bios waiting for one are kicked after.
+ * has one copy) and rescue every entry on it (fc_walk_entries()).  Entries
+ * busy now are left for the next call (the tick calls this while
+ * pool->vacating); bios waiting for one are kicked after.  Only the tick
+ * calls it, and no second failure can set pool->vacating meanwhile
+ * (fc_leg_error() keeps the last leg), so the walk's verdict is final.
  */
 void fc_vacate_failed(struct fc_pool *pool)
 {
-	u64 i = 0, end;
-	bool left = false, lost = false;
+	struct vacate_walk w = { };
 
-	while (i < pool->g.nr_blocks) {
-		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
-		spin_lock_irq(&pool->lock);
-		for (; i < end; i++) {
-			struct fc_entry *e = &pool->e[i];
-			u32 t = fc_twin_of(pool, (u32)i);
-
-			if (!(e->flags & FC_E_HASHED))
-				continue;
-			if (t != FC_NONE && fc_block_failed(pool, t)) {
-				untwin(pool, (u32)i, t);
-				fc_mark_page_dirty(pool, (u32)i);
-			}
-			if (!fc_block_failed(pool, (u32)i))
-				continue;
-			switch (fc_rescue_entry(pool, e)) {
-			case FC_RESCUE_LATER:
-				left = true;
-				break;
-			case FC_RESCUE_LOST:
-				lost = true;
-				break;
-			default:
-				break;
-			}
-		}
-		if (i >= pool->g.nr_blocks) {
-			pool->vacating = left;
-			fc_kick_locked(pool);
-		}
-		spin_unlock_irq(&pool->lock);
-		cond_resched();
-	}
-	if (lost)
+	fc_walk_entries(pool, vacate_one, &w);
+	spin_lock_irq(&pool->lock);
+	pool->vacating = w.left;
+	fc_kick_locked(pool);
+	spin_unlock_irq(&pool->lock);
+	if (w.lost)
 		DMERR_LIMIT("dirty data with no second copy was on the failed flash device: its reads fail");
 	queue_work(pool->wq, &pool->commit_work);
+}
+
+struct join_walk {
+	u64 given;
+	u64 missed;
+};
+
+static bool join_one(struct fc_pool *pool, u32 idx, void *arg)
+{
+	struct join_walk *w = arg;
+	struct fc_entry *e = &pool->e[idx];
+
+	/* a leg failed meanwhile: nothing to join any more */
+	if (!fc_redundant(pool))
+		return false;
+	if (!(e->flags & FC_E_HASHED) || !e->dirty || fc_twin_of(pool, idx) != FC_NONE)
+		return true;
+	if (fc_alloc_twin(pool, e))
+		w->given++;
+	else
+		w->missed++;
+	return true;
 }
 
 /*
  * A twin for every dirty entry that has none, while both legs are in
  * service: after a replace (fc_attach_leg()), or at load when a crash
  * came during one.  fc_alloc_twin() marks each joining; fc_resync()
- * fills them.  A batch at a time under pool->lock; an entry the walk
- * cannot serve now (no free block, a commit serialising) gets its twin
- * at its next write (decide's TWIN step) or the next load.
+ * fills them.  An entry the walk cannot serve now (no free block, a
+ * commit serialising) gets its twin at its next write (decide's TWIN
+ * step) or the next load.  The walk ends when a leg fails meanwhile.
  */
 void fc_join_twins(struct fc_pool *pool)
 {
-	u64 i = 0, end, given = 0, missed = 0;
+	struct join_walk w = { };
 
-	while (i < pool->g.nr_blocks) {
-		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
-		spin_lock_irq(&pool->lock);
-		for (; i < end && fc_redundant(pool); i++) {
-			struct fc_entry *e = &pool->e[i];
-
-			if (!(e->flags & FC_E_HASHED) || !e->dirty ||
-			    fc_twin_of(pool, (u32)i) != FC_NONE)
-				continue;
-			if (fc_alloc_twin(pool, e))
-				given++;
-			else
-				missed++;
-		}
-		spin_unlock_irq(&pool->lock);
-		cond_resched();
-	}
-	if (given || missed)
+	fc_walk_entries(pool, join_one, &w);
+	if (w.given || w.missed)
 		DMINFO("mirrored pool: %llu dirty blocks get their second copy now (resync)%s",
-		       given, missed ? "; some found no free block and wait" : "");
+		       w.given, w.missed ? "; some found no free block and wait" : "");
 }

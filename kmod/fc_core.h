@@ -361,6 +361,9 @@ void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);
 void fc_release_pending(struct fc_pool *pool);
+/* Every entry under pool->lock, a batch per lock hold; may sleep. */
+void fc_walk_entries(struct fc_pool *pool,
+		     bool (*visit)(struct fc_pool *pool, u32 idx, void *arg), void *arg);
 /* Takes pool->lock itself (in batches); may sleep. */
 void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all);
 /* No bio on the entry's flash, no fill and no writeback copy running. */

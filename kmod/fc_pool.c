@@ -691,30 +691,34 @@ static int resolve_volume(struct fc_pool *pool, u32 id, int discard)
 	return r;
 }
 
+struct dump_walk {
+	u64 busy, wb, infl, pend;
+};
+
+static bool dump_one(struct fc_pool *pool, u32 idx, void *arg)
+{
+	struct dump_walk *w = arg;
+	struct fc_entry *e = &pool->e[idx];
+
+	w->busy += !!(e->flags & FC_E_BUSY);
+	w->wb += !!(e->flags & FC_E_WB);
+	w->infl += !!atomic_read(&e->inflight);
+	w->pend += !!(e->flags & FC_E_PENDING);
+	return true;
+}
+
 /*
  * Diagnostics for developers: counts of everything that can hold a bio.
- * The entry counts are summed FC_WALK_BATCH entries per lock hold (no
+ * The entry counts are summed a batch per lock hold (fc_walk_entries(): no
  * whole-array walk with interrupts off), so they are not one snapshot.
  */
 static void pool_dump(struct fc_pool *pool)
 {
-	u64 i, end, busy = 0, wb = 0, infl = 0, pend = 0, ow = 0;
-	unsigned int deferred, waiting, flushes, fuas;
+	struct dump_walk w = { };
+	unsigned int deferred, waiting, flushes, fuas, i;
+	u64 ow = 0;
 
-	for (i = 0; i < pool->g.nr_blocks;) {
-		end = min_t(u64, i + FC_WALK_BATCH, pool->g.nr_blocks);
-		spin_lock_irq(&pool->lock);
-		for (; i < end; i++) {
-			struct fc_entry *e = &pool->e[i];
-
-			busy += !!(e->flags & FC_E_BUSY);
-			wb += !!(e->flags & FC_E_WB);
-			infl += !!atomic_read(&e->inflight);
-			pend += !!(e->flags & FC_E_PENDING);
-		}
-		spin_unlock_irq(&pool->lock);
-		cond_resched();
-	}
+	fc_walk_entries(pool, dump_one, &w);
 	spin_lock_irq(&pool->lock);
 	for (i = 0; i < FC_STRIPES; i++)
 		ow += pool->ow_inflight[i];
@@ -723,7 +727,7 @@ static void pool_dump(struct fc_pool *pool)
 	flushes = bio_list_size(&pool->flush_bios);
 	fuas = bio_list_size(&pool->fua_bios);
 	DMINFO("dump: free %llu used %llu dirty %llu pending %llu busy %llu wb %llu inflight %llu",
-	       pool->nr_free, pool->nr_used, pool->nr_dirty, pend, busy, wb, infl);
+	       pool->nr_free, pool->nr_used, pool->nr_dirty, w.pend, w.busy, w.wb, w.infl);
 	DMINFO("dump: ow %llu ow_big %u deferred %u busy_wait %u flush %u fua %u",
 	       ow, pool->ow_big, deferred, waiting, flushes, fuas);
 	DMINFO("dump: md %d ser_window %d no_new_dirty %d suspended %d wb_state %d seq %llu",
