@@ -835,7 +835,10 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			/*
 			 * The entry's leg is missing (loaded degraded): its
 			 * clean data is gone with it, its dirty data lives on
-			 * in the twin, which takes the entry's place.
+			 * in the twin, which takes the entry's place.  Only
+			 * the dirty sub-blocks are valid there: a twin holds
+			 * no others (after a clean shutdown valid may have
+			 * more), as fc_rescue_entry() does at run time.
 			 */
 			changed = true;
 			if (!dirty)
@@ -844,6 +847,7 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 				*error = "fcache-pool: dirty data had its only copy on the missing flash device; load the pool with both devices";
 				return -ENODATA;
 			}
+			valid = dirty;
 			idx = t;
 			t = FC_NONE;
 			fc_mark_page_dirty(pool, idx);
