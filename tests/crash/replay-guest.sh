@@ -193,7 +193,8 @@ walk() {
 	fi
 }
 
-# pool_table DEV...: the pool's table over the logged slices (mirrored: leg0 + DEV)
+# pool_args [LEG]: the pool table's devices and block size over the logged
+# slices (mirrored: leg0 + LEG, default lwleg1)
 pool_args() {
 	if [ -n "$MTAG" ]; then
 		echo "/dev/mapper/lwleg0 $bs mirror /dev/mapper/${1:-lwleg1}"
