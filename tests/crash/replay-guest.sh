@@ -8,7 +8,9 @@
 #   origin=MB (6), negative=N (a negative control over N prefixes),
 #   mirror=1 (every walk on a mirrored pool), mirror_points=N (after the
 #   one-device walks, a mirrored walk of N points at block size mirror_bs,
-#   default the first of BLOCK_SIZES))
+#   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
+#   left running while leg1 fails: see docs/TESTING.md, a writeback read
+#   error does not fail the leg))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
@@ -67,6 +69,7 @@ for kv in "$@"; do
 	mirror=*) MIRROR=${kv#*=} ;;
 	mirror_points=*) MIRROR_POINTS=${kv#*=} ;;
 	mirror_bs=*) MIRROR_BS=${kv#*=} ;;
+	legfail_writeback=*) LEGFAIL_WB=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
@@ -226,6 +229,14 @@ wait_more_writes() {
 # writer goes on through the resync; marks x-legfail and x-replace
 mirror_phase4() {
 	_P_RED=16 _P_LONE=17 _P_LEGS=18
+	# dirty data stays dirty until the leg has failed (as tests/guest/
+	# fc_legfail.sh): the writer's mirrored writes fail it.  A writeback
+	# read error on the leg does not (docs/TESTING.md): writeback would
+	# retry it every 0.1 s and the writer's writes to those blocks wait.
+	if [ "${LEGFAIL_WB:-0}" != 1 ]; then
+		dmsetup message fpool 0 writeback_high 100 && dmsetup message fpool 0 writeback_low 100 &&
+			dmsetup message fpool 0 max_dirty_age 0 || return 1
+	fi
 	_b=$(status_field fvol $V_WRITES)
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$((TXNS * 2))" --ckpt 6 >"$W/work4.out" 2>&1 &
 	_wp=$!
