@@ -10,7 +10,10 @@
 #   one-device walks, a mirrored walk of N points at block size mirror_bs,
 #   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
 #   left running while leg1 fails: see docs/TESTING.md, a writeback read
-#   error does not fail the leg))
+#   error does not fail the leg), resync_delay=MS (the origin behind
+#   dm-delay and writeback_jobs 1 from the failure until the first writer
+#   ends: the degraded pool's drain is slow, so dirty blocks are left for
+#   the resync to copy))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
@@ -70,6 +73,7 @@ for kv in "$@"; do
 	mirror_points=*) MIRROR_POINTS=${kv#*=} ;;
 	mirror_bs=*) MIRROR_BS=${kv#*=} ;;
 	legfail_writeback=*) LEGFAIL_WB=${kv#*=} ;;
+	resync_delay=*) RESYNC_DELAY=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
@@ -237,6 +241,11 @@ mirror_phase4() {
 		dmsetup message fpool 0 writeback_high 100 && dmsetup message fpool 0 writeback_low 100 &&
 			dmsetup message fpool 0 max_dirty_age 0 || return 1
 	fi
+	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
+		modprobe dm-delay && dmsetup message fpool 0 writeback_jobs 1 &&
+			dm_reload lworigin "0 $OS delay /dev/mapper/lw $((2 * FS)) $RESYNC_DELAY" &&
+			dmsetup suspend lworigin && dmsetup resume lworigin || return 1
+	fi
 	_b=$(status_field fvol $V_WRITES)
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$((TXNS * 2))" --ckpt 6 >"$W/work4.out" 2>&1 &
 	_wp=$!
@@ -266,6 +275,11 @@ mirror_phase4() {
 	info "bs$bs leg2 in after $_t tries: pool $(dmsetup status fpool | cut -d' ' -f4-)"
 	_w4=$_wp _wp=
 	wait "$_w4" || { cat "$W/work4.out"; return 1; }
+	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
+		info "bs$bs first writer done: pool $(dmsetup status fpool | cut -d' ' -f4-)"
+		dm_reload lworigin "0 $OS linear /dev/mapper/lw $((2 * FS))" &&
+			dmsetup suspend lworigin && dmsetup resume lworigin || return 1
+	fi
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 6 || return 1
 	if ! wait_status fpool $_P_RED mirrored; then
 		info "bs$bs: the resync did not end: $(dmsetup status fpool)"
