@@ -111,8 +111,8 @@ static bool skip_commit_flush(void)
 /*
  * Another, for mirrored pools: a commit flushes the first flash device
  * only, so the second one's superblock (FUA) can land before its pages
- * and the twin copies they name (the mirrored walk of tests/crash loads
- * each device alone and must see it).
+ * and the twin copies they name.  The crash walk cannot see it while both
+ * legs share one log-writes device (docs/TESTING.md).
  */
 static bool mutant_flush_one_leg;
 module_param(mutant_flush_one_leg, bool, 0644);
