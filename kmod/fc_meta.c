@@ -107,6 +107,21 @@ static bool skip_commit_flush(void)
 {
 	return READ_ONCE(mutant_skip_commit_flush);
 }
+
+/*
+ * Another, for mirrored pools: a commit flushes the first flash device
+ * only, so the second one's superblock (FUA) can land before its pages
+ * and the twin copies they name.  The crash walk cannot see it while both
+ * legs share one log-writes device (docs/TESTING.md).
+ */
+static bool mutant_flush_one_leg;
+module_param(mutant_flush_one_leg, bool, 0644);
+MODULE_PARM_DESC(mutant_flush_one_leg, "test build: commits flush the first flash device only (a bug on purpose)");
+
+static bool flush_one_leg(void)
+{
+	return READ_ONCE(mutant_flush_one_leg);
+}
 #else
 static inline bool md_fault(void)
 {
@@ -114,6 +129,11 @@ static inline bool md_fault(void)
 }
 
 static inline bool skip_commit_flush(void)
+{
+	return false;
+}
+
+static inline bool flush_one_leg(void)
 {
 	return false;
 }
@@ -166,6 +186,8 @@ static int flash_flush(struct fc_pool *pool)
 	int r;
 
 	for_each_leg(pool, i) {
+		if (i && flush_one_leg())
+			continue;
 		r = md_fault() ? -EIO : blkdev_issue_flush(pool->leg[i].bdev);
 		if (r && !fc_leg_error_unlocked(pool, i))
 			return r;
@@ -813,7 +835,10 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			/*
 			 * The entry's leg is missing (loaded degraded): its
 			 * clean data is gone with it, its dirty data lives on
-			 * in the twin, which takes the entry's place.
+			 * in the twin, which takes the entry's place.  Only
+			 * the dirty sub-blocks are valid there: a twin holds
+			 * no others (after a clean shutdown valid may have
+			 * more), as fc_rescue_entry() does at run time.
 			 */
 			changed = true;
 			if (!dirty)
@@ -822,6 +847,7 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 				*error = "fcache-pool: dirty data had its only copy on the missing flash device; load the pool with both devices";
 				return -ENODATA;
 			}
+			valid = dirty;
 			idx = t;
 			t = FC_NONE;
 			fc_mark_page_dirty(pool, idx);

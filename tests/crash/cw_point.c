@@ -23,6 +23,29 @@
  * Device-mapper is driven by ioctls (no udev, no dmsetup): tables name
  * devices by major:minor, nodes for I/O are made in WORKDIR.
  *
+ * --mirror: a mirrored pool (replay-guest.sh mirror=1).  RDEV holds four
+ * slices: leg0 and leg1 (FLASH_SECTORS each), the origin, and leg2 (a
+ * device that replaced leg1 after it failed at run time).  The log's marks
+ * x-legfail (leg1 swapped for the error target next) and x-replace (leg2
+ * brought in next) split the points into three phases; the pair is leg0 +
+ * leg1 before x-replace, leg0 + leg2 after it.  At each point, each on a
+ * throw-away view of its own:
+ *   1. fcachectl check's code on both legs (leg2 before its first commit
+ *      holds no pool: allowed), and on the pair when they load together;
+ *   2. the pair loaded and checked as steps 2-5 above.  Before x-legfail it
+ *      must load; after it, it must load exactly when the legs' superblocks
+ *      say they belong together (check's pair verdict in_sync or lagging:
+ *      the design refuses a stale leg, and a new leg before the commit that
+ *      takes it in), and be refused otherwise;
+ *   3. leg0 alone (mirror - degraded 1), checked as steps 2-5: it is in
+ *      service from start to end and must hold every flushed write;
+ *   4. the other leg alone, read through the volume against the oracle,
+ *      unless it is stale (its partner recorded it failed) or holds no
+ *      pool yet; it may be refused only as the design allows, with ENODATA
+ *      ("dirty data had its only copy on the missing flash device") while
+ *      its own metadata counts dirty blocks with one copy (a resync not
+ *      done), never before x-legfail.
+ *
  * Prints a line per failing point ("# POINT-FAIL ...", also appended to
  * WORKDIR/failures), every 10th point a progress line, and at the end
  *   "walk: <n> replayed <l> lost <s> stale <c> check"
@@ -54,7 +77,7 @@
 #include <time.h>
 #include "fc_check.h"
 
-static int ctl = -1, trace, negative;
+static int ctl = -1, trace, negative, mirror;
 static const char *wdir;
 
 static void step(const char *what, uint64_t k)
@@ -250,6 +273,10 @@ struct walk {
 	uint64_t k;
 	const char *variant;
 	char dmark[64], bmark[64];
+	/* --mirror: entries of the marks x-legfail, x-replace (UINT64_MAX: none) */
+	uint64_t legfail, replace;
+	uint64_t pair_refused, alone_refused, alone_skipped, phase_n[3];
+	const char *what;	/* the load being checked ("pair", "leg0 alone", ...) */
 };
 
 static void point_fail(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -263,11 +290,13 @@ static void point_fail(struct walk *w, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (w->shown++ < 30)
-		printf("# POINT-FAIL bs%" PRIu64 " entry %" PRIu64 " %s: %s\n", w->bs, w->k, w->variant, msg);
+		printf("# POINT-FAIL bs%" PRIu64 " entry %" PRIu64 " %s%s%s: %s\n", w->bs, w->k, w->variant,
+		       w->what ? " " : "", w->what ? w->what : "", msg);
 	f = fopen(w->failures, "a");
 	if (f) {
-		fprintf(f, "bs%" PRIu64 " seed %" PRIu64 " entry %" PRIu64 " %s dmark %s bmark %s: %s\n",
-			w->bs, w->seed, w->k, w->variant, w->dmark, w->bmark, msg);
+		fprintf(f, "bs%" PRIu64 " seed %" PRIu64 " entry %" PRIu64 " %s%s%s dmark %s bmark %s: %s\n",
+			w->bs, w->seed, w->k, w->variant, w->what ? " " : "", w->what ? w->what : "",
+			w->dmark, w->bmark, msg);
 		fclose(f);
 	}
 }
@@ -333,8 +362,259 @@ static void teardown(void)
 	dm_remove("cwp-vol");
 	dm_remove("cwp-pool");
 	dm_remove("cwp-flash");
+	dm_remove("cwp-leg");
 	dm_remove("cwp-origin");
 	dm_remove("cwp-snap");
+}
+
+/*
+ * A throw-away view of RDEV (plus, for a subset variant, the writes of the
+ * window after k) and its slices: the flash (leg0), the origin and, with
+ * --mirror, the other leg of the pair (*leg: leg1, or leg2 from phase 2).
+ */
+static void view(struct walk *w, uint64_t subset, int tear, int phase, dev_t *flash, dev_t *leg,
+		 dev_t *origin)
+{
+	char err[1024], tab[256], rep[600];
+	uint64_t total = w->fs + w->os, ooff = w->fs;
+	dev_t snap;
+
+	if (mirror) {
+		total = 3 * w->fs + w->os;
+		ooff = 2 * w->fs;
+	}
+	snprintf(rep, sizeof(rep), "%s/subset.out", wdir);
+	step("view", w->k);
+	snprintf(tab, sizeof(tab), "snapshot %s %s N 128", mm(w->rdev_dev), mm(w->cow_dev));
+	if (dm_create("cwp-snap", total, tab, &snap, err, sizeof(err)))
+		die(2, "%s", err);
+	if (subset) {
+		step("subset", w->k);
+		replay(w, node("snap", snap), w->k + 1, w->k, subset, tear, rep);
+	}
+	snprintf(tab, sizeof(tab), "linear %s 0", mm(snap));
+	if (dm_create("cwp-flash", w->fs, tab, flash, err, sizeof(err)))
+		die(2, "%s", err);
+	snprintf(tab, sizeof(tab), "linear %s %" PRIu64, mm(snap), ooff);
+	if (dm_create("cwp-origin", w->os, tab, origin, err, sizeof(err)))
+		die(2, "%s", err);
+	if (mirror) {
+		snprintf(tab, sizeof(tab), "linear %s %" PRIu64, mm(snap), phase == 2 ? 2 * w->fs + w->os : w->fs);
+		if (dm_create("cwp-leg", w->fs, tab, leg, err, sizeof(err)))
+			die(2, "%s", err);
+	}
+}
+
+/*
+ * fcachectl check's code on DEV (named NAME in its report, into CHK):
+ * 0 consistent, 1 not; *outcome; *lone the dirty blocks it counts with one
+ * copy only (a mirrored pool's report line).
+ */
+static int check_dev(dev_t dev, const char *name, const char *chk, enum fc_check_outcome *outcome,
+		     uint64_t *lone)
+{
+	char line[512];
+	uint64_t a, b;
+	FILE *f;
+	int fd, r;
+
+	fd = open(node(name, dev), O_RDONLY);
+	f = fopen(chk, "w");
+	if (fd < 0 || !f)
+		die(2, "%s view / %s: %s", name, chk, strerror(errno));
+	r = fc_check_fd_outcome(fd, name, FC_OUT_CHECK, 0, f, outcome);
+	fclose(f);
+	close(fd);
+	*lone = 0;
+	f = fopen(chk, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " dirty blocks: %" SCNu64 " with a twin on the other leg, %" SCNu64, &a, &b) == 2)
+			*lone = b;
+	if (f)
+		fclose(f);
+	return r;
+}
+
+/*
+ * Load the pool (POOLTAB) and a writeback volume on the view and check
+ * them: every sector through the volume; with FULL, the flush, orderly
+ * teardown and the origin alone too.  *refused gets the errno of a
+ * refused pool load (0: loaded); a refusal is reported only if !MAYFAIL.
+ * Returns 1 for a check failure; lost / stale are or-ed in.
+ */
+static int load_check(struct walk *w, const char *pooltab, dev_t origin, int full, int mayfail,
+		      int *refused, int *lost, int *stale)
+{
+	char err[1024], tab[256], out[600];
+	dev_t pool, vol;
+	int l = 0, s = 0, r, bad = 0;
+
+	snprintf(out, sizeof(out), "%s/verify.out", wdir);
+	*verify_shm_saved = 0;
+	*refused = 0;
+	step(w->what ? w->what : "load", w->k);
+	r = dm_create("cwp-pool", w->fs, pooltab, &pool, err, sizeof(err));
+	if (r) {
+		*refused = -r;
+		if (!mayfail)
+			point_fail(w, "pool load refused: %s", err);
+		return !mayfail;
+	}
+	snprintf(tab, sizeof(tab), "fcache %s %s 1 writeback", mm(pool), mm(origin));
+	if (dm_create("cwp-vol", w->os, tab, &vol, err, sizeof(err))) {
+		point_fail(w, "volume load refused: %s", err);
+		return 1;
+	}
+	step("verify volume", w->k);
+	r = verify(node("vol", vol), w->oracle, w->dmark, w->bmark, full ? "--save" : NULL, "-", out, &l, &s);
+	if (r == 1)
+		point_fail(w, "through the volume: %s", tail1(out));
+	else if (r) {
+		bad = 1;
+		point_fail(w, "volume read failed: %s", tail1(out));
+	}
+	*lost |= l;
+	*stale |= s;
+	if (!full) {
+		if (dm_remove("cwp-vol") || dm_remove("cwp-pool")) {
+			point_fail(w, "teardown of volume and pool failed: %s", strerror(errno));
+			return 1;
+		}
+		return bad;
+	}
+	step("flush", w->k);
+	r = dm_message("cwp-vol", "flush");
+	if (r) {
+		bad = 1;
+		point_fail(w, "volume flush failed: %s", strerror(-r));
+	}
+	dm_message("cwp-vol", "detach");
+	if (dm_remove("cwp-vol") || dm_remove("cwp-pool")) {
+		point_fail(w, "teardown of volume and pool failed: %s", strerror(errno));
+		return 1;
+	}
+	if (!bad && *verify_shm_saved) {
+		step("verify origin", w->k);
+		r = verify(node("origin", origin), w->oracle, w->dmark, w->bmark, "--same", "-", out, &l, &s);
+		if (r == 1) {
+			point_fail(w, "origin alone after the flush: %s", tail1(out));
+			*lost |= l;
+			*stale |= s;
+		} else if (r) {
+			bad = 1;
+			point_fail(w, "origin read failed: %s", tail1(out));
+		}
+	}
+	return bad;
+}
+
+/*
+ * One crash state of a mirrored pool (--mirror), checked as the header
+ * says.  Phase 0: before x-legfail; 1: leg1 failed; 2: leg2 replaced it.
+ */
+static void point_mirror(struct walk *w, uint64_t subset, int tear)
+{
+	int phase = w->k < w->legfail ? 0 : w->k < w->replace ? 1 : 2;
+	const char *ln = phase == 2 ? "leg2" : "leg1";
+	enum fc_check_outcome o0, o1;
+	enum fc_pair_verdict v = FC_PAIR_FOREIGN;
+	struct fc_leg_info li;
+	dev_t flash, leg, origin;
+	char chk[600], tab[256], why[512], what[64];
+	uint64_t lone0, lone1;
+	int lost = 0, stale = 0, bad = 0, refused, together, has_pool, older = -1, r, vr, fd0, fd1;
+
+	w->phase_n[phase]++;
+	snprintf(chk, sizeof(chk), "%s/check.out", wdir);
+	view(w, subset, tear, phase, &flash, &leg, &origin);
+
+	/* 1. both legs, and the pair: do they belong together? */
+	step("check", w->k);
+	w->what = "leg0";
+	if (check_dev(flash, "leg0", chk, &o0, &lone0)) {
+		bad = 1;
+		point_fail(w, "fcachectl check failed: %s", tail1(chk));
+	}
+	fd0 = open(node("leg0", flash), O_RDONLY);
+	fd1 = open(node(ln, leg), O_RDONLY);
+	if (fd0 < 0 || fd1 < 0)
+		die(2, "leg views: %s", strerror(errno));
+	/* leg2 before the commit that takes it in: blank, or pages without a superblock */
+	has_pool = fc_probe_leg(fd1, &li) == 1;
+	w->what = ln;
+	r = check_dev(leg, ln, chk, &o1, &lone1);
+	if (r && (has_pool || phase < 2)) {
+		bad = 1;
+		point_fail(w, "fcachectl check failed: %s", tail1(chk));
+	}
+	vr = fc_pair_verdict_fd(fd0, "leg0", fd1, ln, &older, why, sizeof(why));
+	if (vr >= 0)
+		v = (enum fc_pair_verdict)vr;
+	together = vr >= 0 && (v == FC_PAIR_IN_SYNC || v == FC_PAIR_LAGGING);
+	w->what = "pair";
+	if (!together && (phase == 0 || (phase == 1 && !(v == FC_PAIR_STALE && older == 1)))) {
+		bad = 1;
+		point_fail(w, "leg0 and %s do not belong together (%s): %s", ln,
+			   vr >= 0 ? fc_pair_verdict_str(v) : "no pool", why);
+	}
+	if (together) {
+		FILE *f = fopen(chk, "w");
+
+		if (!f)
+			die(2, "%s: %s", chk, strerror(errno));
+		r = fc_check_pair_fd(fd0, "leg0", fd1, ln, 0, f, NULL);
+		fclose(f);
+		if (r) {
+			bad = 1;
+			point_fail(w, "fcachectl check of the pair failed: %s", tail1(chk));
+		}
+	}
+	close(fd0);
+	close(fd1);
+
+	/* 2. the pair */
+	snprintf(what, sizeof(what), "pair leg0+%s", ln);
+	w->what = what;
+	snprintf(tab, sizeof(tab), "fcache-pool %s %" PRIu64 " 2 mirror %s", mm(flash), w->bs, mm(leg));
+	bad |= load_check(w, tab, origin, 1, !together, &refused, &lost, &stale);
+	if (!together && !refused) {
+		bad = 1;
+		point_fail(w, "loaded although leg0 and %s do not belong together (%s)", ln,
+			   vr >= 0 ? fc_pair_verdict_str(v) : "no pool");
+	}
+	w->pair_refused += !!refused;
+	teardown();
+
+	/* 3. leg0 alone */
+	w->what = "leg0 alone";
+	view(w, subset, tear, phase, &flash, &leg, &origin);
+	snprintf(tab, sizeof(tab), "fcache-pool %s %" PRIu64 " 4 mirror - degraded 1", mm(flash), w->bs);
+	bad |= load_check(w, tab, origin, 1, 0, &refused, &lost, &stale);
+	teardown();
+
+	/* 4. the other leg alone, unless stale or not a pool yet */
+	snprintf(what, sizeof(what), "%s alone", ln);
+	w->what = what;
+	if (!has_pool || (v == FC_PAIR_STALE && older == 1)) {
+		w->alone_skipped++;
+	} else {
+		view(w, subset, tear, phase, &flash, &leg, &origin);
+		snprintf(tab, sizeof(tab), "fcache-pool %s %" PRIu64 " 4 mirror - degraded 1", mm(leg), w->bs);
+		bad |= load_check(w, tab, origin, 0, 1, &refused, &lost, &stale);
+		if (refused == ENODATA && lone1 && phase > 0) {
+			w->alone_refused++;
+		} else if (refused) {
+			bad = 1;
+			point_fail(w, "pool load refused (%s; its metadata counts %" PRIu64 " dirty blocks with one copy)",
+				   strerror(refused), lone1);
+		}
+		teardown();
+	}
+	w->what = NULL;
+	w->n++;
+	w->lost += lost;
+	w->stale += stale;
+	w->check += bad;
 }
 
 /*
@@ -348,6 +628,10 @@ static void point(struct walk *w, uint64_t subset, int tear)
 	int lost = 0, stale = 0, bad = 0, r, fd;
 	FILE *f;
 
+	if (mirror) {
+		point_mirror(w, subset, tear);
+		return;
+	}
 	snprintf(out, sizeof(out), "%s/verify.out", wdir);
 	snprintf(chk, sizeof(chk), "%s/check.out", wdir);
 	snprintf(rep, sizeof(rep), "%s/subset.out", wdir);
@@ -490,11 +774,13 @@ int main(int argc, char **argv)
 			trace = 1;
 		else if (!strcmp(argv[i], "--negative"))
 			negative = 1;
+		else if (!strcmp(argv[i], "--mirror"))
+			mirror = 1;
 		else
 			argc = 0;
 	}
 	if (argc < 13)
-		die(2, "usage: cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace] [--negative]");
+		die(2, "usage: cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace] [--negative] [--mirror]");
 	memset(&w, 0, sizeof(w));
 	open_log(&l, argv[1], argv[2]);
 	w.l = &l;
@@ -523,6 +809,16 @@ int main(int argc, char **argv)
 	if (ctl < 0)
 		die(2, "/dev/mapper/control: %s", strerror(errno));
 	teardown();	/* leftovers of an interrupted run */
+	w.legfail = w.replace = UINT64_MAX;
+	for (i = 0; mirror && i < l.n; i++) {
+		if ((l.e[i].flags & F_MARK) && !strcmp(l.e[i].name, "x-legfail") && w.legfail == UINT64_MAX)
+			w.legfail = i;
+		if ((l.e[i].flags & F_MARK) && !strcmp(l.e[i].name, "x-replace") && w.replace == UINT64_MAX)
+			w.replace = i;
+	}
+	if (mirror)
+		printf("# mirror: x-legfail at entry %" PRIu64 ", x-replace at entry %" PRIu64 "\n",
+		       w.legfail, w.replace);
 
 	/* the union of both lists in log order */
 	for (k = 0;; k = next + 1) {
@@ -579,6 +875,11 @@ int main(int argc, char **argv)
 			printf("# bs%" PRIu64 ": %" PRIu64 " points checked, %ld s (entry %" PRIu64 ", dmark %s, bmark %s)\n",
 			       w.bs, w.n, (long)(time(NULL) - t0), next, w.dmark, w.bmark);
 	}
+	if (mirror)
+		printf("mirror: points by phase %" PRIu64 " mirrored, %" PRIu64 " leg1 failed, %" PRIu64
+		       " leg2 replaced it; pair refused %" PRIu64 " (as the superblocks say), other leg alone refused %" PRIu64
+		       " (resync not done), skipped %" PRIu64 " (stale or no pool yet)\n",
+		       w.phase_n[0], w.phase_n[1], w.phase_n[2], w.pair_refused, w.alone_refused, w.alone_skipped);
 	printf("walk: %" PRIu64 " replayed %" PRIu64 " lost %" PRIu64 " stale %" PRIu64 " check\n",
 	       w.n, w.lost, w.stale, w.check);
 	return 0;

@@ -5,7 +5,15 @@
 #   replay-guest.sh POINTS SEED BLOCK_SIZES TXNS [KEY=VALUE...]
 #   (the host's environment does not reach the guest: knobs are arguments,
 #   trace=1 (a timestamped line per step), progress=N, flash=MB (4),
-#   origin=MB (6), negative=N (a negative control over N prefixes))
+#   origin=MB (6), negative=N (a negative control over N prefixes),
+#   mirror=1 (every walk on a mirrored pool), mirror_points=N (after the
+#   one-device walks, a mirrored walk of N points at block size mirror_bs,
+#   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
+#   left running while leg1 fails: see docs/TESTING.md, a writeback read
+#   error does not fail the leg), resync_delay=MS (the origin behind
+#   dm-delay and writeback_jobs 1 from the failure until the first writer
+#   ends: the degraded pool's drain is slow, so dirty blocks are left for
+#   the resync to copy))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
@@ -32,8 +40,23 @@
 #  5. mutant=NAME (with the test build, make fi-module): the module runs
 #     with a deliberate bug (module parameter mutant_NAME, e.g.
 #     skip_commit_flush); the walk must find failures.
+#  6. mirrored (mirror=1, mirror_points=N): the logged device has four
+#     slices: leg0, leg1 (the flash size each), the origin and leg2; the
+#     pool is `fcache-pool leg0 BS 2 mirror leg1`.  After the three phases
+#     above, a fourth: while cw_work writes, the log is marked x-legfail
+#     and leg1 is swapped for the error target (the pool fails it at run
+#     time and runs degraded; the error target logs nothing, so leg1's
+#     replayed state stays what it was), then, once it says failed, the
+#     log is marked x-replace and leg2 replaces leg1 online (a reload of
+#     the live pool with `mirror leg2 replace 1`, again while the kernel
+#     says busy); cw_work keeps writing through the resync and after it.
+#     cw_point --mirror checks each point three ways (both legs by
+#     fcachectl check's code, the pair as it must load or be refused, leg0
+#     alone, the other leg alone; see tests/crash/cw_point.c).
 # Prints PASS/FAIL lines and "crash points: <n> replayed, <l> lost,
-# <s> stale, <c> check failures"; the counts also go to /results/counts.
+# <s> stale, <c> check failures"; the counts also go to /results/counts,
+# per mode (one device, mirrored) to /results/counts-single and
+# /results/counts-mirror.
 FC_T=fc_replay
 . "$FC_TOP/tests/guest/lib.sh"
 POINTS=${1:-200} SEED=${2:-1} SIZES=${3:-"64 32"} TXNS=${4:-60}
@@ -46,6 +69,11 @@ for kv in "$@"; do
 	origin=*) FC_REPLAY_ORIGIN_MB=${kv#*=} ;;
 	negative=*) NEGPOINTS=${kv#*=} ;;
 	mutant=*) MUTANT=${kv#*=} ;;
+	mirror=*) MIRROR=${kv#*=} ;;
+	mirror_points=*) MIRROR_POINTS=${kv#*=} ;;
+	mirror_bs=*) MIRROR_BS=${kv#*=} ;;
+	legfail_writeback=*) LEGFAIL_WB=${kv#*=} ;;
+	resync_delay=*) RESYNC_DELAY=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
@@ -61,13 +89,16 @@ if [ -n "${MUTANT:-}" ]; then
 fi
 modprobe dm-log-writes && modprobe dm-snapshot || die "dm-log-writes / dm-snapshot missing"
 FLASH_MB=${FC_REPLAY_FLASH_MB:-4} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-6} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
-FS=$((FLASH_MB * 2048)) OS=$((ORIGIN_MB * 2048)) TS=$(((FLASH_MB + ORIGIN_MB) * 2048))
+FS=$((FLASH_MB * 2048)) OS=$((ORIGIN_MB * 2048))
+MIRROR=${MIRROR:-0} MIRROR_POINTS=${MIRROR_POINTS:-0}
 W=/tmp/replay
 mkdir -p "$W"
 nsizes=$(echo $SIZES | wc -w)
 per=$(( (POINTS + nsizes - 1) / nsizes ))
 PROGRESS=${FC_REPLAY_PROGRESS:-10}
 T_REPLAYED=0 T_LOST=0 T_STALE=0 T_CHECK=0
+# per mode: S_* one device, M_* mirrored
+S_REPLAYED=0 S_LOST=0 S_STALE=0 S_CHECK=0 M_REPLAYED=0 M_LOST=0 M_STALE=0 M_CHECK=0
 NEGPOINTS=${NEGPOINTS:-0}
 t_start=$(date +%s)
 
@@ -106,7 +137,7 @@ step() { [ "${FC_REPLAY_TRACE:-0}" = 1 ] && echo "# $(date +%s.%N | cut -c1-14) 
 
 # the log, its index and the oracle of the first failing configuration
 save_evidence() {
-	_d=/results/evidence-bs$bs-seed$SEED
+	_d=/results/evidence-bs$bs$MTAG-seed$SEED
 	mkdir -p "$_d" || return
 	cp "$W/oracle" "$W/points" "$W/list" "$_d/" 2>/dev/null
 	dd if="$LOGDEV" of="$_d/log.img" bs=1M count=$(( (LOGUSED / 2048) + 1 )) status=none
@@ -118,11 +149,11 @@ save_evidence() {
 # each state is checked on a throw-away snapshot of the target).  Counts
 # into T_*; --negative: a control that must flag lost writes, not counted.
 walk() {
-	RDEV=$(mk_null fcrtarget $((FLASH_MB + ORIGIN_MB)) discard=1) || die "replay target" setup
+	RDEV=$(mk_null fcrtarget $((TS / 2048)) discard=1) || die "replay target" setup
 	COW=$(mk_null fcrcow 64) || die "snapshot store" setup
 	c1=$(date +%s)
 	"$B/cw_point" "$LOGDEV" "$W/index" "$RDEV" "$COW" "$W/oracle" "$1" "$2" \
-		"$FS" "$OS" "$bs" "$SEED" "$W" $3 ${FC_REPLAY_TRACE:+--trace} >"$W/walk.out" 2>&1
+		"$FS" "$OS" "$bs" "$SEED" "$W" $3 ${FC_REPLAY_TRACE:+--trace} ${MTAG:+--mirror} >"$W/walk.out" 2>&1
 	rc=$?
 	el=$(($(date +%s) - c1))
 	rm_null fcrtarget; rm_null fcrcow
@@ -132,53 +163,164 @@ walk() {
 	set -- "$3" $(grep '^walk: ' "$W/walk.out" | tail -n 1)
 	C_REPLAYED=${3:-} l=${5:-0} s=${7:-0} c=${9:-0}
 	if [ $rc -ne 0 ] || [ -z "$C_REPLAYED" ]; then
-		fail "bs$bs-crash-points${1:+-negative}" "cw_point failed (status $rc): $(tail -n 2 "$W/walk.out" | tr '\n' ' ')"
+		fail "bs$bs$MTAG-crash-points${1:+-negative}" "cw_point failed (status $rc): $(tail -n 2 "$W/walk.out" | tr '\n' ' ')"
 		return
 	fi
 	if [ -n "$1" ]; then
 		rm -f "$W/failures"
 		if [ "$C_REPLAYED" -gt 0 ] && [ "$l" -eq "$C_REPLAYED" ]; then
-			pass "bs$bs-negative-control ($l of $C_REPLAYED points flagged lost when verified against syncs that had not returned)"
+			pass "bs$bs$MTAG-negative-control ($l of $C_REPLAYED points flagged lost when verified against syncs that had not returned)"
 		else
-			fail "bs$bs-negative-control" "$C_REPLAYED points, $l flagged lost: the harness does not see lost writes"
+			fail "bs$bs$MTAG-negative-control" "$C_REPLAYED points, $l flagged lost: the harness does not see lost writes"
 		fi
 		return
 	fi
 	if [ -n "${MUTANT:-}" ]; then
 		rm -f "$W/failures"
 		if [ $((l + s + c)) -gt 0 ]; then
-			pass "bs$bs-mutant-$MUTANT-caught ($l lost, $s stale, $c check failures at $C_REPLAYED points)"
+			pass "bs$bs$MTAG-mutant-$MUTANT-caught ($l lost, $s stale, $c check failures at $C_REPLAYED points)"
 		else
-			fail "bs$bs-mutant-$MUTANT-caught" "$C_REPLAYED points, none failed: the harness misses this bug"
+			fail "bs$bs$MTAG-mutant-$MUTANT-caught" "$C_REPLAYED points, none failed: the harness misses this bug"
 		fi
 		return
 	fi
 	[ -s "$W/failures" ] && cat "$W/failures" >>/results/failures && rm -f "$W/failures"
 	T_REPLAYED=$((T_REPLAYED + C_REPLAYED)) T_LOST=$((T_LOST + l)) T_STALE=$((T_STALE + s)) T_CHECK=$((T_CHECK + c))
+	if [ -n "$MTAG" ]; then
+		M_REPLAYED=$((M_REPLAYED + C_REPLAYED)) M_LOST=$((M_LOST + l)) M_STALE=$((M_STALE + s)) M_CHECK=$((M_CHECK + c))
+	else
+		S_REPLAYED=$((S_REPLAYED + C_REPLAYED)) S_LOST=$((S_LOST + l)) S_STALE=$((S_STALE + s)) S_CHECK=$((S_CHECK + c))
+	fi
 	C_BAD=$((l + s + c))
 	[ "$C_BAD" -gt 0 ] && save_evidence
 	if [ "$C_BAD" -eq 0 ] && [ "$C_REPLAYED" -gt 0 ]; then
-		pass "bs$bs-crash-points ($C_REPLAYED replayed in $el s, of $npts in the log)"
+		pass "bs$bs$MTAG-crash-points ($C_REPLAYED replayed in $el s, of $npts in the log)"
 	else
-		fail "bs$bs-crash-points" "$C_BAD failures in $C_REPLAYED replayed; see /results/failures"
+		fail "bs$bs$MTAG-crash-points" "$C_BAD failures in $C_REPLAYED replayed; see /results/failures"
 	fi
 }
 
-for bs in $SIZES; do
+# pool_args [LEG]: the pool table's devices and block size over the logged
+# slices (mirrored: leg0 + LEG, default lwleg1)
+pool_args() {
+	if [ -n "$MTAG" ]; then
+		echo "/dev/mapper/lwleg0 $bs mirror /dev/mapper/${1:-lwleg1}"
+	else
+		echo "/dev/mapper/lwflash $bs"
+	fi
+}
+
+# wait_status DEV FIELD VALUE: bounded (30 s)
+wait_status() {
+	_w=0
+	while [ "$(status_field "$1" "$2")" != "$3" ] && [ $_w -lt 300 ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	[ "$(status_field "$1" "$2")" = "$3" ]
+}
+
+# wait_more_writes N: the volume has counted more than N writes, bounded (30 s)
+wait_more_writes() {
+	_w=0
+	while [ "$(status_field fvol $V_WRITES)" -le "$1" ] && [ $_w -lt 300 ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+}
+
+# mirror_phase4: leg1 fails under a writer, leg2 replaces it online, the
+# writer goes on through the resync; marks x-legfail and x-replace
+mirror_phase4() {
+	_P_RED=16 _P_LONE=17 _P_LEGS=18
+	# dirty data stays dirty until the leg has failed (as tests/guest/
+	# fc_legfail.sh): the writer's mirrored writes fail it.  A writeback
+	# read error on the leg does not (docs/TESTING.md): writeback would
+	# retry it every 0.1 s and the writer's writes to those blocks wait.
+	if [ "${LEGFAIL_WB:-0}" != 1 ]; then
+		dmsetup message fpool 0 writeback_high 100 && dmsetup message fpool 0 writeback_low 100 &&
+			dmsetup message fpool 0 max_dirty_age 0 || return 1
+	fi
+	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
+		modprobe dm-delay && dmsetup message fpool 0 writeback_jobs 1 &&
+			dm_reload lworigin "0 $OS delay /dev/mapper/lw $((2 * FS)) $RESYNC_DELAY" &&
+			dmsetup suspend lworigin && dmsetup resume lworigin || return 1
+	fi
+	_b=$(status_field fvol $V_WRITES)
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$((TXNS * 2))" --ckpt 6 >"$W/work4.out" 2>&1 &
+	_wp=$!
+	wait_more_writes $((_b + 40))
+	dmsetup message lw 0 mark x-legfail &&
+		dm_reload lwleg1 "0 $FS error" && dmsetup suspend --noflush --nolockfs lwleg1 &&
+		dmsetup resume lwleg1 || { info "bs$bs: cannot swap leg1 for the error target"; return 1; }
+	if ! wait_status fpool $_P_LEGS ok,failed; then
+		info "bs$bs: the pool did not fail leg1: $(dmsetup status fpool)"
+		return 1
+	fi
+	info "bs$bs leg1 failed: pool $(dmsetup status fpool | cut -d' ' -f4-)"
+	_old=$(dmsetup table fpool | cut -d' ' -f3-)
+	_new="fcache-pool /dev/mapper/lwleg0 $bs 4 mirror /dev/mapper/lwleg2 replace 1"
+	dmsetup message lw 0 mark x-replace
+	_t=0
+	while :; do
+		_t=$((_t + 1))
+		dm_reload fpool "0 $FS $_new" || { info "bs$bs: replace table refused"; return 1; }
+		dmsetup suspend fpool || return 1
+		dmsetup resume fpool 2>"$W/resume.err" && break
+		# refused as busy (the failed leg is being vacated): the old table back
+		dm_reload fpool "0 $FS $_old" && dmsetup resume fpool || return 1
+		[ $_t -ge 30 ] && { info "bs$bs: replace not taken: $(cat "$W/resume.err")"; return 1; }
+		sleep 0.5
+	done
+	info "bs$bs leg2 in after $_t tries: pool $(dmsetup status fpool | cut -d' ' -f4-)"
+	_w4=$_wp _wp=
+	wait "$_w4" || { cat "$W/work4.out"; return 1; }
+	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
+		info "bs$bs first writer done: pool $(dmsetup status fpool | cut -d' ' -f4-)"
+		dm_reload lworigin "0 $OS linear /dev/mapper/lw $((2 * FS))" &&
+			dmsetup suspend lworigin && dmsetup resume lworigin || return 1
+	fi
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 6 || return 1
+	if ! wait_status fpool $_P_RED mirrored; then
+		info "bs$bs: the resync did not end: $(dmsetup status fpool)"
+		return 1
+	fi
+	info "bs$bs after phase 4: pool $(dmsetup status fpool | cut -d' ' -f4-)"
+	dmesg | grep -E 'fcache' | tail -n 6 | sed 's/^/# dmesg: /'
+	return 0
+}
+
+# run_size BS MTAG PER: the workload and the walks of one block size;
+# MTAG "" one device, "-mirror" a mirrored pool
+run_size() {
+	bs=$1 MTAG=$2 per=$3
 	c0=$(date +%s)
 	# --- 1. the logged layout ---------------------------------------------
-	DATA=$(mk_null fcrdata $((FLASH_MB + ORIGIN_MB)) cache_size=8 discard=1) || die "null_blk data" setup
+	if [ -n "$MTAG" ]; then
+		TS=$(((3 * FLASH_MB + ORIGIN_MB) * 2048))
+	else
+		TS=$(((FLASH_MB + ORIGIN_MB) * 2048))
+	fi
+	DATA=$(mk_null fcrdata $((TS / 2048)) cache_size=8 discard=1) || die "null_blk data" setup
 	LOGDEV=$(mk_null fcrlog "$LOG_MB") || die "null_blk log" setup
 	grep -q 'write back' "/sys/block/$(basename "$DATA")/queue/write_cache" ||
 		die "$DATA has no volatile write cache: flushes would not be logged" setup
 	dm_create lw "0 $TS log-writes $DATA $LOGDEV" || die "log-writes" setup
-	dm_create lwflash "0 $FS linear /dev/mapper/lw 0" &&
-		dm_create lworigin "0 $OS linear /dev/mapper/lw $FS" || die "slices" setup
+	if [ -n "$MTAG" ]; then
+		dm_create lwleg0 "0 $FS linear /dev/mapper/lw 0" &&
+			dm_create lwleg1 "0 $FS linear /dev/mapper/lw $FS" &&
+			dm_create lworigin "0 $OS linear /dev/mapper/lw $((2 * FS))" &&
+			dm_create lwleg2 "0 $FS linear /dev/mapper/lw $((2 * FS + OS))" || die "slices" setup
+	else
+		dm_create lwflash "0 $FS linear /dev/mapper/lw 0" &&
+			dm_create lworigin "0 $OS linear /dev/mapper/lw $FS" || die "slices" setup
+	fi
 	rm -f "$W/oracle" "$W/state"
 	"$B/cw_work" init "$W/state" "$W/oracle" "$OS" 4096 "$((SEED * 100 + bs))" || die "cw_work init" setup
 	# --- 2. the workload ----------------------------------------------------
 	ok=1
-	fc_pool fpool /dev/mapper/lwflash "$bs" commit_interval 300 || ok=0
+	# shellcheck disable=SC2046
+	fc_pool fpool $(pool_args) commit_interval 300 || ok=0
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || ok=0
 	[ $ok = 1 ] || die "pool/volume on the logged slices" bs$bs-setup
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" || ok=0
@@ -190,23 +332,32 @@ for bs in $SIZES; do
 	# a clean shutdown and reload, in the log too
 	dmsetup message lw 0 mark x-reload
 	dm_remove fvol && dm_remove fpool || ok=0
-	fc_pool fpool /dev/mapper/lwflash "$bs" || ok=0
+	# shellcheck disable=SC2046
+	fc_pool fpool $(pool_args) || ok=0
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || ok=0
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 12 --discards 20 || ok=0
 	info "bs$bs after phase 3: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
+	if [ -n "$MTAG" ] && [ $ok = 1 ]; then
+		_wp=
+		mirror_phase4 || ok=0
+		[ -n "$_wp" ] && wait "$_wp"
+	fi
 	LOGUSED=$(dmsetup status lw | awk '{ print $5 }')
-	dm_remove fvol; dm_remove fpool; dm_remove lwflash; dm_remove lworigin
+	dm_remove fvol; dm_remove fpool
+	for _s in lwflash lwleg0 lwleg1 lwleg2 lworigin; do
+		[ -b "/dev/mapper/$_s" ] && dm_remove $_s
+	done
 	dm_remove lw || ok=0	# the target's destructor logs the rest and the super
 	if [ $ok = 1 ]; then
-		pass "bs$bs-workload ($(grep -c '^[WD]' "$W/oracle") writes/discards, $(grep -c '^M' "$W/oracle") marks, log $((LOGUSED / 2048)) MiB, $(($(date +%s) - c0)) s)"
+		pass "bs$bs$MTAG-workload ($(grep -c '^[WD]' "$W/oracle") writes/discards, $(grep -c '^M' "$W/oracle") marks, log $((LOGUSED / 2048)) MiB, $(($(date +%s) - c0)) s)"
 	else
-		fail "bs$bs-workload" "the workload or a reload failed"
+		fail "bs$bs$MTAG-workload" "the workload or a reload failed"
 		rm_null fcrdata; rm_null fcrlog
-		continue
+		return
 	fi
 	rm_null fcrdata
 	# --- 3. crash points ----------------------------------------------------
-	"$B/lw_replay" index "$LOGDEV" "$W/index" >/dev/null || { fail "bs$bs-log-parse"; rm_null fcrlog; continue; }
+	"$B/lw_replay" index "$LOGDEV" "$W/index" >/dev/null || { fail "bs$bs$MTAG-log-parse"; rm_null fcrlog; return; }
 	"$B/lw_replay" -i "$W/index" list "$LOGDEV" >"$W/list"
 	"$B/lw_replay" -i "$W/index" points "$LOGDEV" >"$W/points"
 	# crash points with the number of writes logged before the next one
@@ -221,11 +372,34 @@ for bs in $SIZES; do
 	[ "$plain" -gt "$npts" ] && plain=$npts
 	# evenly spread plain points (always the last one), subset variants
 	# spread over the points whose window holds writes
-	awk -v n="$plain" -v N="$npts" 'BEGIN { srand(0) } { i = NR - 1; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
-		"$W/cpoints" >"$W/sel.plain"
-	awk -v n="$nsub" -v N="$withw" '$2 > 0 { i = c++; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
-		"$W/cpoints" >"$W/sel.sub"
-	info "bs$bs: $(wc -l <"$W/list") log entries, $npts crash points, $nmarks durability marks; replaying $(wc -l <"$W/sel.plain") prefixes + $(wc -l <"$W/sel.sub") subset variants"
+	# mirrored: half of each kind before x-legfail, a sixth between
+	# x-legfail and x-replace (leg1 failed), the rest after x-replace
+	# (the replace, the resync and after)
+	fl=0 fr=0
+	if [ -n "$MTAG" ]; then
+		fl=$(awk '$4 == "MARK" && $5 == "x-legfail" { print $1; exit }' "$W/list")
+		fr=$(awk '$4 == "MARK" && $5 == "x-replace" { print $1; exit }' "$W/list")
+	fi
+	: >"$W/sel.plain"; : >"$W/sel.sub"
+	for part in lo mid hi; do
+		case $part in
+		lo) pp=$((plain / 2)) ps=$((nsub / 2)) ;;
+		mid) pp=$((plain / 6)) ps=$((nsub / 6)) ;;
+		hi) pp=$((plain - plain / 2 - plain / 6)) ps=$((nsub - nsub / 2 - nsub / 6)) ;;
+		esac
+		if [ "${fl:-0}" -eq 0 ] || [ "${fr:-0}" -eq 0 ]; then
+			[ $part = lo ] || continue
+			pp=$plain ps=$nsub fl=0 fr=0
+		fi
+		awk -v p=$part -v f="$fl" -v r="$fr" '(p == "lo" && (f == 0 || $1 < f)) ||
+			(p == "mid" && $1 > f && $1 < r) || (p == "hi" && $1 > r)' "$W/cpoints" >"$W/cp.part"
+		N=$(wc -l <"$W/cp.part") NW=$(awk '$2 > 0' "$W/cp.part" | wc -l)
+		awk -v n="$pp" -v N="$N" '{ i = NR - 1; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
+			"$W/cp.part" >>"$W/sel.plain"
+		awk -v n="$ps" -v N="$NW" '$2 > 0 { i = c++; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
+			"$W/cp.part" >>"$W/sel.sub"
+	done
+	info "bs$bs$MTAG: $(wc -l <"$W/list") log entries, $npts crash points, $nmarks durability marks${MTAG:+, x-legfail at entry $fl, x-replace at entry $fr}; replaying $(wc -l <"$W/sel.plain") prefixes + $(wc -l <"$W/sel.sub") subset variants"
 	walk "$W/sel.plain" "$W/sel.sub" ""
 	if [ "$NEGPOINTS" -gt 0 ]; then
 		# negative control: the same walk over a few prefixes of the
@@ -237,8 +411,19 @@ for bs in $SIZES; do
 		walk "$W/sel.neg" "$W/sel.none" --negative
 	fi
 	rm_null fcrlog
-done
+}
+
+if [ "$MIRROR" = 1 ]; then
+	for bs in $SIZES; do run_size "$bs" -mirror "$per"; done
+else
+	for bs in $SIZES; do run_size "$bs" "" "$per"; done
+	[ "$MIRROR_POINTS" -gt 0 ] && run_size "${MIRROR_BS:-${SIZES%% *}}" -mirror "$MIRROR_POINTS"
+fi
 echo "$T_REPLAYED $T_LOST $T_STALE $T_CHECK" >/results/counts
+echo "$S_REPLAYED $S_LOST $S_STALE $S_CHECK" >/results/counts-single
+echo "$M_REPLAYED $M_LOST $M_STALE $M_CHECK" >/results/counts-mirror
+echo "crash points, one device: $S_REPLAYED replayed, $S_LOST lost, $S_STALE stale, $S_CHECK check failures"
+echo "crash points, mirrored: $M_REPLAYED replayed, $M_LOST lost, $M_STALE stale, $M_CHECK check failures"
 echo "crash points: $T_REPLAYED replayed, $T_LOST lost, $T_STALE stale, $T_CHECK check failures"
 info "guest replay total $(($(date +%s) - t_start)) s"
 dmesg_clean

@@ -4,6 +4,10 @@
 # FC_CRASH_PER_BOOT points per boot over block sizes FC_CRASH_SIZES),
 # ending with exactly the line
 #   crash points: <n> replayed, <l> lost, <s> stale, <c> check failures
+# Every boot gives FC_CRASH_MIRROR_SHARE percent (25) of its points to a
+# mirrored pool (replay-guest.sh mirror_points=: a leg fails at run time, a
+# new device replaces it, crash points fall in the resync), at one block
+# size of FC_CRASH_SIZES in turn; a line per mode before the last one.
 # Exit 0 only if all three counts are 0 and n >= N.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,8 +16,10 @@ want=${1:-2000}
 per=${FC_CRASH_PER_BOOT:-700}
 sizes=${FC_CRASH_SIZES:-"64 32 8"}
 txns=${FC_CRASH_TXNS:-60}
+share=${FC_CRASH_MIRROR_SHARE:-25}
 base=${FC_CRASH_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') * 10 + 1 ))}
 N=0 L=0 S=0 C=0 boot=0 rc=0
+MN=0 ML=0 MS=0 MC=0
 t0=$(date +%s)
 sh "$top/tests/crash/build.sh" || { echo "check-crash: cannot build the tools"; exit 2; }
 need_module check-crash || exit 2
@@ -30,13 +36,24 @@ while [ "$N" -lt "$want" ] && [ "$boot" -lt "$maxboots" ]; do
 	rm -rf "$res"
 	mkdir -p "$res"
 	b0=$(date +%s)
-	echo "# check-crash boot $boot: $p points, sizes $sizes, seed $seed"
+	mp=$((p * share / 100))
+	# the mirrored walk's block size: each of the sizes in turn
+	# shellcheck disable=SC2086
+	set -- $sizes
+	shift $(( (boot - 1) % $# ))
+	mbs=$1
+	echo "# check-crash boot $boot: $((p - mp)) points, sizes $sizes; $mp mirrored, size $mbs; seed $seed"
 	guest_run check-crash-$boot --results "$res" --timeout $((900 + p * 6)) \
-		tests/crash/replay-guest.sh "$p" "$seed" "$sizes" "$txns" || rc=1
+		tests/crash/replay-guest.sh "$((p - mp))" "$seed" "$sizes" "$txns" mirror_points=$mp mirror_bs=$mbs || rc=1
 	if [ -s "$res/counts" ]; then
 		read -r n l s c <"$res/counts"
 		N=$((N + n)) L=$((L + l)) S=$((S + s)) C=$((C + c))
-		echo "# boot $boot: $n replayed, $l lost, $s stale, $c check failures in $(($(date +%s) - b0)) s"
+		mn=0 ml=0 ms=0 mc=0
+		if [ -s "$res/counts-mirror" ]; then
+			read -r mn ml ms mc <"$res/counts-mirror"
+			MN=$((MN + mn)) ML=$((ML + ml)) MS=$((MS + ms)) MC=$((MC + mc))
+		fi
+		echo "# boot $boot: $n replayed ($mn mirrored), $l lost, $s stale, $c check failures in $(($(date +%s) - b0)) s"
 		[ -s "$res/failures" ] && head -n 20 "$res/failures" | sed 's/^/# /'
 	else
 		echo "# boot $boot wrote no counts (see build/test-logs/check-crash-$boot.console)"
@@ -44,5 +61,7 @@ while [ "$N" -lt "$want" ] && [ "$boot" -lt "$maxboots" ]; do
 	fi
 done
 echo "# check-crash: $boot boots, $(($(date +%s) - t0)) s"
+echo "crash points, one device: $((N - MN)) replayed, $((L - ML)) lost, $((S - MS)) stale, $((C - MC)) check failures"
+echo "crash points, mirrored: $MN replayed, $ML lost, $MS stale, $MC check failures"
 echo "crash points: $N replayed, $L lost, $S stale, $C check failures"
 [ "$rc" -eq 0 ] && [ "$N" -ge "$want" ] && [ "$L" -eq 0 ] && [ "$S" -eq 0 ] && [ "$C" -eq 0 ]

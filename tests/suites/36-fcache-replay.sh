@@ -1,15 +1,20 @@
 #!/bin/sh
 # dm-fcache replayed at every flush point (short form of `make check-crash`):
 # a workload on a writeback volume whose flash and origin are two slices of
-# one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (200;
+# one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (70;
 # 800 under `make check-long`) crash points over block sizes 64 and 32
 # sectors, each checked (fcachectl
 # check, load, every sector against the workload's durability oracle,
-# flush, origin alone), plus two controls that must fail: a negative control
+# flush, origin alone); then a mirrored pool (two legs and the origin on
+# one log; a leg fails at run time and a new device replaces it while the
+# workload runs) at FC_REPLAY_MIRROR_POINTS (24; 200 under check-long)
+# points of block size 64, each checked as the pair, leg0 alone and the
+# other leg alone; plus two controls that must fail: a negative control
 # (verified against a sync that had not returned) and a kernel mutant (the
 # test build with mutant_skip_commit_flush: commits skip their flush).
 # See docs/TESTING.md, "Replay at every flush point".  Knobs:
-# FC_REPLAY_POINTS, FC_REPLAY_SIZES, FC_REPLAY_TXNS, FC_REPLAY_SEED.
+# FC_REPLAY_POINTS, FC_REPLAY_MIRROR_POINTS, FC_REPLAY_SIZES,
+# FC_REPLAY_TXNS, FC_REPLAY_SEED.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-replay || exit 0
 if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
@@ -17,22 +22,29 @@ if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
 	exit 0
 fi
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: fcache-replay (no userspace/fcachectl: make userspace)"; exit 0; }
-if [ "${FC_LONG:-0}" = 1 ]; then want=${FC_REPLAY_POINTS:-800}; else want=${FC_REPLAY_POINTS:-100}; fi
+if [ "${FC_LONG:-0}" = 1 ]; then
+	want=${FC_REPLAY_POINTS:-800} mwant=${FC_REPLAY_MIRROR_POINTS:-200}
+else
+	want=${FC_REPLAY_POINTS:-70} mwant=${FC_REPLAY_MIRROR_POINTS:-24}
+fi
 seed=${FC_REPLAY_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') + 1 ))}
 res=$SUITE_TOP/build/vm/results-replay
 rm -rf "$res"
 mkdir -p "$res"
 t0=$(date +%s)
-guest_run fcache-replay --results "$res" --timeout $((900 + want * 6)) \
-	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-20}" negative=4
+guest_run fcache-replay --results "$res" --timeout $((900 + want * 6 + mwant * 10)) \
+	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-20}" negative=4 \
+	mirror_points="$mwant"
 el=$(($(date +%s) - t0))
 if [ -s "$res/counts" ]; then
 	read -r n l s c <"$res/counts"
+	mn=0
+	[ -s "$res/counts-mirror" ] && read -r mn _ _ _ <"$res/counts-mirror"
 	echo "crash points: $n replayed, $l lost, $s stale, $c check failures"
-	if [ "$n" -ge "$want" ] && [ "$l" -eq 0 ] && [ "$s" -eq 0 ] && [ "$c" -eq 0 ]; then
-		echo "PASS: fcache-replay ($n crash points replayed, seed $seed, $el s)"
-	elif [ "$n" -lt "$want" ]; then
-		echo "FAIL: fcache-replay (only $n crash points replayed, $want required; seed $seed)"
+	if [ "$n" -ge $((want + mwant)) ] && [ "$mn" -ge "$mwant" ] && [ "$l" -eq 0 ] && [ "$s" -eq 0 ] && [ "$c" -eq 0 ]; then
+		echo "PASS: fcache-replay ($n crash points replayed, $mn of them mirrored, seed $seed, $el s)"
+	elif [ "$n" -lt $((want + mwant)) ] || [ "$mn" -lt "$mwant" ]; then
+		echo "FAIL: fcache-replay (only $n crash points replayed ($mn mirrored), $want + $mwant mirrored required; seed $seed)"
 	else
 		echo "FAIL: fcache-replay ($l lost, $s stale, $c check failures at $n crash points; seed $seed; details in $res/failures)"
 		head -n 20 "$res/failures" 2>/dev/null | sed 's/^/# /'
