@@ -61,8 +61,10 @@ struct wb_item {
 	u8 vol;
 	u8 mask;		/* dirty sub-blocks copied */
 	int err;
+	bool flash_err;		/* the read of its flash block failed: that leg fails */
 	atomic_t jobs;
 	struct wb_batch *batch;
+	struct wb_run *run;	/* merge_run(): the run it is read in */
 };
 
 struct wb_batch {
@@ -115,17 +117,28 @@ static void copy_done(int read_err, unsigned long write_err, void *context)
 
 	if (read_err || write_err)
 		it->err = -EIO;
+	if (read_err)
+		it->flash_err = true;
 	end_copy(it->batch);
 }
 
-static void run_read_done(unsigned long error, void *context)
+static void run_read_put(struct wb_run *run)
 {
-	struct wb_run *run = context;
-
-	if (error)
-		run->err = -EIO;
 	if (atomic_dec_and_test(&run->reads))
 		complete(&run->read);
+}
+
+/* One flash read of a run: an error is its item's block's leg. */
+static void run_read_done(unsigned long error, void *context)
+{
+	struct wb_item *it = context;
+	struct wb_run *run = it->run;
+
+	if (error) {
+		it->flash_err = true;
+		run->err = -EIO;
+	}
+	run_read_put(run);
 }
 
 static void run_write_done(unsigned long error, void *context)
@@ -186,14 +199,18 @@ static bool merge_run(struct fc_pool *pool, struct wb_batch *b, struct wb_item *
 
 	req.bi_opf = REQ_OP_READ;
 	req.notify.fn = run_read_done;
-	req.notify.context = run;
 	where.count = bs;
 	for (k = 0; k < n; k++) {
+		it[k].run = run;
+		req.notify.context = &it[k];
 		where.bdev = fc_block_bdev(pool, it[k].eidx);
 		where.sector = fc_block_sector(pool, it[k].eidx);
 		req.mem.ptr.vma = run->buf + ((size_t)k * bs << SECTOR_SHIFT);
-		if (fc_dm_io(&req, 1, &where, NULL))
-			run_read_done(1, run);
+		if (fc_dm_io(&req, 1, &where, NULL)) {
+			/* not submitted: no device error, the copy just fails */
+			run->err = -EIO;
+			run_read_put(run);
+		}
 	}
 	if (!atomic_dec_and_test(&run->reads))
 		wait_for_completion_io(&run->read);
@@ -201,6 +218,7 @@ static bool merge_run(struct fc_pool *pool, struct wb_batch *b, struct wb_item *
 	req.bi_opf = REQ_OP_WRITE;
 	req.mem.ptr.vma = run->buf;
 	req.notify.fn = run_write_done;
+	req.notify.context = run;
 	where.bdev = origin;
 	where.sector = it[0].oblock << pool->block_shift;
 	where.count = n * bs;
@@ -374,6 +392,7 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 		items[n].vol = e->vol;
 		items[n].mask = e->dirty;
 		items[n].err = 0;
+		items[n].flash_err = false;
 		n++;
 	}
 	spin_unlock_irq(&pool->lock);
@@ -495,6 +514,15 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 		bool rewritten = e->gen != it->gen || e->wb_raced;
 
 		e->flags &= ~FC_E_WB;
+		/*
+		 * A flash read error fails the block's leg of a mirrored pool,
+		 * as any I/O error on a leg does (fc_leg_error(); nothing for
+		 * one device): the tick then moves the entry to its twin and
+		 * the next batch copies from there.  Without this the copy
+		 * would be retried on the failed leg every batch.
+		 */
+		if (it->flash_err)
+			fc_leg_error(pool, fc_block_leg(&pool->g, it->eidx));
 		if (it->err || flush_err[it->vol]) {
 			/* A failed writeback keeps the block dirty. */
 			failed++;

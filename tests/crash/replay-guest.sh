@@ -9,8 +9,8 @@
 #   mirror=1 (every walk on a mirrored pool), mirror_points=N (after the
 #   one-device walks, a mirrored walk of N points at block size mirror_bs,
 #   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
-#   left running while leg1 fails: see docs/TESTING.md, a writeback read
-#   error does not fail the leg), resync_delay=MS (the origin behind
+#   left running while leg1 fails: its read error must fail the leg,
+#   docs/TESTING.md), resync_delay=MS (the origin behind
 #   dm-delay and writeback_jobs 1 from the failure until the first writer
 #   ends: the degraded pool's drain is slow, so dirty blocks are left for
 #   the resync to copy))
@@ -234,9 +234,9 @@ wait_more_writes() {
 mirror_phase4() {
 	_P_RED=16 _P_LONE=17 _P_LEGS=18
 	# dirty data stays dirty until the leg has failed (as tests/guest/
-	# fc_legfail.sh): the writer's mirrored writes fail it.  A writeback
-	# read error on the leg does not (docs/TESTING.md): writeback would
-	# retry it every 0.1 s and the writer's writes to those blocks wait.
+	# fc_legfail.sh): the writer's mirrored writes fail it.
+	# legfail_writeback=1: writeback runs on, and its read errors on the
+	# leg must fail it (a bug until 2026-12-02, docs/TESTING.md).
 	if [ "${LEGFAIL_WB:-0}" != 1 ]; then
 		dmsetup message fpool 0 writeback_high 100 && dmsetup message fpool 0 writeback_low 100 &&
 			dmsetup message fpool 0 max_dirty_age 0 || return 1
