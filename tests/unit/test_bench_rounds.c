@@ -579,8 +579,21 @@ static void test_sweep(const char *dir)
 	      a.ratio == 2);
 	snprintf(path, sizeof(path), "%s/sweep", dir);
 	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sweep/results.json", dir);
 	mk_sweep(&sw, flash);
+	snprintf(path, sizeof(path), "%s/sweep/sweep.svg", dir);
+	CHECK("sweep: chart written", bench_write_sweep_svg(path, &sw) == 0);
+	j = slurp(path);
+	/* x: 64M, 256M, 1G evenly over 500 px from 70; y: 0..500 TPS over 260 px from 50 */
+	CHECK("sweep: chart axes, a line per configuration, the advice",
+	      j && strstr(j, "<title>fcachectl bench: TPS at 16 users versus buffer pool size</title>") &&
+	      strstr(j, ">64M</text>") && strstr(j, ">256M</text>") && strstr(j, ">1G</text>") &&
+	      strstr(j, "points=\"70,258.0 320,232.0 570,206.0 \"") &&
+	      strstr(j, "points=\"70,148.8 320,138.4 570,133.2 \"") &&
+	      strstr(j, ">dm-writecache</text>") &&
+	      strstr(j, ">advice: fast flash: fcache-writeback at 64M buffer pool gives 1.55x"));
+	free(j);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sweep/results.json", dir);
 	o.sweep = &sw;
 	memcpy(o.users, users, sizeof(users));
 	snprintf(o.dist_str, sizeof(o.dist_str), "uniform");

@@ -551,7 +551,7 @@ static int make_dir(const char *dir)
 static void compare_sweep(struct bench_cli *c, struct cmp *m, const char *out,
 			  struct bench_result *r, struct bench_sweep *sw)
 {
-	char dir[1024], sz[32];
+	char dir[1024], sz[32], svg[1024];
 	int k;
 
 	for (k = 0; k < c->nsweep && !m->stop && !stop_sig; k++) {
@@ -581,6 +581,9 @@ static void compare_sweep(struct bench_cli *c, struct cmp *m, const char *out,
 	c->o.sweep = sw;
 	compare_files(c, m, out, sw->r[0], sw->nr[0]);
 	c->o.sweep = NULL;
+	snprintf(svg, sizeof(svg), "%s/sweep.svg", out);
+	if (bench_write_sweep_svg(svg, sw) == 0)
+		printf("chart (TPS versus buffer pool): %s\n", svg);
 }
 
 static int cmd_compare(struct bench_cli *c, int argc, char **argv)

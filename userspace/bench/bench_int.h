@@ -414,6 +414,8 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
 		     const char *command);
 int bench_write_svg(const char *path, const struct bench_result *r, int nr);
+/* compare --buffer-pool-sweep: TPS versus buffer pool size, a line per configuration. */
+int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw);
 
 /* bench_cli.c: the command line of the verbs */
 struct bench_cli {

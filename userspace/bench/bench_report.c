@@ -545,6 +545,89 @@ static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 	fprintf(f, "</g>\n");
 }
 
+/*
+ * The buffer pool sweep as a chart: TPS at the sweep's user count against
+ * the buffer pool size (one point per size, evenly spaced), a line per
+ * configuration, the advice as the caption.
+ */
+int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw)
+{
+	const int W = 620, ml = 70, mt = 50, pw = 500, ph = 260;
+	int users = bench_sweep_users(sw), n = sw->n, nc = n ? sw->nr[0] : 0;
+	struct bench_advice a;
+	double ymax = 0, t;
+	int c, k, H = mt + ph + 70 + 20 * nc;
+	FILE *f;
+	char sz[32];
+
+	for (k = 0; k < n; k++)
+		for (c = 0; c < nc; c++)
+			if (bench_sweep_tps(sw, k, sw->r[0][c].config, users, &t) && t > ymax)
+				ymax = t;
+	ymax = nice_max(ymax);
+	bench_sweep_advice(sw, &a);
+	f = fopen(path, "w");
+	if (!f) {
+		fc_err(path, "%s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"
+		"<title>fcachectl bench: TPS at %d users versus buffer pool size</title>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n", W, H, W, H, users);
+	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">"
+		"More memory or fast flash? TPS at %d users versus buffer pool</text>\n",
+		ml + pw / 2, users);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
+		ml, mt, pw, ph);
+	for (k = 0; k <= 4; k++) {
+		int y = mt + ph - ph * k / 4;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+			ml, y, ml + pw, y);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
+			ml - 4, y + 4, ymax * k / 4);
+	}
+	for (k = 0; k < n; k++) {
+		bench_sweep_size(sw->mb[k], sz, sizeof(sz));
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+			ml + (n > 1 ? pw * k / (n - 1) : pw / 2), mt + ph + 16, sz);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">buffer pool</text>\n",
+		ml + pw / 2, mt + ph + 34);
+	fprintf(f, "<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" "
+		"transform=\"rotate(-90 14 %d)\">transactions/s</text>\n", mt + ph / 2, mt + ph / 2);
+	for (c = 0; c < nc; c++) {
+		const char *cfg = sw->r[0][c].config, *col = colors[c % 6];
+		int y = mt + ph + 56 + 20 * c;
+
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		for (k = 0; k < n; k++)
+			if (bench_sweep_tps(sw, k, cfg, users, &t))
+				fprintf(f, "%d,%.1f ", ml + (n > 1 ? pw * k / (n - 1) : pw / 2),
+					mt + ph - ph * t / ymax);
+		fprintf(f, "\"/>\n");
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n",
+			ml, y, ml + 30, y, col);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n", ml + 38, y + 4, cfg);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", 10, H - 8);
+	for (const char *p = a.text; *p; p++)
+		if (*p == '<')
+			fputs("&lt;", f);
+		else if (*p == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*p, f);
+	fprintf(f, "</text>\n</svg>\n");
+	if (fclose(f)) {
+		fc_err(path, "%s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int bench_write_svg(const char *path, const struct bench_result *r, int nr)
 {
 	FILE *f = fopen(path, "w");
