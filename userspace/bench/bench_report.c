@@ -464,6 +464,23 @@ static double nice_max(double v)
 	return m * e;
 }
 
+/* A plot's frame at (@ml, @mt), @pw x @ph, with four grid lines labelled 0..@ymax. */
+static void svg_frame(FILE *f, int ml, int mt, int pw, int ph, double ymax)
+{
+	int i;
+
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
+		ml, mt, pw, ph);
+	for (i = 0; i <= 4; i++) {
+		int y = mt + ph - ph * i / 4;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+			ml, y, ml + pw, y);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
+			ml - 4, y + 4, ymax * i / 4);
+	}
+}
+
 static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 		      const char *title, int rt)
 {
@@ -486,16 +503,7 @@ static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 	fprintf(f, "<g transform=\"translate(%d,0)\">\n", x0);
 	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
 		ml + pw / 2, title);
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
-		ml, mt, pw, ph);
-	for (i = 0; i <= 4; i++) {
-		int y = mt + ph - ph * i / 4;
-
-		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
-			ml, y, ml + pw, y);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
-			ml - 4, y + 4, ymax * i / 4);
-	}
+	svg_frame(f, ml, mt, pw, ph, ymax);
 	for (i = 0; i < n; i++) {
 		int x = ml + (n > 1 ? pw * i / (n - 1) : pw / 2);
 
@@ -579,16 +587,7 @@ int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw)
 	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">"
 		"More memory or fast flash? TPS at %d users versus buffer pool</text>\n",
 		ml + pw / 2, users);
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
-		ml, mt, pw, ph);
-	for (k = 0; k <= 4; k++) {
-		int y = mt + ph - ph * k / 4;
-
-		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
-			ml, y, ml + pw, y);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
-			ml - 4, y + 4, ymax * k / 4);
-	}
+	svg_frame(f, ml, mt, pw, ph, ymax);
 	for (k = 0; k < n; k++) {
 		bench_sweep_size(sw->mb[k], sz, sizeof(sz));
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
