@@ -22,7 +22,10 @@
  *   2. the flash device's cache is flushed (REQ_PREFLUSH), which also makes
  *      every data write completed before the commit durable;
  *   3. the superblock is written, seq S + 1, with REQ_FUA, to the slot that
- *      does not hold the current superblock;
+ *      does not hold the current superblock (on a pool with one device in
+ *      service, steps 2 and 3 are one REQ_PREFLUSH | REQ_FUA write: the
+ *      block layer completes the flush before the write starts; with two,
+ *      both devices' flushes complete before either superblock is written);
  *   4. only then are blocks freed by this commit reused.
  * Recovery picks the valid superblock slot with the highest seq (S).  The
  * superblock also names md_seq (M <= S): the last commit whose pages all

@@ -179,19 +179,50 @@ static int md_write_all(struct fc_pool *pool, blk_opf_t opf, sector_t sector, se
 	return 0;
 }
 
-/* Flush every present leg: their pages and every completed data write. */
+/* Legs in service (present, not failed). */
+static unsigned int legs_in_service(struct fc_pool *pool)
+{
+	unsigned int i, n = 0;
+
+	for_each_leg(pool, i)
+		n++;
+	return n;
+}
+
+/*
+ * Flush every present leg: their pages and every completed data write.
+ * One dm-io request with a region per leg, so the legs flush at once and
+ * the error bits say which one failed.
+ */
 static int flash_flush(struct fc_pool *pool)
 {
-	unsigned int i;
-	int r;
+	struct dm_io_region where[FC_MAX_LEGS];
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,
+		.mem.type = DM_IO_KMEM, .mem.ptr.addr = NULL,
+		.client = pool->io,
+	};
+	unsigned int i, n = 0, leg[FC_MAX_LEGS];
+	unsigned long err = 0, faulted = 0;
 
 	for_each_leg(pool, i) {
 		if (i && flush_one_leg())
 			continue;
-		r = md_fault() ? -EIO : blkdev_issue_flush(pool->leg[i].bdev);
-		if (r && !fc_leg_error_unlocked(pool, i))
-			return r;
+		if (md_fault()) {
+			set_bit(i, &faulted);
+			continue;
+		}
+		where[n] = (struct dm_io_region){ .bdev = pool->leg[i].bdev };
+		leg[n++] = i;
 	}
+	if (n && fc_dm_io(&req, n, where, &err) && !err)
+		err = (1UL << n) - 1;
+	for (i = 0; i < n; i++)
+		if (test_bit(i, &err))
+			set_bit(leg[i], &faulted);
+	for_each_set_bit(i, &faulted, FC_MAX_LEGS)
+		if (!fc_leg_error_unlocked(pool, i))
+			return -EIO;
 	return 0;
 }
 
@@ -318,68 +349,10 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 }
 
 /*
- * Superblock @seq, trusting pages up to @md_seq (equal to @seq after a
- * complete commit, the last complete one's after a failed page batch:
- * include/fcache_format.h, "Leftovers"), into the slot that does NOT hold
- * the current superblock: a torn write must leave the current one intact.
- * (Seqs can jump past leftovers at load, so @seq % 2 is not that slot.)
+ * Metadata writes in parallel: one dm-io request per (page, leg), one
+ * completion for all; the legs whose writes failed are failed in turn
+ * (fc_leg_error()), and only the last leg's failure is an error.
  */
-static int write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
-			 u64 md_seq, u32 flags)
-{
-	struct fc_disk_superblock *sb = buf_page(pool, 0);
-
-	build_sb(pool, sb, flags, leg);
-	sb->md_seq = cpu_to_le64(md_seq);
-	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, pool->uuid);
-	return md_io_leg(pool, leg, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, slot * FC_PAGE_SECTORS,
-			 FC_PAGE_SECTORS, sb);
-}
-
-/*
- * Every present leg's superblock, one after the other.  A crash between
- * two leaves the later leg one commit behind, with that commit's pages
- * already on it (they were written and flushed on every leg first):
- * fc_meta_open() takes the leg with the higher seq.
- */
-static int write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags)
-{
-	unsigned int i, slot;
-	int r;
-
-	for_each_leg(pool, i) {
-		slot = !pool->leg[i].sb_slot;
-		r = write_sb_slot(pool, i, slot, seq, md_seq, flags);
-		if (r) {
-			if (!fc_leg_error_unlocked(pool, i))
-				return r;
-			continue;
-		}
-		pool->leg[i].sb_slot = slot;
-	}
-	return 0;
-}
-
-/*
- * Metadata I/O failed: metadata mode rw -> ro.  The in-core state now
- * differs from the flash (md_lost): from here on nothing is recorded, so
- * nothing may change what the flash or the origin holds: writes, discards
- * and flushes fail, writeback stops (docs/DESIGN.md, "Metadata modes").
- * The caller records needs_check on the flash if it can (ro), or goes to
- * fail if it cannot.
- */
-void fc_meta_error(struct fc_pool *pool, int err)
-{
-	atomic64_inc(&pool->metadata_errors);
-	WRITE_ONCE(pool->md_lost, true);
-	pool->needs_check = true;
-	if (pool->md_mode == FC_MD_FAIL)
-		return;
-	DMERR_LIMIT("metadata write failed (%d): pool is read-only, run fcachectl check", err);
-	WRITE_ONCE(pool->md_mode, FC_MD_RO);
-}
-
-/* Write one batch of serialised pages (async, waits for all). */
 struct batch_ctx {
 	atomic_t count;
 	unsigned long err_legs;		/* legs with a failed write */
@@ -402,49 +375,144 @@ static void batch_endio(unsigned long error, void *context)
 		complete(&c->done);
 }
 
+static void batch_init(struct batch_ctx *c, struct batch_leg *bl)
+{
+	unsigned int i;
+
+	atomic_set(&c->count, 1);
+	c->err_legs = 0;
+	init_completion(&c->done);
+	for (i = 0; i < FC_MAX_LEGS; i++) {
+		bl[i].c = c;
+		bl[i].leg = i;
+	}
+}
+
+/* Write @buf to @sector of leg @leg, counted in @bl's batch. */
+static void batch_write(struct fc_pool *pool, struct batch_leg *bl, blk_opf_t opf,
+			sector_t sector, void *buf)
+{
+	struct dm_io_region where = {
+		.bdev = pool->leg[bl->leg].bdev, .sector = sector, .count = FC_PAGE_SECTORS,
+	};
+	struct dm_io_request req = {
+		.bi_opf = opf,
+		.mem.type = DM_IO_VMA, .mem.ptr.vma = buf,
+		.notify.fn = batch_endio, .notify.context = bl,
+		.client = pool->io,
+	};
+
+	atomic_inc(&bl->c->count);
+	if (md_fault() || fc_dm_io(&req, 1, &where, NULL))
+		batch_endio(1, bl);
+}
+
+/* Wait for the batch; 0 unless the last leg in service failed. */
+static int batch_wait(struct fc_pool *pool, struct batch_leg *bl)
+{
+	struct batch_ctx *c = bl[0].c;
+	unsigned int i;
+
+	batch_endio(0, &bl[0]);
+	wait_for_completion_io(&c->done);
+	for_each_set_bit(i, &c->err_legs, FC_MAX_LEGS)
+		if (!fc_leg_error_unlocked(pool, i))
+			return -EIO;
+	return 0;
+}
+
 static int write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq)
 {
 	struct batch_leg bl[FC_MAX_LEGS];
 	struct batch_ctx c;
-	unsigned int i;
+	unsigned int i, leg;
 
-	atomic_set(&c.count, 1);
-	c.err_legs = 0;
-	init_completion(&c.done);
-	for (i = 0; i < FC_MAX_LEGS; i++) {
-		bl[i].c = &c;
-		bl[i].leg = i;
-	}
+	batch_init(&c, bl);
 	for (i = 0; i < n; i++) {
-		unsigned int s = !test_bit(pg[i], pool->page_slot), leg;
-		u64 nr = fc_md_page_nr(pg[i], s);
+		u64 nr = fc_md_page_nr(pg[i], !test_bit(pg[i], pool->page_slot));
 		void *p = buf_page(pool, i);
-		struct dm_io_region where = {
-			.sector = nr * FC_PAGE_SECTORS, .count = FC_PAGE_SECTORS,
-		};
-		struct dm_io_request req = {
-			.bi_opf = REQ_OP_WRITE | REQ_SYNC,
-			.mem.type = DM_IO_VMA, .mem.ptr.vma = p,
-			.notify.fn = batch_endio,
-			.client = pool->io,
-		};
 
 		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
 		/* The same page at the same place on every leg. */
-		for_each_leg(pool, leg) {
-			where.bdev = pool->leg[leg].bdev;
-			req.notify.context = &bl[leg];
-			atomic_inc(&c.count);
-			if (md_fault() || fc_dm_io(&req, 1, &where, NULL))
-				batch_endio(1, &bl[leg]);
-		}
+		for_each_leg(pool, leg)
+			batch_write(pool, &bl[leg], REQ_OP_WRITE | REQ_SYNC, nr * FC_PAGE_SECTORS, p);
 	}
-	batch_endio(0, &bl[0]);
-	wait_for_completion_io(&c.done);
-	for_each_set_bit(i, &c.err_legs, FC_MAX_LEGS)
-		if (!fc_leg_error_unlocked(pool, i))
-			return -EIO;
-	return 0;
+	return batch_wait(pool, bl);
+}
+
+/*
+ * Superblock @seq, trusting pages up to @md_seq (equal to @seq after a
+ * complete commit, the last complete one's after a failed page batch:
+ * include/fcache_format.h, "Leftovers"), into the slot that does NOT hold
+ * the current superblock: a torn write must leave the current one intact.
+ * (Seqs can jump past leftovers at load, so @seq % 2 is not that slot.)
+ */
+static struct fc_disk_superblock *seal_sb(struct fc_pool *pool, unsigned int leg,
+					   unsigned int slot, u64 seq, u64 md_seq, u32 flags)
+{
+	struct fc_disk_superblock *sb = buf_page(pool, leg);
+
+	build_sb(pool, sb, flags, leg);
+	sb->md_seq = cpu_to_le64(md_seq);
+	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, pool->uuid);
+	return sb;
+}
+
+static int write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
+			 u64 md_seq, u32 flags)
+{
+	return md_io_leg(pool, leg, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, slot * FC_PAGE_SECTORS,
+			 FC_PAGE_SECTORS, seal_sb(pool, leg, slot, seq, md_seq, flags));
+}
+
+/*
+ * Every present leg's superblock, written at once.  A crash between the
+ * two landing leaves one leg (either) one commit behind, with that
+ * commit's pages already on it (they were written and flushed on every
+ * leg first): fc_meta_open() takes the leg with the higher seq.
+ * @preflush: the write carries the commit's flush (one leg in service:
+ * the block layer completes the flush before it writes the superblock).
+ */
+static int write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags, bool preflush)
+{
+	blk_opf_t opf = REQ_OP_WRITE | REQ_FUA | REQ_SYNC | (preflush ? REQ_PREFLUSH : 0);
+	struct batch_leg bl[FC_MAX_LEGS];
+	unsigned int i, slot[FC_MAX_LEGS];
+	unsigned long sent = 0;
+	struct batch_ctx c;
+	int r;
+
+	batch_init(&c, bl);
+	for_each_leg(pool, i) {
+		slot[i] = !pool->leg[i].sb_slot;
+		batch_write(pool, &bl[i], opf, slot[i] * FC_PAGE_SECTORS,
+			    seal_sb(pool, i, slot[i], seq, md_seq, flags));
+		set_bit(i, &sent);
+	}
+	r = batch_wait(pool, bl);
+	for_each_set_bit(i, &sent, FC_MAX_LEGS)
+		if (!test_bit(i, &c.err_legs))
+			pool->leg[i].sb_slot = slot[i];
+	return r;
+}
+
+/*
+ * Metadata I/O failed: metadata mode rw -> ro.  The in-core state now
+ * differs from the flash (md_lost): from here on nothing is recorded, so
+ * nothing may change what the flash or the origin holds: writes, discards
+ * and flushes fail, writeback stops (docs/DESIGN.md, "Metadata modes").
+ * The caller records needs_check on the flash if it can (ro), or goes to
+ * fail if it cannot.
+ */
+void fc_meta_error(struct fc_pool *pool, int err)
+{
+	atomic64_inc(&pool->metadata_errors);
+	WRITE_ONCE(pool->md_lost, true);
+	pool->needs_check = true;
+	if (pool->md_mode == FC_MD_FAIL)
+		return;
+	DMERR_LIMIT("metadata write failed (%d): pool is read-only, run fcachectl check", err);
+	WRITE_ONCE(pool->md_mode, FC_MD_RO);
 }
 
 /*
@@ -537,7 +605,7 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	u64 seq, l = 0, t0, pages = 0;
 	unsigned int n;
 	u32 flags;
-	bool any = false;
+	bool any = false, sb_flush;
 	int r = 0;
 
 	mutex_lock(&pool->commit_lock);
@@ -590,18 +658,25 @@ int fc_commit(struct fc_pool *pool, bool clean)
 		if (r)
 			goto fail_pages;
 	}
-	/* Step 2: flush the flash: pages and every completed data write. */
-	r = skip_commit_flush() ? 0 : flash_flush(pool);
+	/*
+	 * Step 2: flush the flash: pages and every completed data write.
+	 * With one leg in service, the superblock's write carries the flush
+	 * (REQ_PREFLUSH), one round trip instead of two.  With two, every
+	 * leg's flush completes before either superblock names the twin
+	 * copies written to the other.
+	 */
+	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
+	sb_flush = (any || flags != pool->sb_flags) && legs_in_service(pool) == 1;
+	r = skip_commit_flush() || sb_flush ? 0 : flash_flush(pool);
 	if (r)
 		goto fail_pages;
-	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
 	if (!any && flags == pool->sb_flags)
 		goto out;	/* nothing changed: the flush was all we needed */
 	/* Step 3: the superblock makes seq S + 1 current. */
 	for (;;) {
 		u32 failed = READ_ONCE(pool->failed_legs);
 
-		r = write_sb(pool, seq, seq, flags);
+		r = write_sb(pool, seq, seq, flags, sb_flush && !skip_commit_flush());
 		if (r)
 			goto fail_sb;
 		if (READ_ONCE(pool->failed_legs) == failed)
@@ -646,7 +721,7 @@ fail_pages:
 	 * that did land are leftovers (never trusted, rewritten by the first
 	 * commit after the next load).
 	 */
-	if (!write_sb(pool, seq, pool->md_seq, FC_SB_NEEDS_CHECK)) {
+	if (!write_sb(pool, seq, pool->md_seq, FC_SB_NEEDS_CHECK, false)) {
 		pool->seq = seq;
 		pool->sb_flags = FC_SB_NEEDS_CHECK;
 		goto out_err;
