@@ -7,9 +7,10 @@
 # check, load, every sector against the workload's durability oracle,
 # flush, origin alone); then a mirrored pool (two legs and the origin on
 # one log; a leg fails at run time and a new device replaces it while the
-# workload runs) at FC_REPLAY_MIRROR_POINTS (24; 200 under check-long)
-# points of block size 64, each checked as the pair, leg0 alone and the
-# other leg alone; plus two controls that must fail: a negative control
+# workload runs; the origin is slowed while the leg is out, so dirty
+# blocks are left for the resync to copy while the writer runs on) at
+# FC_REPLAY_MIRROR_POINTS (24; 200 under check-long) points of block size
+# 64, each checked as the pair, leg0 alone and the other leg alone; plus two controls that must fail: a negative control
 # (verified against a sync that had not returned) and a kernel mutant (the
 # test build with mutant_skip_commit_flush: commits skip their flush).
 # See docs/TESTING.md, "Replay at every flush point".  Knobs:
@@ -34,7 +35,7 @@ mkdir -p "$res"
 t0=$(date +%s)
 guest_run fcache-replay --results "$res" --timeout $((900 + want * 6 + mwant * 10)) \
 	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-20}" negative=4 \
-	mirror_points="$mwant"
+	mirror_points="$mwant" resync_delay=100
 el=$(($(date +%s) - t0))
 if [ -s "$res/counts" ]; then
 	read -r n l s c <"$res/counts"
