@@ -436,6 +436,43 @@ static int check_dev(dev_t dev, const char *name, const char *chk, enum fc_check
 }
 
 /*
+ * The end of a full check: the volume's flush, orderly detach and
+ * teardown of volume and pool, then (when the volume's reads were saved
+ * and all went well) the origin alone against them.  Returns 1 for a
+ * check failure; lost / stale are or-ed in.
+ */
+static int flush_teardown_origin(struct walk *w, dev_t origin, const char *out, int bad,
+				 int *lost, int *stale)
+{
+	int l = 0, s = 0, r;
+
+	step("flush", w->k);
+	r = dm_message("cwp-vol", "flush");
+	if (r) {
+		bad = 1;
+		point_fail(w, "volume flush failed: %s", strerror(-r));
+	}
+	dm_message("cwp-vol", "detach");
+	if (dm_remove("cwp-vol") || dm_remove("cwp-pool")) {
+		point_fail(w, "teardown of volume and pool failed: %s", strerror(errno));
+		return 1;
+	}
+	if (bad || !*verify_shm_saved)
+		return bad;
+	step("verify origin", w->k);
+	r = verify(node("origin", origin), w->oracle, w->dmark, w->bmark, "--same", "-", out, &l, &s);
+	if (r == 1) {
+		point_fail(w, "origin alone after the flush: %s", tail1(out));
+		*lost |= l;
+		*stale |= s;
+	} else if (r) {
+		point_fail(w, "origin read failed: %s", tail1(out));
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Load the pool (POOLTAB) and a writeback volume on the view and check
  * them: every sector through the volume; with FULL, the flush, orderly
  * teardown and the origin alone too.  *refused gets the errno of a
@@ -482,30 +519,7 @@ static int load_check(struct walk *w, const char *pooltab, dev_t origin, int ful
 		}
 		return bad;
 	}
-	step("flush", w->k);
-	r = dm_message("cwp-vol", "flush");
-	if (r) {
-		bad = 1;
-		point_fail(w, "volume flush failed: %s", strerror(-r));
-	}
-	dm_message("cwp-vol", "detach");
-	if (dm_remove("cwp-vol") || dm_remove("cwp-pool")) {
-		point_fail(w, "teardown of volume and pool failed: %s", strerror(errno));
-		return 1;
-	}
-	if (!bad && *verify_shm_saved) {
-		step("verify origin", w->k);
-		r = verify(node("origin", origin), w->oracle, w->dmark, w->bmark, "--same", "-", out, &l, &s);
-		if (r == 1) {
-			point_fail(w, "origin alone after the flush: %s", tail1(out));
-			*lost |= l;
-			*stale |= s;
-		} else if (r) {
-			bad = 1;
-			point_fail(w, "origin read failed: %s", tail1(out));
-		}
-	}
-	return bad;
+	return flush_teardown_origin(w, origin, out, bad, lost, stale);
 }
 
 /*
@@ -685,32 +699,7 @@ static void point(struct walk *w, uint64_t subset, int tear)
 		bad = 1;
 		point_fail(w, "volume read failed: %s", tail1(out));
 	}
-	step("flush", w->k);
-	r = dm_message("cwp-vol", "flush");
-	if (r) {
-		bad = 1;
-		point_fail(w, "volume flush failed: %s", strerror(-r));
-	}
-	dm_message("cwp-vol", "detach");
-	if (dm_remove("cwp-vol") || dm_remove("cwp-pool")) {
-		bad = 1;
-		point_fail(w, "teardown of volume and pool failed: %s", strerror(errno));
-		goto out;
-	}
-	if (!bad && *verify_shm_saved) {
-		int l2, s2;
-
-		step("verify origin", w->k);
-		r = verify(node("origin", origin), w->oracle, w->dmark, w->bmark, "--same", "-", out, &l2, &s2);
-		if (r == 1) {
-			point_fail(w, "origin alone after the flush: %s", tail1(out));
-			lost |= l2;
-			stale |= s2;
-		} else if (r) {
-			bad = 1;
-			point_fail(w, "origin read failed: %s", tail1(out));
-		}
-	}
+	bad = flush_teardown_origin(w, origin, out, bad, &lost, &stale);
 out:
 	teardown();
 	w->n++;
