@@ -211,23 +211,10 @@ pool_args() {
 }
 
 # wait_status DEV FIELD VALUE: bounded (30 s)
-wait_status() {
-	_w=0
-	while [ "$(status_field "$1" "$2")" != "$3" ] && [ $_w -lt 300 ]; do
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	[ "$(status_field "$1" "$2")" = "$3" ]
-}
+wait_status() { poll_until 300 status_is "$@"; }
 
 # wait_more_writes N: the volume has counted more than N writes, bounded (30 s)
-wait_more_writes() {
-	_w=0
-	while [ "$(status_field fvol $V_WRITES)" -le "$1" ] && [ $_w -lt 300 ]; do
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-}
+wait_more_writes() { poll_until 300 status_above fvol $V_WRITES "$1"; }
 
 # mirror_phase4: leg1 fails under a writer, leg2 replaces it online, the
 # writer goes on through the resync; marks x-legfail and x-replace

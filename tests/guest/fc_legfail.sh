@@ -45,28 +45,14 @@ swap_back() {
 }
 # wait_writes N: the volume has counted more than N writes (progress of the
 # running writer, not a clock), bounded
-wait_writes() {
-	_wd=0
-	while [ "$(status_field mv $V_WRITES)" -le "$1" ] && [ $_wd -lt 600 ]; do
-		sleep 0.05
-		_wd=$((_wd + 1))
-	done
-	[ "$(status_field mv $V_WRITES)" -gt "$1" ]
-}
+wait_writes() { poll_until 300 status_above mv $V_WRITES "$1"; }
 # lone_is_dirty: degraded, every dirty block has one copy (one status line)
 lone_is_dirty() {
 	dmsetup status mp | awk -v d=$((P_DIRTY + 3)) -v l=$((P_LONE + 3)) \
 		'{ if ($d != $l) { print "dirty " $d " lone " $l; exit 1 } }'
 }
 # wait_clean: writeback of a degraded pool drains it whatever writeback_low says
-wait_clean() {
-	_wc=0
-	while [ "$(status_field mp $P_DIRTY)" != 0 ] && [ $_wc -lt 900 ]; do
-		sleep 0.2
-		_wc=$((_wc + 1))
-	done
-	[ "$(status_field mp $P_DIRTY)" = 0 ]
-}
+wait_clean() { poll_until 1800 status_is mp $P_DIRTY 0; }
 
 # run_case NAME FAIL(l0|l1) KEEP(l0|l1) KEEPDEV FAILDEV STATES
 run_case() {

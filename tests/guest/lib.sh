@@ -15,6 +15,8 @@
 #   fio_verify DEV ARGS...        fio with verify=crc32c, do_verify, verify_fatal
 #   dev_sectors DEV               size in 512-byte sectors
 #   status_field DEV N            N-th (1-based) target status field of DEV
+#   status_is / status_above DEV N VALUE   that field is VALUE / a number above it
+#   poll_until TENTHS CMD...      CMD every 0.1 s until it succeeds (bounded)
 #   dmesg_clean                   fail if dmesg has BUG/WARNING/Oops/hung task
 #   finish                        summary; exit 1 on any failure or no pass
 #
@@ -213,6 +215,25 @@ fio_verify() {
 status_field() {
 	dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'
 }
+
+# poll_until TENTHS CMD...: run CMD every 0.1 s until it succeeds, at most
+# TENTHS more times; CMD's last status.  A bound on waiting for progress,
+# never a measure of it (TCG's speed varies with the host's load).
+poll_until() {
+	_pn=$1
+	shift
+	until "$@"; do
+		[ "$_pn" -gt 0 ] || return 1
+		sleep 0.1
+		_pn=$((_pn - 1))
+	done
+}
+
+# status_is DEV N VALUE: the N-th status field is VALUE
+status_is() { [ "$(status_field "$1" "$2")" = "$3" ]; }
+
+# status_above DEV N VALUE: the N-th status field is a number above VALUE
+status_above() { [ "$(status_field "$1" "$2")" -gt "$3" ]; }
 
 # stats_field DEV NAME: one counter of the "stats" message answer (name=value)
 stats_field() {
