@@ -153,14 +153,13 @@ say "fcache (16 KiB) vs dm-cache: $(ratio "$fcb16" "$dmc")x, vs dm-writecache: $
 dd if=/dev/zero of="$fdev" bs=1M count=1 oflag=direct 2>/dev/null
 fc_pool figpool "$fdev" 64 >/dev/null || die "pool C"
 fc_vol figvol figpool "$md" 1 writeback >/dev/null || die "vol C"
-pool_field() { dmsetup status figpool | awk -v f="$1" '{ print $(f + 3) }'; }
 pool_set() {
 	while [ $# -ge 2 ]; do
 		dmsetup message figpool 0 "$1" "$2" || die "pool message $1 $2"
 		shift 2
 	done
 }
-fill_mb=$(($(pool_field 2) * 32 * 80 / 100 / 1024))
+fill_mb=$(($(status_field figpool $P_TOTAL) * 32 * 80 / 100 / 1024))
 fill() {
 	dmsetup message figpool 0 flush || die "pool flush"
 	pool_set max_dirty_age 0 writeback_high 100 writeback_low 100
@@ -177,10 +176,10 @@ c_clean() {
 }
 c_drain() {
 	fill
-	_d0=$(pool_field 4)
+	_d0=$(status_field figpool $P_DIRTY)
 	defaults
 	_v=$(fio_iops /dev/mapper/figvol randrw $mix)
-	echo "$_v" "$_d0" "$(pool_field 4)"
+	echo "$_v" "$_d0" "$(status_field figpool $P_DIRTY)"
 }
 cc="" cd="" _i=0
 while [ $_i -lt "$RC" ]; do
@@ -190,7 +189,7 @@ while [ $_i -lt "$RC" ]; do
 		set -- $(c_drain); cc="$cc $(c_clean)"
 	fi
 	cd="$cd $1"
-	say "   round $((_i + 1)) drain: $1 IOPS, dirty blocks $2 -> $3 of $(pool_field 2)"
+	say "   round $((_i + 1)) drain: $1 IOPS, dirty blocks $2 -> $3 of $(status_field figpool $P_TOTAL)"
 	_i=$((_i + 1))
 done
 dmsetup status figpool >>"$out"
