@@ -179,16 +179,6 @@ static int md_write_all(struct fc_pool *pool, blk_opf_t opf, sector_t sector, se
 	return 0;
 }
 
-/* Legs in service (present, not failed). */
-static unsigned int legs_in_service(struct fc_pool *pool)
-{
-	unsigned int i, n = 0;
-
-	for_each_leg(pool, i)
-		n++;
-	return n;
-}
-
 /*
  * Flush every present leg: their pages and every completed data write.
  * One dm-io request with a region per leg, so the legs flush at once and
@@ -660,13 +650,14 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	}
 	/*
 	 * Step 2: flush the flash: pages and every completed data write.
-	 * With one leg in service, the superblock's write carries the flush
-	 * (REQ_PREFLUSH), one round trip instead of two.  With two, every
+	 * With one leg in service (!fc_redundant(): one device, or a degraded
+	 * pool), the superblock's write carries the flush (REQ_PREFLUSH), one
+	 * round trip instead of two.  With two, every
 	 * leg's flush completes before either superblock names the twin
 	 * copies written to the other.
 	 */
 	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
-	sb_flush = (any || flags != pool->sb_flags) && legs_in_service(pool) == 1;
+	sb_flush = (any || flags != pool->sb_flags) && !fc_redundant(pool);
 	r = skip_commit_flush() || sb_flush ? 0 : flash_flush(pool);
 	if (r)
 		goto fail_pages;
