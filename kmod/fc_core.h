@@ -52,6 +52,9 @@
 #define FC_STRIPES	1024u		/* origin-write tracking stripes */
 #define FC_GHOST_SLOTS	65536u
 #define FC_IDLE_JIFFIES	(5 * HZ)	/* no foreground I/O this long: idle */
+/* Short read streams (fc_ra_miss(), fill_stream()): misses this close in time */
+#define FC_RA_WINDOW	HZ
+#define FC_RA_BYTES	(128u << 10)	/* a stream's fill: its block and those after */
 #define FC_WALK_BATCH	4096u		/* entries a whole-array walk visits per lock hold */
 
 /* fc_entry.flags */
@@ -256,6 +259,8 @@ struct fc_volume {
 	int mode;
 	struct fc_vol_opts opts;
 	struct fc_seq seq;		/* pool->lock */
+	struct fc_ra ra;		/* pool->lock: recent read misses */
+	struct fc_ra_slot *ra_slots;
 	bool active;
 	bool was_active;		/* resumed at least once */
 	bool detach_ok;			/* "detach" message: an orderly teardown follows */
@@ -281,6 +286,7 @@ enum fc_bio_kind {
 
 #define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
 #define FC_BF_COMMITTED	0x02	/* second end_io after the commit */
+#define FC_BF_STREAM	0x04	/* a read miss of a short stream: its fill reads ahead */
 #define FC_BF_NOFILL	0x08	/* a fill or a flash I/O of it failed: the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
 #define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools) */

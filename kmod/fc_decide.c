@@ -133,8 +133,11 @@ static bool read_admitted(const struct fc_facts *f, struct fc_decision *d, bool 
 		}
 		return false;
 	}
-	/* Second touch (ghost table), unless cached already or in the worker. */
-	if (f->e.present || f->worker || f->ghost == FC_STEP_YES)
+	/*
+	 * Second touch (ghost table), unless cached already or in the worker,
+	 * or the miss continues a short stream (its fill reads ahead).
+	 */
+	if (f->e.present || f->worker || f->stream || f->ghost == FC_STEP_YES)
 		return true;
 	if (f->ghost == FC_STEP_NOT_TRIED)
 		d->act = FC_ACT_GHOST;

@@ -45,6 +45,7 @@ enum fc_stat {
 	FC_ST_FUA,			/* REQ_FUA writes */
 	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
 	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
+	FC_ST_READ_AHEAD,		/* blocks filled ahead of a short read stream */
 	FC_ST_NR
 };
 
@@ -82,6 +83,7 @@ struct fc_facts {
 	bool urgent;		/* REQ_FUA write of one block or less */
 	bool nofill;		/* FC_BF_NOFILL: a fill or the flash failed it */
 	bool seq;		/* fc_seq_check(): part of a stream (map's pass, len > 0) */
+	bool stream;		/* FC_BF_STREAM: a read miss of a short stream (fc_ra_miss()) */
 	bool twin_filled;	/* FC_BF_TWIN_FILLED: a fill wrote the twin too */
 	__u32 off, len;		/* sectors: offset in the block, length (may span) */
 	/* its first block */

@@ -45,6 +45,32 @@ void fc_seq_init(struct fc_seq *d);
  */
 bool fc_seq_check(struct fc_seq *d, __u64 sector, __u32 sectors, __u64 cutoff);
 
+/*
+ * Short read streams: an index range scan reads a few consecutive pages one
+ * after the other, each once the one before has completed, with other
+ * users' I/O in between, too far apart for fc_seq.  A table of recent
+ * read misses, direct mapped by a hash of the block, a fingerprint and the
+ * tick of the miss per slot: a miss of block B is part of a stream when
+ * B - 1 and B - 2 missed within @window ticks.  Two predecessors, not one:
+ * a random miss whose neighbour happened to miss lately must not read
+ * ahead.  The table must hold the misses of a window (at a few hundred a
+ * second, FC_RA_SLOTS keeps a scan's last two for a second or so).
+ */
+#define FC_RA_SLOTS 4096u
+
+struct fc_ra_slot {
+	__u32 fp;		/* fingerprint of the block; 0: empty */
+	__u32 when;		/* tick of the miss */
+};
+
+struct fc_ra {
+	struct fc_ra_slot *s;	/* FC_RA_SLOTS, zeroed */
+};
+
+void fc_ra_init(struct fc_ra *r, struct fc_ra_slot *slots);
+/* Record a read miss of @block at @now; true if it continues a stream. */
+bool fc_ra_miss(struct fc_ra *r, __u64 block, __u32 now, __u32 window);
+
 /* Writeback pacing. */
 enum fc_wb_state {
 	FC_WB_IDLE,		/* below low and nothing aged: nothing to do */

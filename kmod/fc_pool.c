@@ -758,6 +758,7 @@ const char *const fc_stat_names[FC_ST_NR] = {
 	[FC_ST_FUA] = "fua",
 	[FC_ST_FLUSHES] = "flushes",
 	[FC_ST_FLUSHES_ORIGIN] = "flushes_origin",
+	[FC_ST_READ_AHEAD] = "read_ahead",
 };
 
 u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st)

@@ -29,6 +29,8 @@
 #include <linux/module.h>
 #include <linux/blkdev.h>
 #include <linux/delay.h>
+#include <linux/sched/mm.h>
+#include <linux/vmalloc.h>
 
 #include "fc_core.h"
 
@@ -309,6 +311,18 @@ static void pool_facts(struct fc_facts *f, struct fc_pool *pool)
  * The facts about @bio of @block (pool->lock held); returns the block's
  * entry, if any.  Map's pass feeds the stream detector.
  */
+/* Does a read of @f's sectors (cut at the block's end) hit the entry @e? */
+static bool read_hits(const struct fc_entry *e, const struct fc_facts *f)
+{
+	u8 m;
+
+	if (!e)
+		return false;
+	m = fc_subblock_mask(f->off, min(f->len, f->block_sectors - f->off),
+			     f->subblock_sectors);
+	return (e->valid & m) == m;
+}
+
 static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 block,
 				     bool worker, struct fc_facts *f)
 {
@@ -338,6 +352,15 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 		f->seq = fc_seq_check(&v->seq, sector, f->len,
 				      (u64)v->opts.seq_cutoff_kib * 2);
 	f->cacheable = block_cacheable(v, block);
+	/*
+	 * Short read streams (fc_ra_miss()): every read miss is noted in
+	 * map's pass; one that continues a stream is marked for the worker,
+	 * whose fill reads ahead (fill_stream()).
+	 */
+	if (!worker && !f->write && f->len && f->cacheable && !read_hits(e, f) &&
+	    fc_ra_miss(&v->ra, block, (u32)jiffies, FC_RA_WINDOW))
+		fc_bio(bio)->flags |= FC_BF_STREAM;
+	f->stream = fc_bio(bio)->flags & FC_BF_STREAM;
 	if (!worker && !e && f->off + f->len > bsz)
 		f->span_cached = span_cached(v, block, ((u64)f->off + f->len + bsz - 1) / bsz);
 	f->ow_busy = origin_writes_in_flight(pool, stripe_of(v, block));
@@ -565,6 +588,91 @@ static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *
 }
 
 /*
+ * FC_ACT_FILL of a read miss that continues a short stream (FC_BF_STREAM:
+ * the two blocks before it missed lately, as an index range scan reads),
+ * without pool->lock.  @e was just allocated for the bio (BUSY, nothing
+ * valid).  The blocks after it are given entries too, up to FC_RA_BYTES
+ * in all, as long as they have none, may be cached, and no origin write
+ * of theirs is in flight (the same rule as any fill: promotion vs a
+ * write); new writes to them wait while they are BUSY.  All of them are
+ * read from the origin with one request (on spindles it costs what one
+ * block's read does), written to the flash, and made valid and clean.
+ * Not referenced, CLOCK takes them first if the stream does not come.
+ * False: nothing done (no buffer), the caller fills as usual.
+ */
+static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e, u64 block)
+{
+	struct fc_pool *pool = v->pool;
+	sector_t bs = pool->g.block_sectors;
+	unsigned int max = max_t(unsigned int, FC_RA_BYTES >> (pool->block_shift + SECTOR_SHIFT), 1);
+	struct fc_entry *ra[FC_RA_BYTES / (FC_MIN_BLOCK_SECTORS << SECTOR_SHIFT)];
+	unsigned int n = 1, k, done = 0, noio;
+	unsigned long flags;
+	void *buf;
+	int r;
+
+	noio = memalloc_noio_save();
+	buf = vmalloc(array_size(max, bs << SECTOR_SHIFT));
+	memalloc_noio_restore(noio);
+	if (!buf)
+		return false;
+	ra[0] = e;
+	spin_lock_irqsave(&pool->lock, flags);
+	while (n < max) {
+		u64 b = block + n;
+		struct fc_entry *x;
+
+		if (!block_cacheable(v, b) || fc_lookup(pool, v->slot, b) ||
+		    origin_writes_in_flight(pool, stripe_of(v, b)))
+			break;
+		x = fc_alloc_entry(pool, v->slot, b);
+		if (!x)
+			break;
+		x->flags |= FC_E_BUSY;
+		ra[n++] = x;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+
+	r = fc_sync_io(pool, v->origin, REQ_OP_READ, block << pool->block_shift, n * bs, buf);
+	if (r)
+		DMERR_LIMIT("fill: origin read failed (%d)", r);
+	for (k = 0; k < n && !r; k++) {
+		u32 idx = fc_eidx(pool, ra[k]);
+
+		r = fc_sync_io(pool, fc_block_bdev(pool, idx), REQ_OP_WRITE,
+			       fc_block_sector(pool, idx), bs, buf + ((size_t)k * bs << SECTOR_SHIFT));
+		if (r) {
+			DMERR_LIMIT("fill: flash write failed (%d)", r);
+			atomic64_inc(&pool->flash_write_errors);
+			if (fc_leg_error_unlocked(pool, fc_block_leg(&pool->g, idx)))
+				r = -EAGAIN;
+			break;
+		}
+		done++;
+	}
+	vfree(buf);
+
+	spin_lock_irqsave(&pool->lock, flags);
+	for (k = 0; k < n; k++) {
+		struct fc_entry *x = ra[k];
+
+		x->flags &= ~FC_E_BUSY;
+		if (k < done) {
+			/* BUSY since its allocation: nothing dirty came in */
+			fc_entry_set(pool, x, pool->full_mask, 0);
+			fc_stat_inc(pool, v->slot, k ? FC_ST_READ_AHEAD : FC_ST_PROMOTIONS);
+		} else if (!x->valid && !atomic_read(&x->inflight)) {
+			fc_entry_release(pool, x);
+		}
+	}
+	if (!done && r != -EAGAIN)
+		fb->flags |= FC_BF_NOFILL;
+	fc_kick_locked(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return true;
+}
+
+/*
  * Map one bio (already within one block, or going to the origin whole):
  * gather the facts under pool->lock, decide (fc_decide.c), carry the
  * decision out.  @worker: process context, fills allowed; after a fill
@@ -635,7 +743,10 @@ again:
 	case FC_ACT_FILL:
 		e->flags |= FC_E_BUSY;
 		spin_unlock_irqrestore(&pool->lock, flags);
-		fill_entry(v, fb, e, block, d.fill);
+		/* a new entry for a read of a short stream: fill it and read ahead */
+		if (f.write || f.alloc != FC_STEP_YES || !(fb->flags & FC_BF_STREAM) ||
+		    !fill_stream(v, fb, e, block))
+			fill_entry(v, fb, e, block, d.fill);
 		goto again;
 	case FC_ACT_KILL:
 	default:	/* the steps (GHOST, ALLOC, TWIN) end in decide() */

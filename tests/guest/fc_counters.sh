@@ -23,6 +23,15 @@
 #     the flush message writes them back in runs (pool counters
 #     writeback_merged, writeback_ios), the origin alone holds the data byte
 #     for byte.
+#  6. Read-ahead of a short stream (an index range scan): three consecutive
+#     32 KiB blocks read one at a time, the third fills itself and the
+#     blocks after it up to 128 KiB (read_ahead 3), which then hit; reads
+#     with gaps read nothing ahead; byte for byte.  Then 40 rounds of a
+#     scan racing writes to the blocks it reads ahead (some of them read
+#     ahead first: read_ahead grows), absorbed by the
+#     flash and then (writearound mode) sent around it: every block holds
+#     the last data written, through the volume and, after a flush, on the
+#     origin.
 # The origin of 1-4 is dm-delay (writes 2 s) and writeback runs one copy
 # at a time, so the pool stays above writeback_high while the test runs.
 FC_T=fc_counters
@@ -153,5 +162,64 @@ check run-merged test "$merged" -eq 127
 check run-few-ios test "$ios" -le 20
 check run-origin-exact sh -c "dd if=$odisk2 bs=1M count=4 iflag=direct status=none | cmp - /tmp/run"
 check run-volume-exact sh -c "dd if=$W bs=1M count=4 iflag=direct status=none | cmp - /tmp/run"
+
+# --- 6. read-ahead of a short stream ---
+flash3=$(mk_fast_disk 16) && odisk3=$(mk_fast_disk 64) || die disks
+pattern_file /tmp/ra 65536 || die pattern
+check ra-origin dd if=/tmp/ra of="$odisk3" bs=1M oflag=direct status=none
+check ra-pool-create fc_pool rpool "$flash3" 64
+check ra-vol-create fc_vol rvol rpool "$odisk3" 3 writeback
+R=/dev/mapper/rvol
+# rblk N [COUNT]: read 32 KiB blocks N.. through the volume, one at a time
+rblk() { dd if=$R of=/dev/null bs=32k skip="$1" count="${2:-1}" iflag=direct status=none; }
+rblk 10 && rblk 11 && rblk 12
+stat_is ra-three-misses read_ahead -eq 3 rvol
+h0=$(ctr read_hits rvol)
+rblk 13 && rblk 14 && rblk 15
+check ra-ahead-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
+rblk 30 && rblk 32 && rblk 34 && rblk 35
+stat_is ra-gaps-read-nothing-ahead read_ahead -eq 3 rvol
+check ra-exact sh -c "dd if=$R bs=32k skip=10 count=26 iflag=direct status=none |
+	cmp -n $((26 * 32768)) -i 0:$((10 * 32768)) - /tmp/ra"
+# race ROUND0: 40 rounds from block ROUND0, each a scan of three blocks
+# while the three after them are written, the last first, from the time the
+# scan's third read (the one that reads ahead) is issued
+cp /tmp/ra /tmp/raexp
+pattern_file /tmp/ranew $((40 * 3 * 32)) || die pattern
+# wblk ROUND BLOCK: the round's three new blocks to BLOCK.., the last first
+wblk() {
+	for _k in 2 1 0; do
+		dd if=/tmp/ranew of=$R bs=32k skip=$(($1 * 3 + _k)) seek=$(($2 + _k)) count=1 \
+			oflag=direct conv=notrunc status=none || return 1
+	done
+}
+race() {
+	_r=0
+	while [ $_r -lt 40 ]; do
+		_b=$(($1 + _r * 8))
+		rblk $_b && rblk $((_b + 1)) || fail ra-race-read "block $_b"
+		wblk $_r $((_b + 3)) &
+		rblk $((_b + 2)) || fail ra-race-read "block $((_b + 2))"
+		wait $! || fail ra-race-write "block $((_b + 3))"
+		dd if=/tmp/ranew of=/tmp/raexp bs=32k skip=$((_r * 3)) seek=$((_b + 3)) count=3 \
+			conv=notrunc status=none
+		_r=$((_r + 1))
+	done
+}
+a0=$(ctr read_ahead rvol)
+race 100
+check ra-race-read-ahead test "$(ctr read_ahead rvol)" -gt "$a0"
+check ra-race-exact sh -c "dd if=$R bs=1M iflag=direct status=none | cmp - /tmp/raexp"
+# in writearound mode every write goes to the origin: the other race
+check ra-writearound sh -c "dmsetup reload rvol --table '$(dmsetup table rvol |
+	sed 's/ writeback/ writearound/')' && dmsetup resume rvol"
+wa0=$(ctr write_around_other rvol)
+a0=$(ctr read_ahead rvol)
+race 600
+check ra-race-around test "$(ctr write_around_other rvol)" -ge "$((wa0 + 120))"
+check ra-race-around-read-ahead test "$(ctr read_ahead rvol)" -gt "$a0"
+check ra-race-around-exact sh -c "dd if=$R bs=1M iflag=direct status=none | cmp - /tmp/raexp"
+check ra-flush dmsetup message rvol 0 flush
+check ra-origin-exact sh -c "dd if=$odisk3 bs=1M iflag=direct status=none | cmp - /tmp/raexp"
 dmesg_clean
 finish

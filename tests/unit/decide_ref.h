@@ -108,7 +108,7 @@ static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, bo
 			}
 			goto to_origin;
 		}
-		admit = e || worker || (o->ghost_asked++, ghost_ans);
+		admit = e || worker || f->stream || (o->ghost_asked++, ghost_ans);
 		if (!admit) {
 			around = FC_ST_READ_AROUND_COLD;
 			goto to_origin;

@@ -208,6 +208,14 @@ static void test_read_origin(void)
 	r = run1(f);
 	CHECK("stream read: origin (bypassed, around_seq)", r.d.act == FC_ACT_ORIGIN &&
 	      r.ghost_asks == 0 && counted(&r.d, B(READS) | B(BYPASSED) | B(READ_AROUND_SEQ)));
+	f.stream = true;
+	r = run1(f);
+	CHECK("long stream read of a short stream: still origin", r.d.act == FC_ACT_ORIGIN);
+	f = base(false);
+	f.stream = true;
+	r = run(f, false, true);
+	CHECK("short stream miss: admitted without the ghost table (fill in the worker)",
+	      r.d.act == FC_ACT_DEFER && r.ghost_asks == 0 && counted(&r.d, B(READS)));
 	for (mode = 0; mode < 4; mode++) {
 		f = base(false);
 		f.mode = mode;
@@ -641,6 +649,7 @@ static struct fc_facts random_facts(void)
 	f.urgent = rnd(2);
 	f.nofill = rnd(4) == 0;
 	f.seq = rnd(3) == 0;
+	f.stream = rnd(4) == 0;
 	f.twin_filled = rnd(4) == 0;
 	f.off = offs[rnd(8)];
 	f.len = lens[rnd(12)];

@@ -39,6 +39,57 @@ static void test_seq(void)
 	CHECK("interleaved streams detected", bypass);
 }
 
+/* A fresh read-miss table. */
+static void ra_reset(struct fc_ra *r)
+{
+	static struct fc_ra_slot slots[FC_RA_SLOTS];
+
+	memset(slots, 0, sizeof(slots));
+	fc_ra_init(r, slots);
+}
+
+static void test_ra(void)
+{
+	struct fc_ra r;
+	int i, streams = 0;
+
+	ra_reset(&r);
+	CHECK("first miss of a scan", !fc_ra_miss(&r, 100, 0, 10));
+	CHECK("second miss of a scan", !fc_ra_miss(&r, 101, 1, 10));
+	CHECK("third miss: a stream", fc_ra_miss(&r, 102, 2, 10));
+	CHECK("fourth miss: still one", fc_ra_miss(&r, 103, 3, 10));
+	/* too far apart in time */
+	ra_reset(&r);
+	fc_ra_miss(&r, 200, 0, 10);
+	fc_ra_miss(&r, 201, 5, 10);
+	CHECK("predecessors past the window", !fc_ra_miss(&r, 202, 15, 10));
+	/* the clock wraps */
+	ra_reset(&r);
+	fc_ra_miss(&r, 300, 0xfffffffeu, 10);
+	fc_ra_miss(&r, 301, 0xffffffffu, 10);
+	CHECK("window across the tick wrap", fc_ra_miss(&r, 302, 3, 10));
+	/* one neighbour only: not a stream */
+	ra_reset(&r);
+	fc_ra_miss(&r, 400, 0, 10);
+	CHECK("one predecessor is not a stream", !fc_ra_miss(&r, 401, 0, 10));
+	CHECK("a gap is not a stream", !fc_ra_miss(&r, 403, 0, 10));
+	CHECK("blocks 0 and 1 never underflow", !fc_ra_miss(&r, 0, 0, 10) && !fc_ra_miss(&r, 1, 0, 10));
+	/* Random misses (here 1 in 64 of the blocks a window) rarely read ahead. */
+	ra_reset(&r);
+	srand(7);
+	for (i = 0; i < 100000; i++)
+		streams += fc_ra_miss(&r, (__u64)rand() % 32768, (__u32)i, 512);
+	CHECK("random misses rarely a stream", streams < 100);
+	/* Interleaved with random misses, scans are still found. */
+	ra_reset(&r);
+	for (i = 0, streams = 0; i < 1000; i++) {
+		fc_ra_miss(&r, 1000000 + (__u64)rand() % 32768, (__u32)i, 512);
+		fc_ra_miss(&r, 1000000 + (__u64)rand() % 32768, (__u32)i, 512);
+		streams += fc_ra_miss(&r, (__u64)i, (__u32)i, 512);
+	}
+	CHECK("scan among random misses found", streams > 900);
+}
+
 static void test_pacing(void)
 {
 	struct fc_wb_input in = { .dirty = 0, .total = 1000, .high = 80, .low = 50,
@@ -90,6 +141,7 @@ int main(void)
 {
 	test_ghost();
 	test_seq();
+	test_ra();
 	test_pacing();
 	return unit_failed;
 }
