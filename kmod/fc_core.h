@@ -52,7 +52,7 @@
 #define FC_STRIPES	1024u		/* origin-write tracking stripes */
 #define FC_GHOST_SLOTS	65536u
 #define FC_IDLE_JIFFIES	(5 * HZ)	/* no foreground I/O this long: idle */
-/* Short read streams (fc_ra_miss(), fill_stream()): misses this close in time */
+/* Short read streams (fc_ra_read(), fill_stream()): reads this close in time */
 #define FC_RA_WINDOW	HZ
 #define FC_RA_BYTES	(128u << 10)	/* a stream's fill: its block and those after */
 #define FC_WALK_BATCH	4096u		/* entries a whole-array walk visits per lock hold */
@@ -259,7 +259,7 @@ struct fc_volume {
 	int mode;
 	struct fc_vol_opts opts;
 	struct fc_seq seq;		/* pool->lock */
-	struct fc_ra ra;		/* pool->lock: recent read misses */
+	struct fc_ra ra;		/* pool->lock: recent reads */
 	struct fc_ra_slot *ra_slots;
 	bool active;
 	bool was_active;		/* resumed at least once */

@@ -83,7 +83,7 @@ struct fc_facts {
 	bool urgent;		/* REQ_FUA write of one block or less */
 	bool nofill;		/* FC_BF_NOFILL: a fill or the flash failed it */
 	bool seq;		/* fc_seq_check(): part of a stream (map's pass, len > 0) */
-	bool stream;		/* FC_BF_STREAM: a read miss of a short stream (fc_ra_miss()) */
+	bool stream;		/* FC_BF_STREAM: a read miss of a short stream (fc_ra_read()) */
 	bool twin_filled;	/* FC_BF_TWIN_FILLED: a fill wrote the twin too */
 	__u32 off, len;		/* sectors: offset in the block, length (may span) */
 	/* its first block */

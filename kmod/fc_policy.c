@@ -49,11 +49,11 @@ static bool ra_recent(const struct fc_ra *r, __u64 block, __u32 now, __u32 windo
 	return s->fp == ((__u32)(h >> 32) | 1) && (__u32)(now - s->when) <= window;
 }
 
-bool fc_ra_miss(struct fc_ra *r, __u64 block, __u32 now, __u32 window)
+bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window)
 {
 	__u64 h = mix64(block);
 	struct fc_ra_slot *s = &r->s[h & (FC_RA_SLOTS - 1)];
-	bool stream = block >= 2 && ra_recent(r, block - 1, now, window) &&
+	bool stream = miss && block >= 2 && ra_recent(r, block - 1, now, window) &&
 		ra_recent(r, block - 2, now, window);
 
 	s->fp = (__u32)(h >> 32) | 1;	/* never 0: an empty slot */

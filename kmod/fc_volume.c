@@ -353,12 +353,12 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 				      (u64)v->opts.seq_cutoff_kib * 2);
 	f->cacheable = block_cacheable(v, block);
 	/*
-	 * Short read streams (fc_ra_miss()): every read miss is noted in
+	 * Short read streams (fc_ra_read()): every read is noted in
 	 * map's pass; one that continues a stream is marked for the worker,
 	 * whose fill reads ahead (fill_stream()).
 	 */
-	if (!worker && !f->write && f->len && f->cacheable && !read_hits(e, f) &&
-	    fc_ra_miss(&v->ra, block, (u32)jiffies, FC_RA_WINDOW))
+	if (!worker && !f->write && f->len && f->cacheable &&
+	    fc_ra_read(&v->ra, block, !read_hits(e, f), (u32)jiffies, FC_RA_WINDOW))
 		fc_bio(bio)->flags |= FC_BF_STREAM;
 	f->stream = fc_bio(bio)->flags & FC_BF_STREAM;
 	if (!worker && !e && f->off + f->len > bsz)

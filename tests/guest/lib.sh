@@ -156,6 +156,14 @@ mk_brd_flash() {
 
 dev_sectors() { blockdev --getsz "$1"; }
 
+# perf_ready: perf may sample every CPU, kernel symbols shown (the profiles
+# of tests/bench/profile.sh; the host's linux-perf, shared read-only)
+perf_ready() {
+	command -v perf >/dev/null || die "no perf (apt-get install linux-perf)"
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+}
+
 # dm_create NAME TABLE: create, make the node, assert it is a block device.
 dm_create() {
 	_name=$1; shift

@@ -54,40 +54,57 @@ static void test_ra(void)
 	int i, streams = 0;
 
 	ra_reset(&r);
-	CHECK("first miss of a scan", !fc_ra_miss(&r, 100, 0, 10));
-	CHECK("second miss of a scan", !fc_ra_miss(&r, 101, 1, 10));
-	CHECK("third miss: a stream", fc_ra_miss(&r, 102, 2, 10));
-	CHECK("fourth miss: still one", fc_ra_miss(&r, 103, 3, 10));
+	CHECK("first miss of a scan", !fc_ra_read(&r, 100, true, 0, 10));
+	CHECK("second miss of a scan", !fc_ra_read(&r, 101, true, 1, 10));
+	CHECK("third miss: a stream", fc_ra_read(&r, 102, true, 2, 10));
+	CHECK("fourth miss: still one", fc_ra_read(&r, 103, true, 3, 10));
 	/* too far apart in time */
 	ra_reset(&r);
-	fc_ra_miss(&r, 200, 0, 10);
-	fc_ra_miss(&r, 201, 5, 10);
-	CHECK("predecessors past the window", !fc_ra_miss(&r, 202, 15, 10));
+	fc_ra_read(&r, 200, true, 0, 10);
+	fc_ra_read(&r, 201, true, 5, 10);
+	CHECK("predecessors past the window", !fc_ra_read(&r, 202, true, 15, 10));
 	/* the clock wraps */
 	ra_reset(&r);
-	fc_ra_miss(&r, 300, 0xfffffffeu, 10);
-	fc_ra_miss(&r, 301, 0xffffffffu, 10);
-	CHECK("window across the tick wrap", fc_ra_miss(&r, 302, 3, 10));
+	fc_ra_read(&r, 300, true, 0xfffffffeu, 10);
+	fc_ra_read(&r, 301, true, 0xffffffffu, 10);
+	CHECK("window across the tick wrap", fc_ra_read(&r, 302, true, 3, 10));
 	/* one neighbour only: not a stream */
 	ra_reset(&r);
-	fc_ra_miss(&r, 400, 0, 10);
-	CHECK("one predecessor is not a stream", !fc_ra_miss(&r, 401, 0, 10));
-	CHECK("a gap is not a stream", !fc_ra_miss(&r, 403, 0, 10));
-	CHECK("blocks 0 and 1 never underflow", !fc_ra_miss(&r, 0, 0, 10) && !fc_ra_miss(&r, 1, 0, 10));
+	fc_ra_read(&r, 400, true, 0, 10);
+	CHECK("one predecessor is not a stream", !fc_ra_read(&r, 401, true, 0, 10));
+	CHECK("a gap is not a stream", !fc_ra_read(&r, 403, true, 0, 10));
+	CHECK("blocks 0 and 1 never underflow", !fc_ra_read(&r, 0, true, 0, 10) && !fc_ra_read(&r, 1, true, 0, 10));
 	/* Random misses (here 1 in 64 of the blocks a window) rarely read ahead. */
 	ra_reset(&r);
 	srand(7);
 	for (i = 0; i < 100000; i++)
-		streams += fc_ra_miss(&r, (__u64)rand() % 32768, (__u32)i, 512);
+		streams += fc_ra_read(&r, (__u64)rand() % 32768, true, (__u32)i, 512);
 	CHECK("random misses rarely a stream", streams < 100);
 	/* Interleaved with random misses, scans are still found. */
 	ra_reset(&r);
 	for (i = 0, streams = 0; i < 1000; i++) {
-		fc_ra_miss(&r, 1000000 + (__u64)rand() % 32768, (__u32)i, 512);
-		fc_ra_miss(&r, 1000000 + (__u64)rand() % 32768, (__u32)i, 512);
-		streams += fc_ra_miss(&r, (__u64)i, (__u32)i, 512);
+		fc_ra_read(&r, 1000000 + (__u64)rand() % 32768, true, (__u32)i, 512);
+		fc_ra_read(&r, 1000000 + (__u64)rand() % 32768, true, (__u32)i, 512);
+		streams += fc_ra_read(&r, (__u64)i, true, (__u32)i, 512);
 	}
 	CHECK("scan among random misses found", streams > 900);
+	/* Hits count as reads of the run, but never read ahead themselves. */
+	ra_reset(&r);
+	fc_ra_read(&r, 500, false, 0, 10);
+	fc_ra_read(&r, 501, false, 0, 10);
+	CHECK("a hit does not read ahead", !fc_ra_read(&r, 502, false, 0, 10));
+	CHECK("a miss after two hits: a stream", fc_ra_read(&r, 503, true, 0, 10));
+	fc_ra_read(&r, 600, true, 0, 10);
+	fc_ra_read(&r, 601, false, 0, 10);
+	CHECK("a miss after a miss and a hit: a stream", fc_ra_read(&r, 602, true, 0, 10));
+	/* Random reads of a hot tenth (hit) and misses elsewhere. */
+	ra_reset(&r);
+	for (i = 0, streams = 0; i < 100000; i++) {
+		__u64 b = (__u64)rand() % 32768;
+
+		streams += fc_ra_read(&r, b, b % 10 != 0, (__u32)i, 512);
+	}
+	CHECK("random reads rarely a stream", streams < 100);
 }
 
 static void test_pacing(void)

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Where the time goes in the demo's closed loop at 128 users (tpcc profile,
+# hotset:95:10, 8 MiB buffer pool, 256 MiB datafile on the md RAID10 of four
+# emulated spindles, 64 MiB of flash), for fcache (16 KiB blocks, as the
+# demo) and dm-writecache: perf samples of every CPU and the spindles' and
+# flash's I/O counts and busy time over the same measured window.  A
+# profile, not a test.
+#   perf_demo.sh CTL [SECONDS]   (default 30; tests/bench/profile.sh boots it)
+. "$FC_TOP/tests/guest/lib.sh"
+CTL=$1 T=${2:-30}
+out=/results/perf_demo.txt
+: >"$out"
+say() { echo "$*" | tee -a "$out"; }
+perf_ready
+
+load_fcache || die "cannot load dm-fcache"
+modprobe dm-writecache 2>/dev/null
+md=$(mk_raid10 256) || die "raid10"
+flash=$(mk_brd_flash 64) || die "brd"
+osz=$(dev_sectors "$md")
+
+# disk stats of the spindles, md0 and the flash: name reads writes busy_ms
+dstat() { awk '$3 ~ /^(fcspin|md0|ram0|dm-)/ { print $3, $4, $6, $8, $10, $13 }' /proc/diskstats | sort; }
+# counters NAME DEV...: the stats messages of the fcache devices (none for others)
+counters() {
+	_n=$1; shift
+	for _v in "$@"; do dmsetup message "$_v" 0 stats 2>/dev/null; done | tr ' ' '\n' | grep = >"$_n"
+}
+# profile NAME DEV
+profile() {
+	"$CTL" bench prepare "$md" --force >/dev/null 2>&1 || die "prepare"
+	(
+		sleep 25
+		dstat >"/tmp/$1.d0"
+		counters "/tmp/$1.c0" $FCDEVS
+		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$1.data" -- sleep "$T" >/dev/null 2>&1
+		dstat >"/tmp/$1.d1"
+		counters "/tmp/$1.c1" $FCDEVS
+	) &
+	_p=$!
+	"$CTL" bench run "$2" --users 128 --warmup 20 --time $((T + 15)) --buffer-pool 8 \
+		--dist hotset:95:10 --report-interval 10 >"/tmp/$1.bench" 2>&1
+	wait $_p
+	say "== $1"
+	grep -i "tps\|128 " "/tmp/$1.bench" | tail -8 | tee -a "$out"
+	say "disk I/O in the ${T} s window: device reads (KiB each) writes (KiB each) busy_ms (busy % of the window)"
+	join "/tmp/$1.d0" "/tmp/$1.d1" | awk -v t="$T" '{ r = $7 - $2; rs = $8 - $3; w = $9 - $4; ws = $10 - $5; b = $11 - $6;
+		if (r + w) printf "  %-8s %7d (%5.1f) %7d (%5.1f) %7d (%3.0f%%)\n", $1, r, r ? rs / r / 2 : 0, w, w ? ws / w / 2 : 0, b, b / (t * 10) }' | tee -a "$out"
+	# what decides the TPS here: spindle operations a transaction costs
+	_tps=$(awk '$1 == 128 && NF == 9 { print $2; exit }' "/tmp/$1.bench")
+	join "/tmp/$1.d0" "/tmp/$1.d1" | awk -v tps="$_tps" -v t="$T" '$1 ~ /^fcspin/ { r += $7 - $2; w += $9 - $4 }
+		END { if (tps > 0) printf "spindle operations per transaction: %.3f (reads %.3f, writes %.3f) at %s TPS\n",
+			(r + w) / (tps * t), r / (tps * t), w / (tps * t), tps }' | tee -a "$out"
+	if [ -s "/tmp/$1.c1" ]; then
+		say "counters in the window:"
+		awk -F= 'NR == FNR { a[$1] = $2; next } { printf "%s=%d ", $1, $2 - a[$1] } END { print "" }' \
+			"/tmp/$1.c0" "/tmp/$1.c1" | tee -a "$out"
+	fi
+	perf report -i "/tmp/$1.data" --no-children --sort comm --stdio -g none 2>/dev/null |
+		grep -v '^#' | grep . | head -8 | tee -a "$out"
+	perf report -i "/tmp/$1.data" --no-children --sort sym --stdio -g none 2>/dev/null |
+		grep -v '^#' | grep . | head -30 | tee -a "$out"
+	cp "/tmp/$1.bench" "/results/perf_demo-$1.bench"
+}
+
+dd if=/dev/zero of="$flash" bs=1M count=1 oflag=direct 2>/dev/null
+fc_pool dpool "$flash" 32 >/dev/null || die "pool"
+fc_vol dvol dpool "$md" 1 writeback >/dev/null || die "vol"
+FCDEVS="dvol dpool" profile fcache /dev/mapper/dvol
+say "fcache: $(dmsetup message dvol 0 stats 2>&1)"
+say "pool: $(dmsetup message dpool 0 stats 2>&1)"
+say "pool status: $(dmsetup status dpool)"
+dm_remove dvol; dm_remove dpool
+
+dd if=/dev/zero of="$flash" bs=1M count=1 oflag=direct 2>/dev/null
+dm_create dwc "0 $osz writecache s $md $flash 4096 0" || die "dm-writecache"
+FCDEVS= profile dmwc /dev/mapper/dwc
+say "dm-writecache status: $(dmsetup status dwc)"
+dm_remove dwc
+dmesg_clean
