@@ -259,8 +259,7 @@ struct fc_volume {
 	int mode;
 	struct fc_vol_opts opts;
 	struct fc_seq seq;		/* pool->lock */
-	struct fc_ra ra;		/* pool->lock: recent reads */
-	struct fc_ra_slot *ra_slots;
+	struct fc_ra ra;		/* pool->lock: recent reads (ra.s: kvcalloc) */
 	bool active;
 	bool was_active;		/* resumed at least once */
 	bool detach_ok;			/* "detach" message: an orderly teardown follows */

@@ -41,22 +41,31 @@ void fc_ra_init(struct fc_ra *r, struct fc_ra_slot *slots)
 	r->s = slots;
 }
 
-static bool ra_recent(const struct fc_ra *r, __u64 block, __u32 now, __u32 window)
+/* @block's slot, and its fingerprint there in *@fp (never 0: an empty slot). */
+static struct fc_ra_slot *ra_slot(const struct fc_ra *r, __u64 block, __u32 *fp)
 {
 	__u64 h = mix64(block);
-	const struct fc_ra_slot *s = &r->s[h & (FC_RA_SLOTS - 1)];
 
-	return s->fp == ((__u32)(h >> 32) | 1) && (__u32)(now - s->when) <= window;
+	*fp = (__u32)(h >> 32) | 1;
+	return &r->s[h & (FC_RA_SLOTS - 1)];
+}
+
+static bool ra_recent(const struct fc_ra *r, __u64 block, __u32 now, __u32 window)
+{
+	__u32 fp;
+	const struct fc_ra_slot *s = ra_slot(r, block, &fp);
+
+	return s->fp == fp && (__u32)(now - s->when) <= window;
 }
 
 bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window)
 {
-	__u64 h = mix64(block);
-	struct fc_ra_slot *s = &r->s[h & (FC_RA_SLOTS - 1)];
+	__u32 fp;
+	struct fc_ra_slot *s = ra_slot(r, block, &fp);
 	bool stream = miss && block >= 2 && ra_recent(r, block - 1, now, window) &&
 		ra_recent(r, block - 2, now, window);
 
-	s->fp = (__u32)(h >> 32) | 1;	/* never 0: an empty slot */
+	s->fp = fp;
 	s->when = now;
 	return stream;
 }

@@ -62,7 +62,7 @@ bool fc_seq_check(struct fc_seq *d, __u64 sector, __u32 sectors, __u64 cutoff);
 
 struct fc_ra_slot {
 	__u32 fp;		/* fingerprint of the block; 0: empty */
-	__u32 when;		/* tick of the miss */
+	__u32 when;		/* tick of the read */
 };
 
 struct fc_ra {

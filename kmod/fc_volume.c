@@ -307,10 +307,6 @@ static void pool_facts(struct fc_facts *f, struct fc_pool *pool)
 	f->wb_high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
 }
 
-/*
- * The facts about @bio of @block (pool->lock held); returns the block's
- * entry, if any.  Map's pass feeds the stream detector.
- */
 /* Does a read of @f's sectors (cut at the block's end) hit the entry @e? */
 static bool read_hits(const struct fc_entry *e, const struct fc_facts *f)
 {
@@ -323,6 +319,10 @@ static bool read_hits(const struct fc_entry *e, const struct fc_facts *f)
 	return (e->valid & m) == m;
 }
 
+/*
+ * The facts about @bio of @block (pool->lock held); returns the block's
+ * entry, if any.  Map's pass feeds the stream detectors.
+ */
 static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 block,
 				     bool worker, struct fc_facts *f)
 {
@@ -509,6 +509,18 @@ static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,
 }
 
 /* Copy the sub-blocks @fill of @block from the origin to @e's flash block. */
+/*
+ * A fill's flash write on @leg failed with @r: counted, and the leg failed
+ * (a mirrored pool).  -EAGAIN when it was: decide again (the entry moves or
+ * loses its twin); else @r.
+ */
+static int fill_write_failed(struct fc_pool *pool, unsigned int leg, int r)
+{
+	DMERR_LIMIT("fill: flash write failed (%d)", r);
+	atomic64_inc(&pool->flash_write_errors);
+	return fc_leg_error_unlocked(pool, leg) ? -EAGAIN : r;
+}
+
 static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 {
 	struct fc_pool *pool = v->pool;
@@ -544,11 +556,7 @@ static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 			leg = !leg;
 		}
 		if (r) {
-			DMERR_LIMIT("fill: flash write failed (%d)", r);
-			atomic64_inc(&pool->flash_write_errors);
-			/* A leg failed: decide again (the entry moves or loses its twin). */
-			if (fc_leg_error_unlocked(pool, leg))
-				r = -EAGAIN;
+			r = fill_write_failed(pool, leg, r);
 			break;
 		}
 		i = j;
@@ -589,7 +597,7 @@ static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *
 
 /*
  * FC_ACT_FILL of a read miss that continues a short stream (FC_BF_STREAM:
- * the two blocks before it missed lately, as an index range scan reads),
+ * the two blocks before it were read lately, as an index range scan reads),
  * without pool->lock.  @e was just allocated for the bio (BUSY, nothing
  * valid).  The blocks after it are given entries too, up to FC_RA_BYTES
  * in all, as long as they have none, may be cached, and no origin write
@@ -642,10 +650,7 @@ static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry 
 		r = fc_sync_io(pool, fc_block_bdev(pool, idx), REQ_OP_WRITE,
 			       fc_block_sector(pool, idx), bs, buf + ((size_t)k * bs << SECTOR_SHIFT));
 		if (r) {
-			DMERR_LIMIT("fill: flash write failed (%d)", r);
-			atomic64_inc(&pool->flash_write_errors);
-			if (fc_leg_error_unlocked(pool, fc_block_leg(&pool->g, idx)))
-				r = -EAGAIN;
+			r = fill_write_failed(pool, fc_block_leg(&pool->g, idx), r);
 			break;
 		}
 		done++;

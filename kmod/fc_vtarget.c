@@ -194,7 +194,7 @@ static void fc_dtr(struct dm_target *ti)
 		fc_pool_put(v->pool);
 	if (v->pool_dev)
 		dm_put_device(ti, v->pool_dev);
-	kvfree(v->ra_slots);
+	kvfree(v->ra.s);
 	kfree(v);
 }
 
@@ -217,13 +217,12 @@ static int fc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	atomic64_set(&v->ow_synced, 0);
 	fc_vol_opts_default(&v->opts);
 	fc_seq_init(&v->seq);
-	v->ra_slots = kvcalloc(FC_RA_SLOTS, sizeof(*v->ra_slots), GFP_KERNEL);
-	if (!v->ra_slots) {
+	fc_ra_init(&v->ra, kvcalloc(FC_RA_SLOTS, sizeof(*v->ra.s), GFP_KERNEL));
+	if (!v->ra.s) {
 		ti->error = "fcache: out of memory";
 		r = -ENOMEM;
 		goto bad;
 	}
-	fc_ra_init(&v->ra, v->ra_slots);
 	if (fc_parse_volume_id(argv[2], &v->id, &why)) {
 		ti->error = (char *)why;
 		r = -EINVAL;
