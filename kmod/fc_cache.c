@@ -556,6 +556,14 @@ enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
 	e->dirty = 0;
 	e->flags = 0;
 	fc_entry_bump(e);
+	/*
+	 * Both halves of the move go in one commit.  fc_entry_set() above
+	 * marked the old entry's page only if valid changed, which it does
+	 * not for an entry all dirty; its page would keep naming the entry
+	 * with its twin beside the twin's own entry, two mappings of one
+	 * origin block that a load of the leg in service refuses.
+	 */
+	fc_mark_page_dirty(pool, i);
 	return FC_RESCUE_DONE;
 }
 

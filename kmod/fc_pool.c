@@ -730,9 +730,9 @@ static void pool_dump(struct fc_pool *pool)
 	       pool->nr_free, pool->nr_used, pool->nr_dirty, w.pend, w.busy, w.wb, w.infl);
 	DMINFO("dump: ow %llu ow_big %u deferred %u busy_wait %u flush %u fua %u",
 	       ow, pool->ow_big, deferred, waiting, flushes, fuas);
-	DMINFO("dump: md %d ser_window %d no_new_dirty %d suspended %d wb_state %d seq %llu",
+	DMINFO("dump: md %d ser_window %d no_new_dirty %d suspended %d wb_state %d seq %llu vacating %d",
 	       pool->md_mode, pool->ser_window, pool->no_new_dirty, pool->suspended,
-	       pool->wb_state, pool->seq);
+	       pool->wb_state, pool->seq, pool->vacating);
 	spin_unlock_irq(&pool->lock);
 }
 

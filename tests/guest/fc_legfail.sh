@@ -122,6 +122,56 @@ run_case m1 l1 l0 "$d0" "$d1" ok,failed
 # the first device fails (its entries move to their twins on the other)
 run_case m0 l0 l1 "$d1" "$d0" failed,ok
 
+# ---- a rescue is recorded whole (the crash walk's seed 81332) ----
+# Whole blocks written once and never read: every entry is all dirty
+# (valid == dirty).  The first device fails and each of its entries moves
+# to its twin on the other (fc_rescue_entry()); the next commit must record
+# both halves of every move, the twin's page naming the entry and the old
+# entry's page no longer naming it, else the survivor alone holds two
+# mappings of one origin block and is refused as damaged.
+# vacated: the pool has moved every entry off the failed device (dump line)
+vacated() {
+	dmsetup message mp 0 dump &&
+		dmesg | grep 'dump: md' | tail -n 1 | grep -q 'vacating 0'
+}
+# holds_pat DEV: its first 2 MiB, read past the page cache, are the pattern
+holds_pat() { dd if="$1" bs=1M count=2 iflag=direct 2>/dev/null | cmp - $IMG/pat; }
+for d in "$d0" "$d1"; do dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null; done
+head -c 2M /dev/urandom >$IMG/pat
+check v-legs legs_up
+check v-create fc_pool mp /dev/mapper/l0 64 mirror /dev/mapper/l1 $OPTS
+check v-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+check v-write dd if=$IMG/pat of=/dev/mapper/mv bs=32k oflag=direct conv=fsync 2>/dev/null
+field_is v-all-dirty /dev/mapper/mp $P_DIRTY = 64
+check v-fail-l0 swap_error l0
+# the reads of the blocks on the first device meet the failure (the
+# twins serve them); the pool fails that device
+check v-reads-survive holds_pat /dev/mapper/mv
+check v-degraded poll_until 300 status_is mp $P_LEGS failed,ok
+check v-vacated poll_until 600 vacated
+check v-commit sync /dev/mapper/mv
+check v-reads holds_pat /dev/mapper/mv
+check v-image dd if="$d1" of=$IMG/good bs=1M iflag=direct 2>/dev/null
+check v-remove-vol dm_remove mv
+check v-remove-pool dm_remove mp
+dm_remove l0; dm_remove l1
+check v-restore dd if=$IMG/good of="$d1" bs=1M oflag=direct 2>/dev/null
+check v-alone-checks "$FC_TOP/userspace/fcachectl" check "$d1"
+dmesg -C
+check v-alone fc_pool mp "$d1" 64 mirror - degraded 1 $OPTS
+if [ -b /dev/mapper/mp ]; then
+	check v-alone-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+	check v-alone-reads holds_pat /dev/mapper/mv
+	check v-alone-flush dmsetup message mp 0 flush
+	check v-alone-drained wait_clean
+	check v-remove-vol-2 dm_remove mv
+	check v-remove-pool-2 dm_remove mp
+	check v-origin holds_pat "$org"
+else
+	dmesg | grep -i fcache | tail -n 3 | sed 's/^/# /'
+fi
+dd if=/dev/zero of="$org" bs=1M count=4 oflag=direct 2>/dev/null
+
 # ---- replace online, then the other device fails: nothing lost ----
 # wait_synced: resync of the new device done (mirrored, no lone copy), bounded
 wait_synced() {
