@@ -229,7 +229,7 @@ struct fc_pool {
 	u64 st_groups, st_group_bios, st_group_max;
 	/* writeback statistics: written under wb_lock */
 	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns, st_wb_raced;
-	u64 st_wb_aged;
+	u64 st_wb_aged, st_wb_skipped;
 };
 
 /* Per pool table instance. */

@@ -799,8 +799,9 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	       READ_ONCE(pool->st_wb_batches), READ_ONCE(pool->st_wb_blocks),
 	       READ_ONCE(pool->st_wb_ios), READ_ONCE(pool->st_wb_merged),
 	       div_u64(READ_ONCE(pool->st_wb_ns), NSEC_PER_USEC));
-	DMEMIT(" writeback_raced=%llu writeback_aged=%llu", READ_ONCE(pool->st_wb_raced),
-	       READ_ONCE(pool->st_wb_aged));
+	DMEMIT(" writeback_raced=%llu writeback_aged=%llu writeback_skipped=%llu",
+	       READ_ONCE(pool->st_wb_raced), READ_ONCE(pool->st_wb_aged),
+	       READ_ONCE(pool->st_wb_skipped));
 	return 1;
 }
 

@@ -62,6 +62,7 @@ struct wb_item {
 	u8 mask;		/* dirty sub-blocks copied */
 	int err;
 	bool flash_err;		/* the read of its flash block failed: that leg fails */
+	bool skipped;		/* rewritten before its copy began: not copied */
 	atomic_t jobs;
 	struct wb_batch *batch;
 	struct wb_run *run;	/* merge_run(): the run it is read in */
@@ -393,6 +394,7 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 		items[n].mask = e->dirty;
 		items[n].err = 0;
 		items[n].flash_err = false;
+		items[n].skipped = false;
 		n++;
 	}
 	spin_unlock_irq(&pool->lock);
@@ -467,6 +469,17 @@ static void start_batch(struct fc_pool *pool, struct wb_batch *b, struct wb_item
 			to.sector = (it->oblock << pool->block_shift) + i * sub;
 			to.count = from.count;
 			take_slot(pool, b, limit);
+			/*
+			 * Rewritten since it was collected (the wait for a
+			 * slot can be long): this copy could not make the
+			 * block clean, so it would spend an origin write for
+			 * nothing.  The block stays dirty, with its age.
+			 */
+			if (READ_ONCE(pool->e[it->eidx].gen) != it->gen) {
+				it->skipped = true;
+				end_copy(b);
+				break;
+			}
 			WRITE_ONCE(pool->st_wb_ios, pool->st_wb_ios + 1);
 			dm_kcopyd_copy(pool->kc, &from, 1, &to, 0, copy_done, it);
 			i = j;
@@ -484,7 +497,7 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 	int flush_err[FC_MAX_VOLUMES] = { 0 };
 	struct wb_item *items = b->items;
 	struct wb_run *run, *tmp;
-	unsigned int k, n = b->n, failed = 0, raced = 0;
+	unsigned int k, n = b->n, failed = 0, raced = 0, skipped = 0;
 
 	if (!atomic_dec_and_test(&b->count))
 		wait_for_completion_io(&b->done);
@@ -523,7 +536,10 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 		 */
 		if (it->flash_err)
 			fc_leg_error(pool, fc_block_leg(&pool->g, it->eidx));
-		if (it->err || flush_err[it->vol]) {
+		if (it->skipped) {
+			/* Not (wholly) copied: dirty as it was, age and all. */
+			skipped++;
+		} else if (it->err || flush_err[it->vol]) {
 			/* A failed writeback keeps the block dirty. */
 			failed++;
 			fc_stat_inc(pool, it->vol, FC_ST_ERRORS);
@@ -553,6 +569,7 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 	fc_kick_locked(pool);
 	spin_unlock_irq(&pool->lock);
 	WRITE_ONCE(pool->st_wb_raced, pool->st_wb_raced + raced);
+	WRITE_ONCE(pool->st_wb_skipped, pool->st_wb_skipped + skipped);
 	wake_up_all(&pool->wb_wait);
 	if (failed)
 		DMERR_LIMIT("writeback: %u blocks failed and stay dirty", failed);
