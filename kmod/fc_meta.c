@@ -860,8 +860,17 @@ static int entry_twin(struct fc_pool *pool, u32 idx, const struct fc_disk_entry 
 	return 0;
 }
 
+/*
+ * Mark block @b (on a leg in service) as holding one record's data or one
+ * twin copy; true if something already holds it.
+ */
+static bool claim_block(struct fc_pool *pool, unsigned long *claimed, u32 b)
+{
+	return b != FC_NONE && fc_block_bdev(pool, b) && __test_and_set_bit(b, claimed);
+}
+
 static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
-			bool was_clean, char **error)
+			bool was_clean, unsigned long *claimed, char **error)
 {
 	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
 	unsigned int i;
@@ -879,6 +888,23 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			changed = true;
 			continue;
 		}
+		if (entry_twin(pool, idx, d, dirty, &t)) {
+			*error = "fcache-pool: a cache entry names an impossible twin block (damaged metadata); run fcachectl check";
+			return -EINVAL;
+		}
+		/*
+		 * Every block holds one record or one twin copy, clean
+		 * records included (as fcachectl check counts them): a dirty
+		 * record naming as its twin a block that has a record of its
+		 * own is damage even when that record is clean and dropped
+		 * below, since nothing tells which of the two the block's
+		 * data belongs to.
+		 */
+		if (claim_block(pool, claimed, idx) || claim_block(pool, claimed, t)) {
+			DMERR("cache block %u (or its twin %u) is used twice", idx, t);
+			*error = "fcache-pool: a cache block is used both by an entry and as a twin (damaged metadata); run fcachectl check";
+			return -EINVAL;
+		}
 		/*
 		 * Crash rule: after an unclean shutdown only dirty data is
 		 * trusted.  Recovery only reads and decides; the result is
@@ -890,10 +916,6 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			changed = true;
 			if (!valid)
 				continue;
-		}
-		if (entry_twin(pool, idx, d, dirty, &t)) {
-			*error = "fcache-pool: a cache entry names an impossible twin block (damaged metadata); run fcachectl check";
-			return -EINVAL;
 		}
 		if (t == FC_NONE && (d->flags & FC_ENTRY_MIRRORED) && dirty)
 			changed = true;		/* its twin was on the missing leg */
@@ -971,17 +993,23 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 static int load_pool(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char **error)
 {
 	bool was_clean = pool->sb_flags & FC_SB_CLEAN;
+	unsigned long *claimed;
 	u64 l;
 	unsigned int i, n;
-	int r, slot;
+	int r = 0, slot;
 
+	claimed = bitmap_zalloc((unsigned int)pool->g.nr_blocks, GFP_KERNEL);
+	if (!claimed) {
+		*error = "fcache-pool: out of memory for the cache entries";
+		return -ENOMEM;
+	}
 	for (l = 0; l < pool->g.md_pages; l += n) {
 		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
 		r = md_io_leg(pool, leg, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
 			      (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
 		if (r) {
 			*error = "fcache-pool: cannot read the pool metadata (I/O error)";
-			return r;
+			goto out;
 		}
 		for (i = 0; i < n; i++) {
 			void *p;
@@ -989,7 +1017,8 @@ static int load_pool(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char
 			if (pick_slot(pool, l + i, buf_page(pool, 2 * i),
 				      buf_page(pool, 2 * i + 1), &slot, max_seen)) {
 				*error = "fcache-pool: a metadata page is damaged in both slots; run fcachectl check";
-				return -EINVAL;
+				r = -EINVAL;
+				goto out;
 			}
 			if (slot)
 				__set_bit(l + i, pool->page_slot);
@@ -997,13 +1026,15 @@ static int load_pool(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char
 			if (l + i == 0) {
 				load_voltable(pool, p);
 			} else {
-				r = load_entries(pool, l + i, p, was_clean, error);
+				r = load_entries(pool, l + i, p, was_clean, claimed, error);
 				if (r)
-					return r;
+					goto out;
 			}
 		}
 	}
-	return 0;
+out:
+	bitmap_free(claimed);
+	return r;
 }
 
 /* What a leg's two superblock slots hold. */

@@ -50,6 +50,7 @@ static struct fc_disk_entry *ent;	/* nr_blocks rounded up to pages */
 static uint8_t *changed;
 static uint32_t sb_flags;
 static int mdseq;			/* FC_FEAT_INCOMPAT_MDSEQ superblocks */
+static int unclean;		/* --unclean: the last superblock without FC_SB_CLEAN */
 
 static void die(const char *m)
 {
@@ -344,7 +345,7 @@ static void ed_vol_unused(void *p)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--damage KIND]\n"
+		"usage: ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--unclean] [--damage KIND]\n"
 		"kinds (damage): sb-current sb-both sb-geometry vt vt-dupid vt-dropvol\n"
 		"                entry-page seq-above overlap oob unused-vol dirty-not-valid\n"
 		"                mdseq-above\n"
@@ -360,6 +361,7 @@ static void usage(void)
 		"  --damage twin-leg|twin-oob|twin-used|twin-twice  a twin on the entry's own\n"
 		"                 leg, past the last block, also an entry in use, shared\n"
 		"  --damage twin-single  (one device) a dirty entry marked mirrored\n"
+		"  --unclean      an unclean shutdown (before any damage or --pair)\n"
 		"  --pair stale   leg 0 ran without leg 1 (failed_legs, events 2, a commit)\n"
 		"  --pair split   each leg ran without the other\n"
 		"  --pair foreign leg 1 names another partner (a replaced leg 0)\n"
@@ -389,6 +391,8 @@ int main(int argc, char **argv)
 			damage = argv[++a];
 		else if (!strcmp(argv[a], "--mdseq"))
 			mdseq = 1;
+		else if (!strcmp(argv[a], "--unclean"))
+			unclean = 1;
 		else if (!strcmp(argv[a], "--mirror") && a + 1 < argc)
 			out2 = argv[++a];
 		else if (!strcmp(argv[a], "--size2") && a + 1 < argc)
@@ -503,6 +507,11 @@ int main(int argc, char **argv)
 		vt.vol[i].dirty_blocks = cpu_to_le64(vdirty[i]);
 	changed[0] = 1;
 	commit(0);	/* commit 4: dirty hints in the volume table */
+	if (unclean) {
+		/* a power cut: the next load trusts only the dirty records */
+		sb_flags &= ~FC_SB_CLEAN;
+		commit(0);
+	}
 
 	if (!pair) {
 	} else if (!strcmp(pair, "stale") || !strcmp(pair, "split")) {

@@ -7,5 +7,12 @@
 #   tests/guest/fc_nvmet.sh     the second leg an NVMe-oF (nvmet TCP) namespace
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-mirror || exit 0
+# fc_legfail.sh loads damaged pool images made by the host's image writer
+mkdir -p "$SUITE_TOP/build/vm"
+if ! cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
+	"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/kmod/fc_format.c"; then
+	echo "FAIL: fcache-mirror (cannot build ctl_mkimage)"
+	exit 1
+fi
 guest_run fcache-mirror --timeout 1200 tests/guest/run_many.sh tests/guest/fc_mirror.sh \
 	tests/guest/fc_legfail.sh tests/guest/ctl_replace.sh tests/guest/fc_nvmet.sh
