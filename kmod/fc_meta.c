@@ -862,11 +862,13 @@ static int entry_twin(struct fc_pool *pool, u32 idx, const struct fc_disk_entry 
 
 /*
  * Mark block @b (on a leg in service) as holding one record's data or one
- * twin copy; true if something already holds it.
+ * twin copy; true if something already holds it.  @claimed is NULL for
+ * one device: without twins each block has only its own record.
  */
 static bool claim_block(struct fc_pool *pool, unsigned long *claimed, u32 b)
 {
-	return b != FC_NONE && fc_block_bdev(pool, b) && __test_and_set_bit(b, claimed);
+	return claimed && b != FC_NONE && fc_block_bdev(pool, b) &&
+		__test_and_set_bit(b, claimed);
 }
 
 static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
@@ -898,10 +900,12 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 		 * record naming as its twin a block that has a record of its
 		 * own is damage even when that record is clean and dropped
 		 * below, since nothing tells which of the two the block's
-		 * data belongs to.
+		 * data belongs to.  A degraded load moves an entry to its
+		 * twin, so this also covers the block it moves to.
 		 */
 		if (claim_block(pool, claimed, idx) || claim_block(pool, claimed, t)) {
-			DMERR("cache block %u (or its twin %u) is used twice", idx, t);
+			DMERR("cache block %u or its twin block is used twice (entry and twin, or twin of two entries)",
+			      idx);
 			*error = "fcache-pool: a cache block is used both by an entry and as a twin (damaged metadata); run fcachectl check";
 			return -EINVAL;
 		}
@@ -941,25 +945,17 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			fc_mark_page_dirty(pool, idx);
 		}
 		/*
-		 * Two cache blocks mapping one origin block, or a block both
-		 * an entry and a twin: every commit is one snapshot of a
-		 * state that never has them, so this is damage, and no rule
-		 * can tell which copy is the newer one.  Refuse the pool
-		 * rather than pick one.
+		 * Two cache blocks mapping one origin block (a block used
+		 * twice was refused above): every commit is one snapshot of
+		 * a state that never has them, so this is damage, and no
+		 * rule can tell which copy is the newer one.  Refuse the
+		 * pool rather than pick one.
 		 */
 		dup = fc_lookup(pool, d->vol, le64_to_cpu(d->oblock));
 		if (dup) {
 			DMERR("cache blocks %u and %u both map volume slot %u block %llu",
 			      idx, fc_eidx(pool, dup), d->vol, le64_to_cpu(d->oblock));
 			*error = "fcache-pool: two cache blocks map the same origin block (damaged metadata); run fcachectl check";
-			return -EINVAL;
-		}
-		if ((pool->e[idx].flags & FC_E_HASHED) ||
-		    (pool->twin_used && test_bit(idx, pool->twin_used)) ||
-		    (t != FC_NONE && ((pool->e[t].flags & FC_E_HASHED) ||
-				      test_bit(t, pool->twin_used)))) {
-			DMERR("cache block %u is used twice (entry and twin)", idx);
-			*error = "fcache-pool: a cache block is used both by an entry and as a twin (damaged metadata); run fcachectl check";
 			return -EINVAL;
 		}
 		e = &pool->e[idx];
@@ -998,8 +994,9 @@ static int load_pool(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char
 	unsigned int i, n;
 	int r = 0, slot;
 
-	claimed = bitmap_zalloc((unsigned int)pool->g.nr_blocks, GFP_KERNEL);
-	if (!claimed) {
+	claimed = fc_mirrored(pool) ? bitmap_zalloc((unsigned int)pool->g.nr_blocks, GFP_KERNEL) :
+		NULL;
+	if (fc_mirrored(pool) && !claimed) {
 		*error = "fcache-pool: out of memory for the cache entries";
 		return -ENOMEM;
 	}

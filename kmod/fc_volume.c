@@ -508,7 +508,6 @@ static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,
 	fb->kind = FC_BK_ORIGIN_WRITE;
 }
 
-/* Copy the sub-blocks @fill of @block from the origin to @e's flash block. */
 /*
  * A fill's flash write on @leg failed with @r: counted, and the leg failed
  * (a mirrored pool).  -EAGAIN when it was: decide again (the entry moves or
@@ -521,6 +520,7 @@ static int fill_write_failed(struct fc_pool *pool, unsigned int leg, int r)
 	return fc_leg_error_unlocked(pool, leg) ? -EAGAIN : r;
 }
 
+/* Copy the sub-blocks @fill of @block from the origin to @e's flash block. */
 static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
 {
 	struct fc_pool *pool = v->pool;
