@@ -5,9 +5,14 @@
 # demo) and dm-writecache: perf samples of every CPU and the spindles' and
 # flash's I/O counts and busy time over the same measured window.  A
 # profile, not a test.
-#   perf_demo.sh CTL [SECONDS]   (default 30; tests/bench/profile.sh boots it)
+#   perf_demo.sh CTL [SECONDS [POOL_OPTIONS...]]   (default 30 s;
+#   tests/bench/profile.sh boots it).  Each POOL_OPTIONS argument ("-" for
+#   the defaults, or option words such as "writeback_high 90") is one fcache
+#   run, in order, before dm-writecache's; none: one run with the defaults.
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$1 T=${2:-30}
+shift 2 2>/dev/null || shift $#
+[ $# -gt 0 ] || set -- -
 out=/results/perf_demo.txt
 : >"$out"
 say() { echo "$*" | tee -a "$out"; }
@@ -63,14 +68,26 @@ profile() {
 	cp "/tmp/$1.bench" "/results/perf_demo-$1.bench"
 }
 
-dd if=/dev/zero of="$flash" bs=1M count=1 oflag=direct 2>/dev/null
-fc_pool dpool "$flash" 32 >/dev/null || die "pool"
-fc_vol dvol dpool "$md" 1 writeback >/dev/null || die "vol"
-FCDEVS="dvol dpool" profile fcache /dev/mapper/dvol
-say "fcache: $(dmsetup message dvol 0 stats 2>&1)"
-say "pool: $(dmsetup message dpool 0 stats 2>&1)"
-say "pool status: $(dmsetup status dpool)"
-dm_remove dvol; dm_remove dpool
+_run=0
+for _opts in "$@"; do
+	_run=$((_run + 1))
+	_name=fcache
+	[ $# -gt 1 ] && _name=fcache$_run
+	dd if=/dev/zero of="$flash" bs=1M count=1 oflag=direct 2>/dev/null
+	if [ "$_opts" = - ]; then
+		fc_pool dpool "$flash" 32 >/dev/null || die "pool"
+	else
+		say "== $_name: pool options $_opts"
+		# shellcheck disable=SC2086 # option words
+		fc_pool dpool "$flash" 32 $_opts >/dev/null || die "pool $_opts"
+	fi
+	fc_vol dvol dpool "$md" 1 writeback >/dev/null || die "vol"
+	FCDEVS="dvol dpool" profile "$_name" /dev/mapper/dvol
+	say "fcache: $(dmsetup message dvol 0 stats 2>&1)"
+	say "pool: $(dmsetup message dpool 0 stats 2>&1)"
+	say "pool status: $(dmsetup status dpool)"
+	dm_remove dvol; dm_remove dpool
+done
 
 dd if=/dev/zero of="$flash" bs=1M count=1 oflag=direct 2>/dev/null
 dm_create dwc "0 $osz writecache s $md $flash 4096 0" || die "dm-writecache"
