@@ -16,8 +16,9 @@
  * committed dirty, as for any block: the pending list).
  *
  * RAM: struct fc_entry is 24 bytes a cache block, the hash one u32 bucket
- * per two blocks (2 bytes a block), and two bitmaps per metadata page
- * (negligible): ~26 bytes per cache block, 832 MiB per TiB at 32 KiB blocks.
+ * per two blocks (2 bytes a block), the write counts one byte a block
+ * (pool->wcount), and two bitmaps per metadata page (negligible): ~27
+ * bytes per cache block, 864 MiB per TiB at 32 KiB blocks.
  * A mirrored pool adds 4 bytes a block (the twin links).
  */
 #include <linux/vmalloc.h>
@@ -41,16 +42,18 @@ int fc_cache_alloc(struct fc_pool *pool)
 	BUILD_BUG_ON(sizeof(struct fc_entry) != 24);
 	pool->block_shift = ilog2(pool->g.block_sectors);
 	pool->full_mask = (u8)((1u << pool->g.nr_subblocks) - 1);
+	pool->wb_hot_writes = FC_WB_HOT_WRITES;
 	if (nr >= FC_NONE)
 		return -EINVAL;
 	pool->e = vzalloc(array_size(nr, sizeof(struct fc_entry)));
+	pool->wcount = vzalloc(nr);
 	nb = roundup_pow_of_two(max_t(u64, nr / 2, 16));
 	pool->buckets = vmalloc(array_size(nb, sizeof(u32)));
 	pool->page_dirty = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->page_slot = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->page_written = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->ghost_slots = vzalloc(FC_GHOST_SLOTS * sizeof(u32));
-	if (!pool->e || !pool->buckets || !pool->page_dirty || !pool->page_slot ||
+	if (!pool->e || !pool->wcount || !pool->buckets || !pool->page_dirty || !pool->page_slot ||
 	    !pool->page_written || !pool->ghost_slots)
 		return -ENOMEM;
 	if (fc_mirrored(pool)) {
@@ -167,6 +170,7 @@ void fc_cache_free(struct fc_pool *pool)
 	bitmap_free(pool->unsynced);
 	bitmap_free(pool->joining);
 	vfree(pool->e);
+	vfree(pool->wcount);
 	vfree(pool->buckets);
 	bitmap_free(pool->page_dirty);
 	bitmap_free(pool->page_slot);
@@ -253,6 +257,7 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 	} else if (e->dirty && !dirty) {
 		pool->nr_dirty--;
 		s->dirty--;
+		pool->wcount[fc_eidx(pool, e)] = 0;
 	}
 	e->valid = valid;
 	e->dirty = dirty;
@@ -274,6 +279,7 @@ static bool evictable(struct fc_entry *e)
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
 {
 	fc_entry_set(pool, e, 0, 0);
+	pool->wcount[fc_eidx(pool, e)] = 0;
 	hash_remove(pool, e);
 	e->flags &= ~(FC_E_REF | FC_E_SER_CLEAN);
 	fc_entry_bump(e);
@@ -545,6 +551,7 @@ enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
 	n->dirty = e->dirty;
 	n->dirty_ts = e->dirty_ts;
 	n->gen = e->gen + 1;
+	pool->wcount[t] = pool->wcount[fc_eidx(pool, e)];
 	n->wb_raced = 0;
 	n->gen_wrapped = 0;
 	n->flags = e->flags & (FC_E_PDIRTY | FC_E_REF);

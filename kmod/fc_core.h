@@ -176,6 +176,9 @@ struct fc_pool {
 	u32 clock_hand;
 	u32 leg_hand[FC_MAX_LEGS];	/* eviction for a twin on one leg */
 	u32 wb_cursor;
+	/* each block's writes since it was last clean, at most 254 (pool->lock) */
+	u8 *wcount;
+	u8 wb_hot_writes;	/* fc_wb_hot_writes_next() (wb_lock) */
 	unsigned long *page_dirty;	/* logical md pages changed */
 	unsigned long *page_slot;	/* current slot of each page */
 	unsigned long *page_written;	/* pages of the running commit (commit_lock) */
@@ -229,7 +232,7 @@ struct fc_pool {
 	u64 st_groups, st_group_bios, st_group_max;
 	/* writeback statistics: written under wb_lock */
 	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns, st_wb_raced;
-	u64 st_wb_aged, st_wb_skipped;
+	u64 st_wb_aged, st_wb_skipped, st_wb_hot;
 };
 
 /* Per pool table instance. */
@@ -398,6 +401,15 @@ static inline void fc_entry_bump(struct fc_entry *e)
 static inline u32 fc_eidx(struct fc_pool *pool, struct fc_entry *e)
 {
 	return (u32)(e - pool->e);
+}
+
+/* A write to @e's block (pool->wcount, fc_wb_hot_writes_next()). */
+static inline void fc_count_write(struct fc_pool *pool, struct fc_entry *e)
+{
+	u8 *c = &pool->wcount[fc_eidx(pool, e)];
+
+	if (*c < FC_WB_HOT_OFF - 1)
+		(*c)++;
 }
 
 /* The sector of cache block @eidx on its leg (fc_block_bdev()). */

@@ -149,6 +149,13 @@ __u32 fc_wb_hot_quota(__u64 dirty, __u64 total, __u32 low, __u32 batch)
 	return batch / 4 ? batch / 4 : 1;
 }
 
+__u8 fc_wb_hot_writes_next(__u32 n, __u32 max, __u32 hot, bool urgent)
+{
+	if (urgent && n < max / 4 && hot > n)
+		return FC_WB_HOT_OFF;
+	return FC_WB_HOT_WRITES;
+}
+
 const char *fc_wb_state_name(enum fc_wb_state s)
 {
 	switch (s) {

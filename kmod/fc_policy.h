@@ -115,6 +115,27 @@ bool fc_wb_admit_new(__u64 dirty, __u64 total, __u32 high, bool urgent);
  */
 __u32 fc_wb_hot_quota(__u64 dirty, __u64 total, __u32 low, __u32 batch);
 
+/*
+ * Hot by write count.  A dirty block written FC_WB_HOT_WRITES times or more
+ * since it was last clean is hot: written in bursts, such as the blocks of
+ * a circular redo log (four 4 KiB records fill a 16 KiB block, and the log
+ * comes round again seconds later), it can look cold to the hand's
+ * reference bit, yet its copy would most often be overtaken by the next
+ * round (writeback_raced).  Writeback passes such blocks over; they reach
+ * the origin through max_dirty_age, at most a quarter of a batch, like the
+ * blocks the reference bit finds hot.
+ *
+ * fc_wb_hot_writes_next(): the count at which a block is hot for the next
+ * batch, from this one: @n blocks taken of @max, @hot passed over for their
+ * count.  When the flash is needed (@urgent: at or above writeback_high), a
+ * batch that came up short because of the rule (n < max / 4, more passed
+ * over than taken) turns it off for the next batch (255, past any count a
+ * block keeps), so writeback never stalls on it; otherwise the default.
+ */
+#define FC_WB_HOT_WRITES	8u
+#define FC_WB_HOT_OFF		255u
+__u8 fc_wb_hot_writes_next(__u32 n, __u32 max, __u32 hot, bool urgent);
+
 const char *fc_wb_state_name(enum fc_wb_state s);
 
 #endif

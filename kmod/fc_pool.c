@@ -802,6 +802,7 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	DMEMIT(" writeback_raced=%llu writeback_aged=%llu writeback_skipped=%llu",
 	       READ_ONCE(pool->st_wb_raced), READ_ONCE(pool->st_wb_aged),
 	       READ_ONCE(pool->st_wb_skipped));
+	DMEMIT(" writeback_hot=%llu", READ_ONCE(pool->st_wb_hot));
 	return 1;
 }
 

@@ -425,6 +425,7 @@ static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_entry *e,
 	if (d->act == FC_ACT_FLASH_WRITE) {
 		/* Writeback vs a new write: bump the generation at map too. */
 		fc_entry_bump(e);
+		fc_count_write(pool, e);
 		if (d->fua_commit) {
 			/* FUA: strip it on the flash; completion waits for a commit. */
 			bio->bi_opf &= ~REQ_FUA;

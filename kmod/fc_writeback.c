@@ -346,16 +346,23 @@ static u64 fc_resync(struct fc_pool *pool)
  * rewritten again and again; copying them spends origin bandwidth on data
  * that is dirty again a moment later, while cold dirty blocks pin flash
  * that reads could use.  (The eviction hand clears REF on clean blocks
- * only, so the two hands never fight over a block.)  A hot block whose data
- * is older than max_dirty_age is taken anyway, at most @hot_max of them.
+ * only, so the two hands never fight over a block.)  A block written in
+ * bursts can pass the REF test and still be overtaken by its next burst
+ * during the copy (a circular redo log): written pool->wb_hot_writes times
+ * since it was last clean, it is hot too (fc_wb_hot_writes_next()).  A hot
+ * block whose data is older than max_dirty_age is taken anyway, at most
+ * @hot_max of them.
+ * @urgent: the flash is needed (at or above writeback_high).
  */
 static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigned int max,
-			    int only, bool only_aged, bool cold_first, unsigned int hot_max)
+			    int only, bool only_aged, bool cold_first, unsigned int hot_max,
+			    bool urgent)
 {
 	u32 max_age = pool->opts.val[FC_OPT_MAX_DIRTY_AGE];
 	u64 nr = pool->g.nr_blocks;
-	unsigned int n = 0, scanned, hot = 0;
-	bool old;
+	unsigned int n = 0, scanned, hot = 0, hot_count = 0;
+	u8 hot_writes = pool->wb_hot_writes;
+	bool old, hot_w;
 
 	spin_lock_irq(&pool->lock);
 	for (scanned = 0; scanned < min_t(u64, nr, FC_WB_SCAN) && n < max; scanned++) {
@@ -374,9 +381,11 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 		old = (only_aged || cold_first) && aged(pool, e, max_age);
 		if (only_aged && !old)
 			continue;
-		if (cold_first && (e->flags & FC_E_REF)) {
+		hot_w = cold_first && pool->wcount[fc_eidx(pool, e)] >= hot_writes;
+		if (cold_first && ((e->flags & FC_E_REF) || hot_w)) {
 			if (!old) {
 				e->flags &= ~FC_E_REF;
+				hot_count += hot_w;
 				continue;
 			}
 			/* Hot data past max_dirty_age: at most @hot_max of the batch. */
@@ -399,6 +408,9 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 	}
 	spin_unlock_irq(&pool->lock);
 	WRITE_ONCE(pool->st_wb_aged, pool->st_wb_aged + hot);
+	WRITE_ONCE(pool->st_wb_hot, pool->st_wb_hot + hot_count);
+	if (cold_first)
+		pool->wb_hot_writes = fc_wb_hot_writes_next(n, max, hot_count, urgent);
 	return n;
 }
 
@@ -645,7 +657,8 @@ void fc_wb_work(struct work_struct *ws)
 		 */
 		n = collect(pool, it, FC_WB_MAX_BATCH, -1,
 			    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle,
-			    fc_wb_hot_quota(in.dirty, in.total, in.low, FC_WB_MAX_BATCH));
+			    fc_wb_hot_quota(in.dirty, in.total, in.low, FC_WB_MAX_BATCH),
+			    st == FC_WB_THROTTLED);
 		if (n)
 			start_batch(pool, &batch[cur], it, n, max);
 		more = true;
@@ -719,7 +732,7 @@ int fc_writeback_all(struct fc_pool *pool, int slot)
 		spin_unlock_irq(&pool->lock);
 		if (!left)
 			break;
-		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false, false, FC_WB_MAX_BATCH);
+		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false, false, FC_WB_MAX_BATCH, true);
 		if (!n) {
 			/* Entries with I/O in flight: try again shortly. */
 			if (++idle > 500) {

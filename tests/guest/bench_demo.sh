@@ -76,7 +76,7 @@ done
 DIST=hotset:95:10
 # fcache's pool uses 16 KiB blocks, the datafile's page size, as a DBA would
 # set it up for a 16 KiB-page database (fcachectl pool create --block-size
-# 16K; 1.6 GiB of RAM per TiB of flash instead of 832 MiB at the 32 KiB
+# 16K; 1.7 GiB of RAM per TiB of flash instead of 864 MiB at the 32 KiB
 # default, where a scattered 16 KiB page holds half a block).  Pass
 # --cache-block 32 to measure the default.
 CBLOCK=16

@@ -19,6 +19,13 @@
 #     volatile write cache).
 #  5. A writeback copy that loses the race with a rewrite restarts the
 #     block's max_dirty_age clock (slow origin: every copy races).
+#  6. Hot by write count: a circular log of 4 KiB writes (eight fill a
+#     32 KiB block, then the log comes round again) looks cold to the
+#     reference bit between its rounds; its blocks, written 8 times since
+#     they were last clean, are not copied while the log runs, and reach
+#     the origin byte for byte once the pool is idle.
+#  7. The rule gives way when the flash is needed: above writeback_high,
+#     with every dirty block such a log block, writeback still copies them.
 FC_T=fc_writeback
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -44,12 +51,13 @@ hot_writer() {
 		--rate_iops=400 --norandommap >/dev/null 2>&1
 }
 # wait_for SECONDS CMD...: poll CMD every half second
+# (not _n: check() keeps the name of the check in it)
 wait_for() {
-	_n=$(($1 * 2)); shift
-	while [ $_n -gt 0 ]; do
+	_wn=$(($1 * 2)); shift
+	while [ $_wn -gt 0 ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.5
-		_n=$((_n - 1))
+		_wn=$((_wn - 1))
 	done
 	return 1
 }
@@ -223,5 +231,70 @@ check age-flush dmsetup message wrv 0 flush
 check age-origin-exact same_direct "$vol" "$slow" 0 1
 check age-vol-remove dm_remove wrv
 check age-pool-remove dm_remove wrp
+
+# log_start MB IOPS: 4 KiB writes going round the first MB of $vol, as a
+# redo log does, until log_stop
+log_start() {
+	fio --name=log --filename="$vol" --direct=1 --ioengine=libaio --iodepth=1 \
+		--rw=write --bs=4k --size="$1"M --time_based --runtime=900 \
+		--rate_iops="$2" >/dev/null 2>&1 &
+	lp=$!
+}
+log_stop() { kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null; }
+# more_writes DEV N: the volume has counted more than N writes
+more_writes() { [ "$(status_field "$1" $V_WRITES)" -gt "$2" ]; }
+# copied_more POOL N: writeback has collected more than N blocks
+copied_more() { [ "$(stats_field "$1" writeback_blocks)" -gt "$2" ]; }
+
+# 6. A 2 MiB log (64 blocks, 512 writes a round) at 256 writes a second:
+# a block is written 8 times in ~30 ms, then not for ~2 s, so the hand
+# (every 100 ms tick, writeback_low 0) finds REF clear and, before the
+# rule, copied each block about once a round.  Counted over 6 rounds,
+# however long they take.
+flash4=$(mk_fast_disk 64) && origin4=$(mk_fast_disk 64) || die "log disks"
+check log-pool fc_pool wyp "$flash4" 64 writeback_low 0 writeback_high 95 max_dirty_age 0
+check log-vol fc_vol wyv wyp "$origin4" 1 writeback sequential_cutoff 0
+vol=/dev/mapper/wyv
+log_start 2 256
+check log-writer wait_for 120 more_writes wyv 1024
+cp0=$(stats_field wyp writeback_blocks) h0=$(stats_field wyp writeback_hot)
+w0=$(status_field wyv $V_WRITES)
+check log-rounds wait_for 300 more_writes wyv $((w0 + 6 * 512))
+cp1=$(stats_field wyp writeback_blocks) h1=$(stats_field wyp writeback_hot)
+log_stop
+copies=$((cp1 - cp0))
+echo "redo-like log: $copies copies of its 64 blocks in 6 rounds, $((h1 - h0)) passed over as hot"
+if [ "$copies" -le 64 ] && [ $((h1 - h0)) -gt 0 ]; then pass log-blocks-held; else
+	fail log-blocks-held "$copies copies in 6 rounds of 64 blocks ($((h1 - h0)) hot), expected <= 64"; fi
+# An idle pool (5 s without I/O: the wait reads only the status) writes
+# every dirty block back, hot ones included; then the origin is exact.
+check log-blocks-go-out wait_for 120 status_is wyv $V_DIRTY 0
+check log-origin-exact same_direct "$vol" "$origin4" 0 2
+check log-vol-remove dm_remove wyv
+
+# 7. 192 blocks written with writeback held, then a 6 MiB log over them
+# while the pool is far above writeback_high (5% of ~2000 blocks): every
+# dirty block is hot by its count and max_dirty_age is 0, so without the
+# rule giving way nothing would be copied.  Done when 192 blocks were
+# collected, however long that takes.
+check urgent-hold dmsetup message wyp 0 writeback_high 100
+check urgent-hold-low dmsetup message wyp 0 writeback_low 100
+check urgent-vol fc_vol wyv wyp "$origin4" 1 writeback sequential_cutoff 0
+check urgent-fill dd if=/dev/urandom of="$vol" bs=32k count=192 oflag=direct
+log_start 6 400
+w0=$(status_field wyv $V_WRITES)
+check urgent-writer wait_for 120 more_writes wyv $((w0 + 2 * 1536))
+cp0=$(stats_field wyp writeback_blocks) h0=$(stats_field wyp writeback_hot)
+check urgent-low dmsetup message wyp 0 writeback_low 0
+check urgent-high dmsetup message wyp 0 writeback_high 5
+check urgent-writeback-goes-on wait_for 300 copied_more wyp $((cp0 + 192))
+cp1=$(stats_field wyp writeback_blocks) h1=$(stats_field wyp writeback_hot)
+log_stop
+echo "above writeback_high: $((cp1 - cp0)) blocks copied, $((h1 - h0)) passed over as hot"
+check urgent-flush dmsetup message wyv 0 flush
+check urgent-origin-exact same_direct "$vol" "$origin4" 0 6
+field_is urgent-no-errors /dev/mapper/wyv $V_ERRORS -eq 0
+check urgent-vol-remove dm_remove wyv
+check urgent-pool-remove dm_remove wyp
 dmesg_clean
 finish

@@ -148,6 +148,15 @@ static void test_pacing(void)
 	      fc_wb_hot_quota(900, 1000, 0, 1) == 1);
 	CHECK("low 100 or empty pool: all", fc_wb_hot_quota(999, 1000, 100, 256) == 256 &&
 	      fc_wb_hot_quota(0, 0, 50, 256) == 256);
+	CHECK("hot by writes: the default", fc_wb_hot_writes_next(256, 256, 900, true) == FC_WB_HOT_WRITES &&
+	      fc_wb_hot_writes_next(100, 256, 50, true) == FC_WB_HOT_WRITES);
+	CHECK("urgent short batch of hot blocks turns it off",
+	      fc_wb_hot_writes_next(10, 256, 500, true) == FC_WB_HOT_OFF &&
+	      fc_wb_hot_writes_next(0, 256, 1, true) == FC_WB_HOT_OFF);
+	CHECK("short for other reasons: stays", fc_wb_hot_writes_next(10, 256, 10, true) == FC_WB_HOT_WRITES &&
+	      fc_wb_hot_writes_next(0, 256, 0, true) == FC_WB_HOT_WRITES);
+	CHECK("below high a short batch only waits", fc_wb_hot_writes_next(0, 256, 500, false) == FC_WB_HOT_WRITES);
+	CHECK("off is past any count a block keeps", FC_WB_HOT_OFF == 255 && FC_WB_HOT_WRITES < FC_WB_HOT_OFF);
 	in.dirty = 10;
 	in.flushing = true;
 	CHECK("flush full speed", fc_wb_decide(&in, &max) == FC_WB_ACTIVE && max == 32);
