@@ -88,6 +88,7 @@ static void push_free(struct fc_pool *pool, u32 i)
 		return;
 	}
 	pool->e[i].flags = FC_E_FREE;
+	pool->wcount[i] = 0;
 	pool->e[i].next = pool->free_head[leg];
 	pool->free_head[leg] = i;
 	pool->nr_free++;
@@ -279,7 +280,6 @@ static bool evictable(struct fc_entry *e)
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
 {
 	fc_entry_set(pool, e, 0, 0);
-	pool->wcount[fc_eidx(pool, e)] = 0;
 	hash_remove(pool, e);
 	e->flags &= ~(FC_E_REF | FC_E_SER_CLEAN);
 	fc_entry_bump(e);
