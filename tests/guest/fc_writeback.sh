@@ -241,8 +241,6 @@ log_start() {
 	lp=$!
 }
 log_stop() { kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null; }
-# more_writes DEV N: the volume has counted more than N writes
-more_writes() { [ "$(status_field "$1" $V_WRITES)" -gt "$2" ]; }
 # copied_more POOL N: writeback has collected more than N blocks
 copied_more() { [ "$(stats_field "$1" writeback_blocks)" -gt "$2" ]; }
 
@@ -256,10 +254,10 @@ check log-pool fc_pool wyp "$flash4" 64 writeback_low 0 writeback_high 95 max_di
 check log-vol fc_vol wyv wyp "$origin4" 1 writeback sequential_cutoff 0
 vol=/dev/mapper/wyv
 log_start 2 256
-check log-writer wait_for 120 more_writes wyv 1024
+check log-writer wait_for 120 status_above wyv $V_WRITES 1024
 cp0=$(stats_field wyp writeback_blocks) h0=$(stats_field wyp writeback_hot)
 w0=$(status_field wyv $V_WRITES)
-check log-rounds wait_for 300 more_writes wyv $((w0 + 6 * 512))
+check log-rounds wait_for 300 status_above wyv $V_WRITES $((w0 + 6 * 512))
 cp1=$(stats_field wyp writeback_blocks) h1=$(stats_field wyp writeback_hot)
 log_stop
 copies=$((cp1 - cp0))
@@ -283,7 +281,7 @@ check urgent-vol fc_vol wyv wyp "$origin4" 1 writeback sequential_cutoff 0
 check urgent-fill dd if=/dev/urandom of="$vol" bs=32k count=192 oflag=direct
 log_start 6 400
 w0=$(status_field wyv $V_WRITES)
-check urgent-writer wait_for 120 more_writes wyv $((w0 + 2 * 1536))
+check urgent-writer wait_for 120 status_above wyv $V_WRITES $((w0 + 2 * 1536))
 cp0=$(stats_field wyp writeback_blocks) h0=$(stats_field wyp writeback_hot)
 check urgent-low dmsetup message wyp 0 writeback_low 0
 check urgent-high dmsetup message wyp 0 writeback_high 5

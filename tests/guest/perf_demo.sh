@@ -11,7 +11,7 @@
 #   run, in order, before dm-writecache's; none: one run with the defaults.
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$1 T=${2:-30}
-shift 2 2>/dev/null || shift $#
+if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 [ $# -gt 0 ] || set -- -
 out=/results/perf_demo.txt
 : >"$out"
