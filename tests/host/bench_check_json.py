@@ -152,8 +152,11 @@ def check(d, want_configs, zero_errors):
             cnt = need(s, "counts", dict, sw) or {}
             for k in ("transactions", "page_accesses", "page_updates",
                       "hot_accesses", "buffer_pool_hits", "dev_reads",
-                      "dev_writes", "log_writes", "log_records", "fsyncs", "verify_errors"):
+                      "dev_writes", "cold_dev_reads", "cold_dev_writes", "log_writes",
+                      "log_records", "fsyncs", "verify_errors"):
                 need(cnt, k, int, sw + ".counts")
+            if cnt.get("cold_dev_reads", 0) > cnt.get("dev_reads", 0):
+                errs.append("%s: cold_dev_reads above dev_reads" % sw)
             errs.extend(check_groups(s, sw, gc, gmax))
             if s.get("tps", 0) <= 0:
                 errs.append("%s: no transactions completed" % sw)

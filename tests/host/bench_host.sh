@@ -170,6 +170,18 @@ rc skew-zipf-run 0 "$CTL" bench run "$F" $RUN --dist zipf:0.99 --quiet --json "$
 py skew-zipf-share "$T/zipf.json" \
 	"abs(k['hot_accesses'] / k['page_accesses'] - sum(i**-0.99 for i in range(1, d['workload']['datafile_pages'] // 10 + 1)) / sum(i**-0.99 for i in range(1, d['workload']['datafile_pages'] + 1))) < 0.03"
 py skew-zipf-bp-hits "$T/zipf.json" "k['buffer_pool_hits'] > 0"
+# the device I/O of the cold pages (outside the hottest 10% by rank): with
+# no buffer pool every access reads the device, so the cold share of the
+# reads follows the skew (uniform: 90%; hotset:95:10: the 5% and the ranges'
+# pages); and the table of it per transaction
+rc cold-uniform-run 0 "$CTL" bench run "$F" $RUN --dist uniform --buffer-pool 0 --json "$T/cu.json"
+py cold-uniform-reads "$T/cu.json" "abs(k['cold_dev_reads'] / k['dev_reads'] - 0.90) < 0.03"
+py cold-uniform-writes "$T/cu.json" "k['dev_writes'] > 100 and abs(k['cold_dev_writes'] / k['dev_writes'] - 0.90) < 0.06"
+if grep -q '^ users  device I/O per transaction (all pages / outside the hottest 10%): reads, writes$' "$T/out" &&
+   grep -qE '^    16  [0-9]+\.[0-9]{3} / [0-9]+\.[0-9]{3}, [0-9]+\.[0-9]{3} / [0-9]+\.[0-9]{3}$' "$T/out"; then
+	pass cold-table; else fail cold-table "$(grep -A1 'device I/O per' "$T/out" | tr '\n' '|')"; fi
+rc cold-hotset-run 0 "$CTL" bench run "$F" $RUN --dist hotset:95:10 --buffer-pool 0 --quiet --json "$T/ch.json"
+py cold-hotset-share "$T/ch.json" "0.05 < k['cold_dev_reads'] / k['dev_reads'] < 0.5 and 0 < k['cold_dev_writes'] < 0.5 * k['dev_writes']"
 
 # ---- integrity: an older version written behind the generator's back
 rc stale-page-fails-run 1 "$CTL" bench run "$F" $RUN --time 4 --buffer-pool 0 --inject-stale 1

@@ -106,7 +106,8 @@ POOL_LIST = {
 COUNTS = {
     "transactions": "int", "?transactions_by_type": ("map", "int"), "page_accesses": "int",
     "page_updates": "int", "hot_accesses": "int", "buffer_pool_hits": "int",
-    "dev_reads": "int", "dev_writes": "int", "log_writes": "int", "log_records": "int",
+    "dev_reads": "int", "dev_writes": "int", "cold_dev_reads": "int",
+    "cold_dev_writes": "int", "log_writes": "int", "log_records": "int",
     "fsyncs": "int", "cleaner_batches": "int", "free_frame_waits": "int",
     "verify_errors": "int", "read_us": "int", "write_us": "int", "log_write_us": "int",
     "fsync_us": "int",

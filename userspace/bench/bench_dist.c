@@ -124,6 +124,34 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* a^-1 mod n for gcd(a, n) == 1 (extended Euclid); n < 2^62, pages */
+static uint64_t inv_mod(uint64_t a, uint64_t n)
+{
+	int64_t t = 0, nt = 1, r = (int64_t)n, nr = (int64_t)(a % n);
+
+	if (n == 1)
+		return 0;
+	while (nr) {
+		int64_t q = r / nr, x;
+
+		x = t - q * nt;
+		t = nt;
+		nt = x;
+		x = r - q * nr;
+		r = nr;
+		nr = x;
+	}
+	return t < 0 ? (uint64_t)(t + (int64_t)n) : (uint64_t)t;
+}
+
+/* Is @pg one of the hottest 10% of pages (rank < hot_n)? bench_rank_page^-1 */
+int bench_page_hot(const struct engine *e, uint64_t pg)
+{
+	uint64_t n = e->h.npages, d = (pg % n + n - e->perm_b % n) % n;
+
+	return (uint64_t)((unsigned __int128)d * e->perm_inv % n) < e->hot_n;
+}
+
 void bench_dist_init(struct engine *e)
 {
 	uint64_t n = e->h.npages, i, lim = n < (1u << 22) ? n : (1u << 22);
@@ -148,6 +176,7 @@ void bench_dist_init(struct engine *e)
 	while (gcd(e->perm_a, n) != 1)
 		e->perm_a++;
 	e->perm_b = (e->o->seed * 7919) % n;
+	e->perm_inv = inv_mod(e->perm_a, n);
 }
 
 void bench_txn_draw(struct engine *e, struct user *u)

@@ -386,6 +386,8 @@ static void read_done(struct engine *e, int ui, int res)
 	char msg[400];
 
 	e->cur->dev_reads++;
+	if (!bench_page_hot(e, fr->page))
+		e->cur->cold_dev_reads++;
 	e->cur->read_us += (fc_now_ns() - u->io_t0) / 1000;
 	e->ic.dev_reads++;
 	e->r->pages_verified++;

@@ -85,6 +85,7 @@ struct engine {
 	/* distribution (bench_dist.c) */
 	double zeta_n, zeta2, z_alpha, z_eta, par_k;
 	uint64_t hot_n, perm_a, perm_b;
+	uint64_t perm_inv;	/* perm_a^-1 mod npages: page -> rank (bench_page_hot) */
 	/* the redo log: a ring of log_recs records at log_base of log_fd */
 	int log_fd;		/* the datafile's fd, or --log-dev's */
 	uint64_t log_base;
@@ -135,6 +136,7 @@ int bench_wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe);
 void bench_dist_init(struct engine *e);
 /* The page of popularity rank @rank (0: the hottest), scattered over the datafile. */
 uint64_t bench_rank_page(struct engine *e, uint64_t rank);
+int bench_page_hot(const struct engine *e, uint64_t pg);
 /* A uniform draw in [0, 1) from @s (splitmix64). */
 double bench_rnd01(uint64_t *s);
 /* A new transaction for @u: its type and the pages it reads and updates. */

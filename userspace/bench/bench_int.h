@@ -147,6 +147,8 @@ struct bench_counts {
 	uint64_t bp_hits;	/* accesses served by the buffer pool */
 	uint64_t dev_reads;	/* pages read from DEV (each one verified) */
 	uint64_t dev_writes;	/* pages written by the page cleaner */
+	uint64_t cold_dev_reads;	/* dev_reads of pages outside the hottest 10% */
+	uint64_t cold_dev_writes;	/* cleaner writes submitted of such pages */
 	uint64_t log_writes;	/* redo writes with RWF_DSYNC (one per record without group commit) */
 	uint64_t log_records;	/* redo records (commits that updated a page) */
 	uint64_t fsyncs;	/* fdatasync per cleaner batch */

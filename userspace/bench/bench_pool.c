@@ -153,6 +153,8 @@ void bench_cleaner_start(struct engine *e, uint64_t now, int force)
 		void *b = (char *)e->c_buf + (size_t)n * e->h.page_size;
 
 		l_del(e, &e->flush, f);
+		if (!bench_page_hot(e, fr->page))
+			e->cur->cold_dev_writes++;
 		fr->writing = 1;
 		fr->write_ver = fr->version;
 		bench_page_fill(b, e->h.page_size, fr->page, fr->version);

@@ -56,6 +56,8 @@ static void json_counts(struct fc_json *j, const char *key,
 	fj_u64(j, "buffer_pool_hits", c->bp_hits);
 	fj_u64(j, "dev_reads", c->dev_reads);
 	fj_u64(j, "dev_writes", c->dev_writes);
+	fj_u64(j, "cold_dev_reads", c->cold_dev_reads);
+	fj_u64(j, "cold_dev_writes", c->cold_dev_writes);
 	fj_u64(j, "log_writes", c->log_writes);
 	fj_u64(j, "log_records", c->log_records);
 	fj_u64(j, "fsyncs", c->fsyncs);

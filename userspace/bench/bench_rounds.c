@@ -64,6 +64,8 @@ static void counts_add(struct bench_counts *d, const struct bench_counts *s)
 	d->bp_hits += s->bp_hits;
 	d->dev_reads += s->dev_reads;
 	d->dev_writes += s->dev_writes;
+	d->cold_dev_reads += s->cold_dev_reads;
+	d->cold_dev_writes += s->cold_dev_writes;
 	d->log_writes += s->log_writes;
 	d->log_records += s->log_records;
 	d->fsyncs += s->fsyncs;

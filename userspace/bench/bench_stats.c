@@ -204,6 +204,28 @@ static void print_dev_latency(FILE *f, const struct bench_result *r)
 	}
 }
 
+/*
+ * The device I/O per transaction, of all pages and of those outside the
+ * hottest 10% (by popularity rank): the cold pages' share is what a cache
+ * smaller than the datafile serves only in part, and the same figures in
+ * two configurations say they ran the same load (docs/PERFORMANCE.md).
+ */
+static void print_cold(FILE *f, const struct bench_result *r)
+{
+	int i;
+
+	fprintf(f, "%6s  device I/O per transaction (all pages / outside the hottest 10%%):"
+		" reads, writes\n", "users");
+	for (i = 0; i < r->nsteps; i++) {
+		const struct bench_counts *c = &r->step[i].c;
+		double t = c->txns ? (double)c->txns : 1;
+
+		fprintf(f, "%6d  %.3f / %.3f, %.3f / %.3f\n", r->step[i].users,
+			c->dev_reads / t, c->cold_dev_reads / t,
+			c->dev_writes / t, c->cold_dev_writes / t);
+	}
+}
+
 /* Did group commit make a step of @r write fewer redo writes than records? */
 static bool grouped(const struct bench_result *r)
 {
@@ -258,6 +280,7 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 	}
 	print_types(f, r);
 	print_dev_latency(f, r);
+	print_cold(f, r);
 	print_groups(f, r);
 	print_search(f, r, rt_limit_s);
 	if (r->max_users_under_limit)
