@@ -5,7 +5,7 @@
 # demo) and dm-writecache: perf samples of every CPU and the spindles' and
 # flash's I/O counts and busy time over the same measured window.  A
 # profile, not a test.
-#   perf_demo.sh CTL [SECONDS [POOL_OPTIONS...]]   (default 30 s;
+#   perf_demo.sh CTL [SECONDS [POOL_OPTIONS...]]   (default 30 s, the window's nominal length;
 #   tests/bench/profile.sh boots it).  Each POOL_OPTIONS argument ("-" for
 #   the defaults, or option words such as "writeback_high 90") is one fcache
 #   run, in order, before dm-writecache's; none: one run with the defaults.
@@ -36,24 +36,34 @@ profile() {
 	"$CTL" bench prepare "$md" --force >/dev/null 2>&1 || die "prepare"
 	(
 		sleep 25
+		# perf takes seconds to start and to write its data under TCG:
+		# it samples around the window, not inside its bounds
+		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$1.data" -- sleep $((T + 4)) >/dev/null 2>&1 &
+		sleep 2
+		date +%s.%N >"/tmp/$1.t0"
 		dstat >"/tmp/$1.d0"
 		counters "/tmp/$1.c0" $FCDEVS
-		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$1.data" -- sleep "$T" >/dev/null 2>&1
+		sleep "$T"
 		dstat >"/tmp/$1.d1"
 		counters "/tmp/$1.c1" $FCDEVS
+		date +%s.%N >"/tmp/$1.t1"
+		wait
 	) &
 	_p=$!
-	"$CTL" bench run "$2" --users 128 --warmup 20 --time $((T + 15)) --buffer-pool 8 \
+	# the window (from 27 s to about 27 + T) ends well inside the measured
+	# step (20 s to 20 + T + 30 s); its own length divides the counts
+	"$CTL" bench run "$2" --users 128 --warmup 20 --time $((T + 30)) --buffer-pool 8 \
 		--dist hotset:95:10 --report-interval 10 >"/tmp/$1.bench" 2>&1
 	wait $_p
 	say "== $1"
 	grep -i "tps\|128 " "/tmp/$1.bench" | tail -8 | tee -a "$out"
-	say "disk I/O in the ${T} s window: device reads (KiB each) writes (KiB each) busy_ms (busy % of the window)"
-	join "/tmp/$1.d0" "/tmp/$1.d1" | awk -v t="$T" '{ r = $7 - $2; rs = $8 - $3; w = $9 - $4; ws = $10 - $5; b = $11 - $6;
+	_w=$(cat "/tmp/$1.t0" "/tmp/$1.t1" | awk 'NR == 1 { a = $1 } NR == 2 { printf "%.1f", $1 - a }')
+	say "disk I/O in the window ($_w s): device reads (KiB each) writes (KiB each) busy_ms (busy % of the window)"
+	join "/tmp/$1.d0" "/tmp/$1.d1" | awk -v t="$_w" '{ r = $7 - $2; rs = $8 - $3; w = $9 - $4; ws = $10 - $5; b = $11 - $6;
 		if (r + w) printf "  %-8s %7d (%5.1f) %7d (%5.1f) %7d (%3.0f%%)\n", $1, r, r ? rs / r / 2 : 0, w, w ? ws / w / 2 : 0, b, b / (t * 10) }' | tee -a "$out"
 	# what decides the TPS here: spindle operations a transaction costs
 	_tps=$(awk '$1 == 128 && NF == 9 { print $2; exit }' "/tmp/$1.bench")
-	join "/tmp/$1.d0" "/tmp/$1.d1" | awk -v tps="$_tps" -v t="$T" '$1 ~ /^fcspin/ { r += $7 - $2; w += $9 - $4 }
+	join "/tmp/$1.d0" "/tmp/$1.d1" | awk -v tps="$_tps" -v t="$_w" '$1 ~ /^fcspin/ { r += $7 - $2; w += $9 - $4 }
 		END { if (tps > 0) printf "spindle operations per transaction: %.3f (reads %.3f, writes %.3f) at %s TPS\n",
 			(r + w) / (tps * t), r / (tps * t), w / (tps * t), tps }' | tee -a "$out"
 	if [ -s "/tmp/$1.c1" ]; then
@@ -71,18 +81,18 @@ profile() {
 _run=0
 for _opts in "$@"; do
 	_run=$((_run + 1))
-	_name=fcache
-	[ $# -gt 1 ] && _name=fcache$_run
+	_cfg=fcache
+	[ $# -gt 1 ] && _cfg=fcache$_run
 	dd if=/dev/zero of="$flash" bs=1M count=1 oflag=direct 2>/dev/null
 	if [ "$_opts" = - ]; then
 		fc_pool dpool "$flash" 32 >/dev/null || die "pool"
 	else
-		say "== $_name: pool options $_opts"
+		say "== $_cfg: pool options $_opts"
 		# shellcheck disable=SC2086 # option words
 		fc_pool dpool "$flash" 32 $_opts >/dev/null || die "pool $_opts"
 	fi
 	fc_vol dvol dpool "$md" 1 writeback >/dev/null || die "vol"
-	FCDEVS="dvol dpool" profile "$_name" /dev/mapper/dvol
+	FCDEVS="dvol dpool" profile "$_cfg" /dev/mapper/dvol
 	say "fcache: $(dmsetup message dvol 0 stats 2>&1)"
 	say "pool: $(dmsetup message dpool 0 stats 2>&1)"
 	say "pool status: $(dmsetup status dpool)"
