@@ -358,7 +358,7 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	 * whose fill reads ahead (fill_stream()).
 	 */
 	if (!worker && !f->write && f->len && f->cacheable &&
-	    fc_ra_read(&v->ra, block, !read_hits(e, f), (u32)jiffies, FC_RA_WINDOW))
+	    fc_ra_read(&v->ra, block, !read_hits(e, f), (u32)jiffies, FC_RA_WINDOW, FC_RA_NEAR))
 		fc_bio(bio)->flags |= FC_BF_STREAM;
 	f->stream = fc_bio(bio)->flags & FC_BF_STREAM;
 	if (!worker && !e && f->off + f->len > bsz)
@@ -598,15 +598,19 @@ static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *
 
 /*
  * FC_ACT_FILL of a read miss that continues a short stream (FC_BF_STREAM:
- * the two blocks before it were read lately, as an index range scan reads),
+ * the block before it was read lately, as an index range scan reads),
  * without pool->lock.  @e was just allocated for the bio (BUSY, nothing
- * valid).  The blocks after it are given entries too, up to FC_RA_BYTES
- * in all, as long as they have none, may be cached, and no origin write
+ * valid).  The blocks after it, up to FC_RA_BYTES in all and the end of
+ * the volume, are given entries too if they have none and no origin write
  * of theirs is in flight (the same rule as any fill: promotion vs a
- * write); new writes to them wait while they are BUSY.  All of them are
- * read from the origin with one request (on spindles it costs what one
- * block's read does), written to the flash, and made valid and clean.
- * Not referenced, CLOCK takes them first if the stream does not come.
+ * write); new writes to them wait while they are BUSY.  A block that has
+ * an entry (a scan passes cached pages: a database's hot pages lie among
+ * its cold ones) or an origin write in flight is skipped, not a reason to
+ * stop: the one origin request reads it with the others (on spindles it
+ * costs what one block's read does) and its part of the buffer is dropped,
+ * so the flash's copy, dirty or not, is never touched.  The blocks given
+ * entries are written to the flash and made valid and clean.  Not
+ * referenced, CLOCK takes them first if the stream does not come.
  * False: nothing done (no buffer), the caller fills as usual.
  */
 static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e, u64 block)
@@ -627,18 +631,19 @@ static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry 
 		return false;
 	ra[0] = e;
 	spin_lock_irqsave(&pool->lock, flags);
-	while (n < max) {
-		u64 b = block + n;
+	for (k = 1; k < max && block_cacheable(v, block + k); k++) {
+		u64 b = block + k;
 		struct fc_entry *x;
 
-		if (!block_cacheable(v, b) || fc_lookup(pool, v->slot, b) ||
-		    origin_writes_in_flight(pool, stripe_of(v, b)))
-			break;
+		ra[k] = NULL;
+		if (fc_lookup(pool, v->slot, b) || origin_writes_in_flight(pool, stripe_of(v, b)))
+			continue;	/* read with the others, not installed */
 		x = fc_alloc_entry(pool, v->slot, b);
 		if (!x)
 			break;
 		x->flags |= FC_E_BUSY;
-		ra[n++] = x;
+		ra[k] = x;
+		n = k + 1;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 
@@ -646,8 +651,13 @@ static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry 
 	if (r)
 		DMERR_LIMIT("fill: origin read failed (%d)", r);
 	for (k = 0; k < n && !r; k++) {
-		u32 idx = fc_eidx(pool, ra[k]);
+		u32 idx;
 
+		if (!ra[k]) {
+			done++;
+			continue;
+		}
+		idx = fc_eidx(pool, ra[k]);
 		r = fc_sync_io(pool, fc_block_bdev(pool, idx), REQ_OP_WRITE,
 			       fc_block_sector(pool, idx), bs, buf + ((size_t)k * bs << SECTOR_SHIFT));
 		if (r) {
@@ -662,6 +672,8 @@ static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry 
 	for (k = 0; k < n; k++) {
 		struct fc_entry *x = ra[k];
 
+		if (!x)
+			continue;
 		x->flags &= ~FC_E_BUSY;
 		if (k < done) {
 			/* BUSY since its allocation: nothing dirty came in */

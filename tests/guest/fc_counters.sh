@@ -23,10 +23,13 @@
 #     the flush message writes them back in runs (pool counters
 #     writeback_merged, writeback_ios), the origin alone holds the data byte
 #     for byte.
-#  6. Read-ahead of a short stream (an index range scan): three consecutive
-#     32 KiB blocks read one at a time, the third fills itself and the
-#     blocks after it up to 128 KiB (read_ahead 3), which then hit; reads
-#     with gaps read nothing ahead; byte for byte.  Then 40 rounds of a
+#  6. Read-ahead of a short stream (an index range scan): 32 KiB blocks
+#     read one at a time (fc_rblk.py times them); a miss after two blocks
+#     read within a second, or after one read just before (100 ms), fills
+#     itself and the blocks after it up to 128 KiB (read_ahead 3), which
+#     then hit; reads farther apart or with gaps read nothing ahead; a
+#     cached dirty block inside the range is skipped, not overwritten, and
+#     the blocks after it are read ahead; byte for byte.  Then 40 rounds of a
 #     scan racing writes to the blocks it reads ahead (some of them read
 #     ahead first: read_ahead grows), absorbed by the
 #     flash and then (writearound mode) sent around it: every block holds
@@ -172,19 +175,43 @@ check ra-vol-create fc_vol rvol rpool "$odisk3" 3 writeback
 R=/dev/mapper/rvol
 # rblk N [COUNT]: read 32 KiB blocks N.. through the volume, one at a time
 rblk() { dd if=$R of=/dev/null bs=32k skip="$1" count="${2:-1}" iflag=direct status=none; }
-rblk 10 && rblk 11 && rblk 12
+# rb OP...: 32 KiB blocks read in one process, back to back unless an OP
+# sN sleeps N seconds between them (fc_rblk.py): the read-ahead's windows
+# are a tenth of a second (one block before) and a second (two before)
+rb() { timeout 60 python3 "$FC_TOP/tests/guest/fc_rblk.py" $R 32768 "$@"; }
+# two blocks before, a quarter of a second apart each: the third reads ahead
+check ra-read-three rb 10 s0.25 11 s0.25 12
 stat_is ra-three-misses read_ahead -eq 3 rvol
 h0=$(ctr read_hits rvol)
-rblk 13 && rblk 14 && rblk 15
+check ra-read-ahead-blocks rb 13 14 15
 check ra-ahead-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
-rblk 30 && rblk 32 && rblk 34 && rblk 35
-stat_is ra-gaps-read-nothing-ahead read_ahead -eq 3 rvol
-check ra-exact sh -c "dd if=$R bs=32k skip=10 count=26 iflag=direct status=none |
-	cmp -n $((26 * 32768)) -i 0:$((10 * 32768)) - /tmp/ra"
+# a scan whose first page was read just before (a cached page in a
+# database's scan): its second read reads ahead
+check ra-read-two rb 40 41
+stat_is ra-one-before-reads-ahead read_ahead -eq 6 rvol
+h0=$(ctr read_hits rvol)
+check ra-read-ahead-two rb 42 43 44
+check ra-one-before-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
+# one block before but not just before, and gaps: nothing read ahead
+check ra-read-apart rb 60 s0.3 61 s0.3 80 s0.3 82 s0.3 84 s0.3 85
+stat_is ra-gaps-read-nothing-ahead read_ahead -eq 6 rvol
+# a cached block inside the read-ahead's range: read from the origin with
+# the others but not installed, so its newer (dirty) data stays what the
+# volume returns, and the blocks after it are read ahead all the same
+pattern_file /tmp/ra102 32 || die pattern
+check ra-dirty-write dd if=/tmp/ra102 of=$R bs=32k seek=102 count=1 oflag=direct conv=notrunc status=none
+cp /tmp/ra /tmp/raexp
+dd if=/tmp/ra102 of=/tmp/raexp bs=32k seek=102 count=1 conv=notrunc status=none
+check ra-read-past-cached rb 100 101
+stat_is ra-past-cached-reads-ahead read_ahead -eq 8 rvol
+h0=$(ctr read_hits rvol)
+check ra-read-past-cached-blocks rb 102 103 104
+check ra-past-cached-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
+check ra-exact sh -c "dd if=$R bs=32k skip=10 count=100 iflag=direct status=none |
+	cmp -n $((100 * 32768)) -i 0:$((10 * 32768)) - /tmp/raexp"
 # race ROUND0: 40 rounds from block ROUND0, each a scan of three blocks
 # while the three after them are written, the last first, from the time the
 # scan's third read (the one that reads ahead) is issued
-cp /tmp/ra /tmp/raexp
 pattern_file /tmp/ranew $((40 * 3 * 32)) || die pattern
 # wblk ROUND BLOCK: the round's three new blocks to BLOCK.., the last first
 wblk() {
@@ -197,7 +224,7 @@ race() {
 	_r=0
 	while [ $_r -lt 40 ]; do
 		_b=$(($1 + _r * 8))
-		rblk $_b && rblk $((_b + 1)) || fail ra-race-read "block $_b"
+		rb $_b s0.15 $((_b + 1)) || fail ra-race-read "block $_b"
 		wblk $_r $((_b + 3)) &
 		rblk $((_b + 2)) || fail ra-race-read "block $((_b + 2))"
 		wait $! || fail ra-race-write "block $((_b + 3))"
@@ -207,7 +234,7 @@ race() {
 	done
 }
 a0=$(ctr read_ahead rvol)
-race 100
+race 120
 check ra-race-read-ahead test "$(ctr read_ahead rvol)" -gt "$a0"
 check ra-race-exact sh -c "dd if=$R bs=1M iflag=direct status=none | cmp - /tmp/raexp"
 # in writearound mode every write goes to the origin: the other race
