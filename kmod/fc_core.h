@@ -52,11 +52,7 @@
 #define FC_STRIPES	1024u		/* origin-write tracking stripes */
 #define FC_GHOST_SLOTS	65536u
 #define FC_IDLE_JIFFIES	(5 * HZ)	/* no foreground I/O this long: idle */
-/*
- * Short read streams (fc_ra_read(), fill_stream()): a miss right after the
- * block before it (FC_RA_NEAR), or after the two before it (FC_RA_WINDOW)
- */
-#define FC_RA_NEAR	(HZ / 10)
+/* Short read streams (fc_ra_read(), fill_stream()): reads this close in time */
 #define FC_RA_WINDOW	HZ
 #define FC_RA_BYTES	(128u << 10)	/* a stream's fill: its block and those after */
 #define FC_WALK_BATCH	4096u		/* entries a whole-array walk visits per lock hold */

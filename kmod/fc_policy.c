@@ -58,14 +58,12 @@ static bool ra_recent(const struct fc_ra *r, __u64 block, __u32 now, __u32 windo
 	return s->fp == fp && (__u32)(now - s->when) <= window;
 }
 
-bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window, __u32 near)
+bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window)
 {
 	__u32 fp;
 	struct fc_ra_slot *s = ra_slot(r, block, &fp);
-	bool stream = miss && block >= 1 &&
-		((near && ra_recent(r, block - 1, now, near)) ||
-		 (block >= 2 && ra_recent(r, block - 1, now, window) &&
-		  ra_recent(r, block - 2, now, window)));
+	bool stream = miss && block >= 2 && ra_recent(r, block - 1, now, window) &&
+		ra_recent(r, block - 2, now, window);
 
 	s->fp = fp;
 	s->when = now;

@@ -51,15 +51,12 @@ bool fc_seq_check(struct fc_seq *d, __u64 sector, __u32 sectors, __u64 cutoff);
  * users' I/O in between, too far apart for fc_seq.  A table of recent
  * reads, hits and misses, direct mapped by a hash of the block, a
  * fingerprint and the tick of the read per slot: a miss of block B is
- * part of a stream when B - 1 was read within @near ticks (a scan that
- * starts on a cached page: its second page is read as soon as the first
- * hit completed; 0: never on one predecessor), or B - 1 and B - 2 within
- * @window ticks (hits count: a scan's pages already cached must not break
- * the run).  @near is short and the longer window wants two predecessors:
- * a random miss whose neighbour happened to be read lately must rarely
- * read ahead.  The table must hold the reads of a window (at a few
- * thousand a second, FC_RA_SLOTS keeps a scan's last two for about a
- * second).
+ * part of a stream when B - 1 and B - 2 were read within @window ticks
+ * (hits count: a scan's pages already cached must not break the run).
+ * Two predecessors, not one: a random miss whose neighbour happened to be
+ * read lately must not read ahead.  The table must hold the reads of a
+ * window (at a few thousand a second, FC_RA_SLOTS keeps a scan's last two
+ * for about a second).
  */
 #define FC_RA_SLOTS 4096u
 
@@ -74,7 +71,7 @@ struct fc_ra {
 
 void fc_ra_init(struct fc_ra *r, struct fc_ra_slot *slots);
 /* Record a read of @block at @now; true if it is a @miss continuing a stream. */
-bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window, __u32 near);
+bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window);
 
 /* Writeback pacing. */
 enum fc_wb_state {

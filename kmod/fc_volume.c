@@ -358,7 +358,7 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	 * whose fill reads ahead (fill_stream()).
 	 */
 	if (!worker && !f->write && f->len && f->cacheable &&
-	    fc_ra_read(&v->ra, block, !read_hits(e, f), (u32)jiffies, FC_RA_WINDOW, FC_RA_NEAR))
+	    fc_ra_read(&v->ra, block, !read_hits(e, f), (u32)jiffies, FC_RA_WINDOW))
 		fc_bio(bio)->flags |= FC_BF_STREAM;
 	f->stream = fc_bio(bio)->flags & FC_BF_STREAM;
 	if (!worker && !e && f->off + f->len > bsz)
@@ -598,7 +598,7 @@ static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *
 
 /*
  * FC_ACT_FILL of a read miss that continues a short stream (FC_BF_STREAM:
- * the block before it was read lately, as an index range scan reads),
+ * the two blocks before it were read lately, as an index range scan reads),
  * without pool->lock.  @e was just allocated for the bio (BUSY, nothing
  * valid).  The blocks after it, up to FC_RA_BYTES in all and the end of
  * the volume, are given entries too if they have none and no origin write

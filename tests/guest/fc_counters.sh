@@ -23,13 +23,13 @@
 #     the flush message writes them back in runs (pool counters
 #     writeback_merged, writeback_ios), the origin alone holds the data byte
 #     for byte.
-#  6. Read-ahead of a short stream (an index range scan): 32 KiB blocks
-#     read one at a time (fc_rblk.py times them); a miss after two blocks
-#     read within a second, or after one read just before (100 ms), fills
-#     itself and the blocks after it up to 128 KiB (read_ahead 3), which
-#     then hit; reads farther apart or with gaps read nothing ahead; a
-#     cached dirty block inside the range is skipped, not overwritten, and
-#     the blocks after it are read ahead; byte for byte.  Then 40 rounds of a
+#  6. Read-ahead of a short stream (an index range scan): three consecutive
+#     32 KiB blocks read one at a time (fc_rblk.py, one process), the third
+#     fills itself and the blocks after it up to 128 KiB (read_ahead 3),
+#     which then hit; two blocks, reads farther apart than the window, or
+#     with gaps read nothing ahead; a cached dirty block inside the range is
+#     skipped, not overwritten, and the blocks after it are read ahead; byte
+#     for byte.  Then 40 rounds of a
 #     scan racing writes to the blocks it reads ahead (some of them read
 #     ahead first: read_ahead grows), absorbed by the
 #     flash and then (writearound mode) sent around it: every block holds
@@ -176,36 +176,30 @@ R=/dev/mapper/rvol
 # rblk N [COUNT]: read 32 KiB blocks N.. through the volume, one at a time
 rblk() { dd if=$R of=/dev/null bs=32k skip="$1" count="${2:-1}" iflag=direct status=none; }
 # rb OP...: 32 KiB blocks read in one process, back to back unless an OP
-# sN sleeps N seconds between them (fc_rblk.py): the read-ahead's windows
-# are a tenth of a second (one block before) and a second (two before)
+# sN sleeps N seconds between them (fc_rblk.py): the read-ahead's window
+# is a second
 rb() { timeout 60 python3 "$FC_TOP/tests/guest/fc_rblk.py" $R 32768 "$@"; }
-# two blocks before, a quarter of a second apart each: the third reads ahead
-check ra-read-three rb 10 s0.25 11 s0.25 12
+# the third of three consecutive blocks reads ahead
+check ra-read-three rb 10 11 12
 stat_is ra-three-misses read_ahead -eq 3 rvol
 h0=$(ctr read_hits rvol)
 check ra-read-ahead-blocks rb 13 14 15
 check ra-ahead-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
-# a scan whose first page was read just before (a cached page in a
-# database's scan): its second read reads ahead
-check ra-read-two rb 40 41
-stat_is ra-one-before-reads-ahead read_ahead -eq 6 rvol
-h0=$(ctr read_hits rvol)
-check ra-read-ahead-two rb 42 43 44
-check ra-one-before-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
-# one block before but not just before, and gaps: nothing read ahead
-check ra-read-apart rb 60 s0.3 61 s0.3 80 s0.3 82 s0.3 84 s0.3 85
-stat_is ra-gaps-read-nothing-ahead read_ahead -eq 6 rvol
+# one block before is not a stream, nor are blocks farther apart in time
+# than the window, nor reads with gaps: nothing read ahead
+check ra-read-apart rb 40 41 s0.2 60 s1.5 61 s1.5 62 s0.2 80 82 84 85
+stat_is ra-gaps-read-nothing-ahead read_ahead -eq 3 rvol
 # a cached block inside the read-ahead's range: read from the origin with
 # the others but not installed, so its newer (dirty) data stays what the
 # volume returns, and the blocks after it are read ahead all the same
-pattern_file /tmp/ra102 32 || die pattern
-check ra-dirty-write dd if=/tmp/ra102 of=$R bs=32k seek=102 count=1 oflag=direct conv=notrunc status=none
+pattern_file /tmp/ra103 32 || die pattern
+check ra-dirty-write dd if=/tmp/ra103 of=$R bs=32k seek=103 count=1 oflag=direct conv=notrunc status=none
 cp /tmp/ra /tmp/raexp
-dd if=/tmp/ra102 of=/tmp/raexp bs=32k seek=102 count=1 conv=notrunc status=none
-check ra-read-past-cached rb 100 101
-stat_is ra-past-cached-reads-ahead read_ahead -eq 8 rvol
+dd if=/tmp/ra103 of=/tmp/raexp bs=32k seek=103 count=1 conv=notrunc status=none
+check ra-read-past-cached rb 100 101 102
+stat_is ra-past-cached-reads-ahead read_ahead -eq 5 rvol
 h0=$(ctr read_hits rvol)
-check ra-read-past-cached-blocks rb 102 103 104
+check ra-read-past-cached-blocks rb 103 104 105
 check ra-past-cached-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
 check ra-exact sh -c "dd if=$R bs=32k skip=10 count=100 iflag=direct status=none |
 	cmp -n $((100 * 32768)) -i 0:$((10 * 32768)) - /tmp/raexp"
@@ -224,7 +218,7 @@ race() {
 	_r=0
 	while [ $_r -lt 40 ]; do
 		_b=$(($1 + _r * 8))
-		rb $_b s0.15 $((_b + 1)) || fail ra-race-read "block $_b"
+		rblk $_b && rblk $((_b + 1)) || fail ra-race-read "block $_b"
 		wblk $_r $((_b + 3)) &
 		rblk $((_b + 2)) || fail ra-race-read "block $((_b + 2))"
 		wait $! || fail ra-race-write "block $((_b + 3))"

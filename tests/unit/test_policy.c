@@ -54,101 +54,57 @@ static void test_ra(void)
 	int i, streams = 0;
 
 	ra_reset(&r);
-	CHECK("first miss of a scan", !fc_ra_read(&r, 100, true, 0, 10, 0));
-	CHECK("second miss of a scan", !fc_ra_read(&r, 101, true, 1, 10, 0));
-	CHECK("third miss: a stream", fc_ra_read(&r, 102, true, 2, 10, 0));
-	CHECK("fourth miss: still one", fc_ra_read(&r, 103, true, 3, 10, 0));
+	CHECK("first miss of a scan", !fc_ra_read(&r, 100, true, 0, 10));
+	CHECK("second miss of a scan", !fc_ra_read(&r, 101, true, 1, 10));
+	CHECK("third miss: a stream", fc_ra_read(&r, 102, true, 2, 10));
+	CHECK("fourth miss: still one", fc_ra_read(&r, 103, true, 3, 10));
 	/* too far apart in time */
 	ra_reset(&r);
-	fc_ra_read(&r, 200, true, 0, 10, 0);
-	fc_ra_read(&r, 201, true, 5, 10, 0);
-	CHECK("predecessors past the window", !fc_ra_read(&r, 202, true, 15, 10, 0));
+	fc_ra_read(&r, 200, true, 0, 10);
+	fc_ra_read(&r, 201, true, 5, 10);
+	CHECK("predecessors past the window", !fc_ra_read(&r, 202, true, 15, 10));
 	/* the clock wraps */
 	ra_reset(&r);
-	fc_ra_read(&r, 300, true, 0xfffffffeu, 10, 0);
-	fc_ra_read(&r, 301, true, 0xffffffffu, 10, 0);
-	CHECK("window across the tick wrap", fc_ra_read(&r, 302, true, 3, 10, 0));
+	fc_ra_read(&r, 300, true, 0xfffffffeu, 10);
+	fc_ra_read(&r, 301, true, 0xffffffffu, 10);
+	CHECK("window across the tick wrap", fc_ra_read(&r, 302, true, 3, 10));
 	/* one neighbour only: not a stream */
 	ra_reset(&r);
-	fc_ra_read(&r, 400, true, 0, 10, 0);
-	CHECK("one predecessor is not a stream", !fc_ra_read(&r, 401, true, 0, 10, 0));
-	CHECK("a gap is not a stream", !fc_ra_read(&r, 403, true, 0, 10, 0));
-	CHECK("blocks 0 and 1 never underflow", !fc_ra_read(&r, 0, true, 0, 10, 0) && !fc_ra_read(&r, 1, true, 0, 10, 0));
+	fc_ra_read(&r, 400, true, 0, 10);
+	CHECK("one predecessor is not a stream", !fc_ra_read(&r, 401, true, 0, 10));
+	CHECK("a gap is not a stream", !fc_ra_read(&r, 403, true, 0, 10));
+	CHECK("blocks 0 and 1 never underflow", !fc_ra_read(&r, 0, true, 0, 10) && !fc_ra_read(&r, 1, true, 0, 10));
 	/* Random misses (here 1 in 64 of the blocks a window) rarely read ahead. */
 	ra_reset(&r);
 	srand(7);
 	for (i = 0; i < 100000; i++)
-		streams += fc_ra_read(&r, (__u64)rand() % 32768, true, (__u32)i, 512, 0);
+		streams += fc_ra_read(&r, (__u64)rand() % 32768, true, (__u32)i, 512);
 	CHECK("random misses rarely a stream", streams < 100);
 	/* Interleaved with random misses, scans are still found. */
 	ra_reset(&r);
 	for (i = 0, streams = 0; i < 1000; i++) {
-		fc_ra_read(&r, 1000000 + (__u64)rand() % 32768, true, (__u32)i, 512, 0);
-		fc_ra_read(&r, 1000000 + (__u64)rand() % 32768, true, (__u32)i, 512, 0);
-		streams += fc_ra_read(&r, (__u64)i, true, (__u32)i, 512, 0);
+		fc_ra_read(&r, 1000000 + (__u64)rand() % 32768, true, (__u32)i, 512);
+		fc_ra_read(&r, 1000000 + (__u64)rand() % 32768, true, (__u32)i, 512);
+		streams += fc_ra_read(&r, (__u64)i, true, (__u32)i, 512);
 	}
 	CHECK("scan among random misses found", streams > 900);
 	/* Hits count as reads of the run, but never read ahead themselves. */
 	ra_reset(&r);
-	fc_ra_read(&r, 500, false, 0, 10, 0);
-	fc_ra_read(&r, 501, false, 0, 10, 0);
-	CHECK("a hit does not read ahead", !fc_ra_read(&r, 502, false, 0, 10, 0));
-	CHECK("a miss after two hits: a stream", fc_ra_read(&r, 503, true, 0, 10, 0));
-	fc_ra_read(&r, 600, true, 0, 10, 0);
-	fc_ra_read(&r, 601, false, 0, 10, 0);
-	CHECK("a miss after a miss and a hit: a stream", fc_ra_read(&r, 602, true, 0, 10, 0));
+	fc_ra_read(&r, 500, false, 0, 10);
+	fc_ra_read(&r, 501, false, 0, 10);
+	CHECK("a hit does not read ahead", !fc_ra_read(&r, 502, false, 0, 10));
+	CHECK("a miss after two hits: a stream", fc_ra_read(&r, 503, true, 0, 10));
+	fc_ra_read(&r, 600, true, 0, 10);
+	fc_ra_read(&r, 601, false, 0, 10);
+	CHECK("a miss after a miss and a hit: a stream", fc_ra_read(&r, 602, true, 0, 10));
 	/* Random reads of a hot tenth (hit) and misses elsewhere. */
 	ra_reset(&r);
 	for (i = 0, streams = 0; i < 100000; i++) {
 		__u64 b = (__u64)rand() % 32768;
 
-		streams += fc_ra_read(&r, b, b % 10 != 0, (__u32)i, 512, 0);
+		streams += fc_ra_read(&r, b, b % 10 != 0, (__u32)i, 512);
 	}
 	CHECK("random reads rarely a stream", streams < 100);
-
-	/*
-	 * One predecessor read within @near (a scan that starts on a cached
-	 * page: its second page is the first miss) is a stream too.
-	 */
-	ra_reset(&r);
-	fc_ra_read(&r, 700, false, 100, 250, 25);
-	CHECK("a miss right after its predecessor: a stream", fc_ra_read(&r, 701, true, 110, 250, 25));
-	fc_ra_read(&r, 800, false, 100, 250, 25);
-	CHECK("one predecessor past near is not", !fc_ra_read(&r, 801, true, 126, 250, 25));
-	fc_ra_read(&r, 900, false, 100, 250, 0);
-	CHECK("near 0: one predecessor never is", !fc_ra_read(&r, 901, true, 100, 250, 0));
-	fc_ra_read(&r, 1000, true, 0xfffffff0u, 250, 25);
-	CHECK("near across the tick wrap", fc_ra_read(&r, 1001, true, 5, 250, 25));
-	CHECK("a hit right after its predecessor does not read ahead",
-	      !fc_ra_read(&r, 1002, false, 6, 250, 25));
-	CHECK("block 0 never underflows", !fc_ra_read(&r, 0, true, 6, 250, 25));
-	/*
-	 * The demo's load at the spindles' pace, ticks of 4 ms (HZ 250): some
-	 * 3,500 reads a second, a hot tenth of the blocks taking 95% of them
-	 * (hits); misses uniform over the rest.  With near a tenth of a
-	 * second, a cold miss reads ahead when the block before it is a hot
-	 * one read in the last 100 ms (about a fifth of them, at two reads a
-	 * second each): some 4% of the misses here (2 in 9 follow a hot
-	 * block), against 100% of the scans that start on a cached page.
-	 */
-	ra_reset(&r);
-	srand(11);
-	{
-		int misses = 0;
-
-		for (i = 0, streams = 0; i < 350000; i++) {
-			__u64 b = (__u64)rand() % 16384;
-			bool hot = rand() % 100 < 95;
-
-			if (hot)
-				b -= b % 10;	/* blocks 0, 10, 20...: the hot tenth */
-			else if (b % 10 == 0)
-				b++;
-			misses += !hot;
-			streams += fc_ra_read(&r, b, !hot, (__u32)(i / 14), 250, 25);
-		}
-		CHECK("random reads with near: few streams", misses > 15000 && streams * 100 < misses * 6);
-	}
 }
 
 static void test_pacing(void)
