@@ -76,7 +76,13 @@ run_case() {
 	j2=$!
 	check "$c-writer-progress" wait_writes $((base + 32))
 	check "$c-swap-error" swap_error "$bad"
-	if wait $j2; then pass "$c-writes-survive"; else fail "$c-writes-survive" "$(tail -n 4 $IMG/j2.err | tr '\n' ' ')"; fi
+	if wait $j2; then
+		pass "$c-writes-survive"
+	else
+		# the error lines come before fio's disk stats: the whole log
+		fail "$c-writes-survive" "$(grep -iE 'err|verify|bad|mismatch' $IMG/j2.err | head -n 10 | tr '\n' ' ')"
+		info "$c: the writer's log: $(tr '\n' ' ' <$IMG/j2.err)"
+	fi
 	check "$c-J3-after" fio_verify /dev/mapper/mv $J3
 	field_is "$c-degraded" /dev/mapper/mp $P_RED = degraded
 	field_is "$c-leg-states" /dev/mapper/mp $P_LEGS = "$states"
