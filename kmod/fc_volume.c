@@ -379,6 +379,8 @@ static struct fc_entry *decide(struct fc_volume *v, struct bio *bio, u64 block,
 {
 	struct fc_pool *pool = v->pool;
 
+	/* Only map cuts: a bio reaches the worker cut unless no block was cached. */
+	WARN_ON_ONCE(f->worker && e && f->off + f->len > f->block_sectors);
 	for (;;) {
 		fc_decide(f, d);
 		if (d->cut) {
@@ -718,7 +720,17 @@ again:
 			spin_unlock_irqrestore(&pool->lock, flags);
 			goto again;
 		case FC_RESCUE_LATER:
-			/* the tick kicks it (fc_vacate_failed() runs from it too) */
+			/*
+			 * The tick kicks it (fc_vacate_failed() runs from it
+			 * too).  Parked before decide() could cut it: cut it
+			 * here as decide() would (its block is cached), for
+			 * the worker never cuts and sends a bio that spans
+			 * blocks to the origin whole, past this entry's dirty
+			 * data (a read would return the origin's older data,
+			 * a write would leave the older dirty data cached).
+			 */
+			if (!worker && f.off + f.len > f.block_sectors)
+				dm_accept_partial_bio(bio, f.block_sectors - f.off);
 			park_locked(pool, bio, NULL, FC_NONE);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
