@@ -173,8 +173,9 @@ check ra-origin dd if=/tmp/ra of="$odisk3" bs=1M oflag=direct status=none
 check ra-pool-create fc_pool rpool "$flash3" 64
 check ra-vol-create fc_vol rvol rpool "$odisk3" 3 writeback
 R=/dev/mapper/rvol
-# rblk N [COUNT]: read 32 KiB blocks N.. through the volume, one at a time
-rblk() { dd if=$R of=/dev/null bs=32k skip="$1" count="${2:-1}" iflag=direct status=none; }
+# rblk N: read 32 KiB block N through the volume, in a process of its own
+# (the race's reads, timed by dd's start as the race was tuned)
+rblk() { dd if=$R of=/dev/null bs=32k skip="$1" count=1 iflag=direct status=none; }
 # rb OP...: 32 KiB blocks read in one process, back to back unless an OP
 # sN sleeps N seconds between them (fc_rblk.py): the read-ahead's window
 # is a second
