@@ -252,6 +252,11 @@ check r-remove-pool-2 dm_remove mp
 # past the dirty data in the flash (it was: parked before the cut, the
 # worker took it for uncached).  The origin holds zeros there; the flash
 # holds the data.  The spanning bio is one 8 KiB request (dd bs=8k).
+# delay_writes MS: l1 (a dm-delay of d1) holds each write MS ms
+delay_writes() {
+	dm_reload l1 "0 $(dev_sectors "$d1") delay $d1 0 0 $d1 0 $1" &&
+		dmsetup suspend l1 && dmsetup resume l1
+}
 # span_case KIND(read|write)
 span_case() {
 	k=$1
@@ -267,15 +272,14 @@ span_case() {
 	# B and B + 1, and C (2 MiB): dirty, first device, twins on the second
 	check "span-$k-write-b" dd if=$IMG/sp of=/dev/mapper/mv bs=64k seek=16 count=1 oflag=direct conv=notrunc status=none
 	check "span-$k-write-c" dd if=$IMG/sc of=/dev/mapper/mv bs=128k seek=16 count=1 oflag=direct conv=notrunc status=none
-	check "span-$k-hold-twins" sh -c "printf '0 %s delay %s 0 0 %s 0 10000\n' $(dev_sectors "$d1") $d1 $d1 |
-		dmsetup reload l1 && dmsetup suspend l1 && dmsetup resume l1"
+	check "span-$k-hold-twins" delay_writes 10000
 	check "span-$k-swap-error" swap_error l0
 	w=$(status_field mv $V_WRITES)
 	dd if=$IMG/sq of=/dev/mapper/mv bs=4k seek=256 count=1 oflag=direct conv=notrunc status=none &
 	wp=$!
 	check "span-$k-w-mapped" poll_until 300 status_above mv $V_WRITES "$w"
 	dd if=/dev/mapper/mv of=/dev/null bs=128k skip=16 count=1 iflag=direct status=none &
-	cp=$!
+	cpid=$!
 	check "span-$k-failure-seen" poll_until 300 status_is mp $P_RED degraded
 	cp $IMG/sp $IMG/spexp
 	dd if=$IMG/sq of=$IMG/spexp bs=4k count=1 conv=notrunc status=none
@@ -290,11 +294,10 @@ span_case() {
 		dd if=$IMG/ss of=$IMG/spexp bs=4k seek=7 count=2 conv=notrunc status=none
 	fi
 	if wait $wp; then pass "span-$k-w-done"; else fail "span-$k-w-done" "the write to B failed"; fi
-	if wait $cp; then pass "span-$k-c-read"; else fail "span-$k-c-read" "the read of C failed"; fi
+	if wait $cpid; then pass "span-$k-c-read"; else fail "span-$k-c-read" "the read of C failed"; fi
 	check "span-$k-blocks-exact" sh -c "dd if=/dev/mapper/mv bs=64k skip=16 count=1 iflag=direct status=none | cmp - $IMG/spexp"
 	check "span-$k-c-exact" sh -c "dd if=/dev/mapper/mv bs=128k skip=16 count=1 iflag=direct status=none | cmp - $IMG/sc"
-	check "span-$k-release-twins" sh -c "printf '0 %s delay %s 0 0\n' $(dev_sectors "$d1") $d1 |
-		dmsetup reload l1 && dmsetup suspend l1 && dmsetup resume l1"
+	check "span-$k-release-twins" delay_writes 0
 	check "span-$k-remove-vol" dm_remove mv
 	check "span-$k-remove-pool" dm_remove mp
 	dm_remove l0; dm_remove l1
