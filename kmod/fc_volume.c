@@ -125,6 +125,21 @@ static void defer_locked(struct fc_pool *pool, struct bio *bio)
 	queue_work(pool->wq, &pool->worker);
 }
 
+/*
+ * A FUA write whose data is written (pool->lock held): it completes again
+ * after the next commit (fc_commit_work(), fc_bio_endio_again()), which
+ * sets an error only if the commit failed.  The block layer's status of
+ * this first completion must not come back with it: it may be an error
+ * fc_end_io() settled (a mirrored copy on a leg that failed, the other
+ * copy written), and the second completion would return it.
+ */
+static void wait_commit_locked(struct fc_pool *pool, struct bio *bio)
+{
+	bio->bi_status = BLK_STS_OK;
+	bio_list_add(&pool->fua_bios, bio);
+	queue_work(pool->wq, &pool->commit_work);
+}
+
 static bool origin_writes_in_flight(struct fc_pool *pool, u32 stripe)
 {
 	return pool->ow_inflight[stripe] || pool->ow_big;
@@ -818,8 +833,7 @@ static void wt_flash_done(struct bio *clone)
 	bio_put(clone);
 	if (fb->flags & FC_BF_FUA) {
 		/* The commit worker completes it (write_around() in fc_decide.c). */
-		bio_list_add(&pool->fua_bios, bio);
-		queue_work(pool->wq, &pool->commit_work);
+		wait_commit_locked(pool, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return;
 	}
@@ -1059,8 +1073,7 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		if (!*error) {
 			fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
 			if (fb->flags & FC_BF_FUA) {
-				bio_list_add(&pool->fua_bios, bio);
-				queue_work(pool->wq, &pool->commit_work);
+				wait_commit_locked(pool, bio);
 				r = DM_ENDIO_INCOMPLETE;
 			}
 			break;
@@ -1086,8 +1099,7 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		if (*error) {
 			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 		} else if (fb->flags & FC_BF_FUA) {
-			bio_list_add(&pool->fua_bios, bio);
-			queue_work(pool->wq, &pool->commit_work);
+			wait_commit_locked(pool, bio);
 			r = DM_ENDIO_INCOMPLETE;
 		}
 		break;

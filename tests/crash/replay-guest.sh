@@ -216,6 +216,14 @@ wait_status() { poll_until 300 status_is "$@"; }
 # wait_more_writes N: the volume has counted more than N writes, bounded (30 s)
 wait_more_writes() { poll_until 300 status_above fvol $V_WRITES "$1"; }
 
+# why MSG: why the workload failed (an info line; the FAIL line ends with it)
+why() { info "bs$bs: $*"; echo "$*" >>"$W/why"; }
+# step_failed WHAT: the workload failed at WHAT, with cw_work's errors
+step_failed() {
+	ok=0
+	echo "$1${2:+: $(tail -n 2 "$2" | tr '\n' ' ')}" >>"$W/why"
+}
+
 # mirror_phase4: leg1 fails under a writer, leg2 replaces it online, the
 # writer goes on through the resync; marks x-legfail and x-replace
 mirror_phase4() {
@@ -240,7 +248,7 @@ mirror_phase4() {
 		info "bs$bs: the writer made fewer than 40 writes in 30 s: $(cat "$W/work4.out")"
 	dmsetup message lw 0 mark x-legfail &&
 		dm_reload lwleg1 "0 $FS error" && dmsetup suspend --noflush --nolockfs lwleg1 &&
-		dmsetup resume lwleg1 || { info "bs$bs: cannot swap leg1 for the error target"; return 1; }
+		dmsetup resume lwleg1 || { why "cannot swap leg1 for the error target"; return 1; }
 	# Only I/O that meets leg1 fails it.  The writer may have ended before
 	# the swap, and writeback of an idle pool may have cleaned its blocks
 	# (reading leg0): then another writer's mirrored writes meet leg1.  A
@@ -249,7 +257,7 @@ mirror_phase4() {
 	until status_is fpool $_P_LEGS ok,failed; do
 		if ! kill -0 "$_wp" 2>/dev/null; then
 			_w4=$_wp _wp=
-			wait "$_w4" || { info "bs$bs: the writer failed: $(cat "$W/work4.out")"; return 1; }
+			wait "$_w4" || { why "the writer failed: $(cat "$W/work4.out")"; return 1; }
 			[ $_t -lt 900 ] || break
 			info "bs$bs: the writer ended before leg1 failed: another one"
 			"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 6 >>"$W/work4.out" 2>&1 &
@@ -260,7 +268,7 @@ mirror_phase4() {
 		sleep 0.1
 	done
 	if ! status_is fpool $_P_LEGS ok,failed; then
-		info "bs$bs: the pool did not fail leg1: $(dmsetup status fpool); writer: $(cat "$W/work4.out")"
+		why "the pool did not fail leg1: $(dmsetup status fpool); writer: $(cat "$W/work4.out")"
 		return 1
 	fi
 	info "bs$bs leg1 failed: pool $(dmsetup status fpool | cut -d' ' -f4-)"
@@ -270,27 +278,28 @@ mirror_phase4() {
 	_t=0
 	while :; do
 		_t=$((_t + 1))
-		dm_reload fpool "0 $FS $_new" || { info "bs$bs: replace table refused"; return 1; }
+		dm_reload fpool "0 $FS $_new" || { why "replace table refused"; return 1; }
 		dmsetup suspend fpool || return 1
 		dmsetup resume fpool 2>"$W/resume.err" && break
 		# refused as busy (the failed leg is being vacated): the old table back
 		dm_reload fpool "0 $FS $_old" && dmsetup resume fpool || return 1
-		[ $_t -ge 30 ] && { info "bs$bs: replace not taken: $(cat "$W/resume.err")"; return 1; }
+		[ $_t -ge 30 ] && { why "replace not taken: $(cat "$W/resume.err")"; return 1; }
 		sleep 0.5
 	done
 	info "bs$bs leg2 in after $_t tries: pool $(dmsetup status fpool | cut -d' ' -f4-)"
 	if [ -n "$_wp" ]; then
 		_w4=$_wp _wp=
-		wait "$_w4" || { cat "$W/work4.out"; return 1; }
+		wait "$_w4" || { why "the writer failed after the replace: $(cat "$W/work4.out")"; return 1; }
 	fi
 	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
 		info "bs$bs first writer done: pool $(dmsetup status fpool | cut -d' ' -f4-)"
 		dm_reload lworigin "0 $OS linear /dev/mapper/lw $((2 * FS))" &&
 			dmsetup suspend lworigin && dmsetup resume lworigin || return 1
 	fi
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 6 || return 1
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 6 2>"$W/cw.err" ||
+		{ why "the writer after the replace failed: $(cat "$W/cw.err")"; return 1; }
 	if ! wait_status fpool $_P_RED mirrored; then
-		info "bs$bs: the resync did not end: $(dmsetup status fpool)"
+		why "the resync did not end: $(dmsetup status fpool)"
 		return 1
 	fi
 	info "bs$bs after phase 4: pool $(dmsetup status fpool | cut -d' ' -f4-)"
@@ -323,31 +332,33 @@ run_size() {
 		dm_create lwflash "0 $FS linear /dev/mapper/lw 0" &&
 			dm_create lworigin "0 $OS linear /dev/mapper/lw $FS" || die "slices" setup
 	fi
-	rm -f "$W/oracle" "$W/state"
+	rm -f "$W/oracle" "$W/state" "$W/why"
 	"$B/cw_work" init "$W/state" "$W/oracle" "$OS" 4096 "$((SEED * 100 + bs))" || die "cw_work init" setup
 	# --- 2. the workload ----------------------------------------------------
 	ok=1
 	# shellcheck disable=SC2046
-	fc_pool fpool $(pool_args) commit_interval 300 || ok=0
-	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || ok=0
+	fc_pool fpool $(pool_args) commit_interval 300 || step_failed "pool"
+	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || step_failed "volume"
 	[ $ok = 1 ] || die "pool/volume on the logged slices" bs$bs-setup
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" || ok=0
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" 2>"$W/cw.err" || step_failed "phase 1" "$W/cw.err"
 	# phase 2: writeback at full speed, and write-around once 1% is dirty
 	dmsetup message fpool 0 writeback_low 0 && dmsetup message fpool 0 writeback_high 1 &&
-		dmsetup message fpool 0 max_dirty_age 1 || ok=0
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 || ok=0
+		dmsetup message fpool 0 max_dirty_age 1 || step_failed "phase 2 watermarks"
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 2>"$W/cw.err" ||
+		step_failed "phase 2" "$W/cw.err"
 	info "bs$bs after phase 2: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
 	# a clean shutdown and reload, in the log too
 	dmsetup message lw 0 mark x-reload
-	dm_remove fvol && dm_remove fpool || ok=0
+	dm_remove fvol && dm_remove fpool || step_failed "teardown before the reload"
 	# shellcheck disable=SC2046
-	fc_pool fpool $(pool_args) || ok=0
-	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || ok=0
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 12 --discards 20 || ok=0
+	fc_pool fpool $(pool_args) || step_failed "pool reload"
+	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || step_failed "volume reload"
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 12 --discards 20 2>"$W/cw.err" ||
+		step_failed "phase 3" "$W/cw.err"
 	info "bs$bs after phase 3: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
 	if [ -n "$MTAG" ] && [ $ok = 1 ]; then
 		_wp=
-		mirror_phase4 || ok=0
+		mirror_phase4 || step_failed "phase 4 (mirrored)"
 		[ -n "$_wp" ] && wait "$_wp"
 	fi
 	LOGUSED=$(dmsetup status lw | awk '{ print $5 }')
@@ -355,11 +366,11 @@ run_size() {
 	for _s in lwflash lwleg0 lwleg1 lwleg2 lworigin; do
 		[ -b "/dev/mapper/$_s" ] && dm_remove $_s
 	done
-	dm_remove lw || ok=0	# the target's destructor logs the rest and the super
+	dm_remove lw || step_failed "log-writes teardown"	# its destructor logs the rest and the super
 	if [ $ok = 1 ]; then
 		pass "bs$bs$MTAG-workload ($(grep -c '^[WD]' "$W/oracle") writes/discards, $(grep -c '^M' "$W/oracle") marks, log $((LOGUSED / 2048)) MiB, $(($(date +%s) - c0)) s)"
 	else
-		fail "bs$bs$MTAG-workload" "the workload or a reload failed"
+		fail "bs$bs$MTAG-workload" "$(tr '\n' ';' <"$W/why")"
 		rm_null fcrdata; rm_null fcrlog
 		return
 	fi

@@ -13,7 +13,8 @@
 # while a writer runs, the new one is resynced, then the other device
 # fails: every write is still there, on the new device alone too.  A bio
 # across two blocks that arrives while a block's move to its twin must
-# wait is cut, not sent to the origin whole (stale data).
+# wait is cut, not sent to the origin whole (stale data).  A FUA write
+# whose copy on the failing device fails, the other's succeeding, succeeds.
 FC_T=fc_legfail
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -304,6 +305,38 @@ span_case() {
 }
 span_case read
 span_case write
+
+# ---- a FUA write whose first copy meets the failed device ----
+# Block B (32 KiB) is dirty on the first device, its twin on the second.  The
+# first device fails; the first I/O to meet it is an O_DSYNC write (REQ_FUA)
+# of 4 KiB to B: its copy on the first device fails, the one on the second
+# succeeds, so the pool fails the first device and the write succeeds.  A
+# FUA write then waits for a commit and completes a second time: that
+# completion carried the first one's error status (the write returned EIO
+# though it was written and committed; the crash walk's mirrored workload
+# hit it in CI).  Nothing else is in flight: no writeback, the metadata is
+# committed (B was written O_DSYNC too), so nothing meets the device first.
+for d in "$d0" "$d1" "$org"; do dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null; done
+check fua-legs legs_up
+check fua-create fc_pool mp /dev/mapper/l0 64 mirror /dev/mapper/l1 $OPTS
+[ -b /dev/mapper/mp ] || finish
+check fua-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+pattern_file $IMG/fb 32 && pattern_file $IMG/fq 4 || die pattern
+check fua-write-b dd if=$IMG/fb of=/dev/mapper/mv bs=32k seek=32 count=1 oflag=direct,dsync conv=notrunc status=none
+field_is fua-b-dirty /dev/mapper/mp $P_DIRTY = 1
+check fua-swap-error swap_error l0
+check fua-dsync-write dd if=$IMG/fq of=/dev/mapper/mv bs=4k seek=$((32 * 8 + 3)) count=1 \
+	oflag=direct,dsync conv=notrunc status=none
+field_is fua-degraded /dev/mapper/mp $P_LEGS = failed,ok
+cp $IMG/fb $IMG/fexp
+dd if=$IMG/fq of=$IMG/fexp bs=4k seek=3 count=1 conv=notrunc status=none
+check fua-b-exact sh -c "dd if=/dev/mapper/mv bs=32k skip=32 count=1 iflag=direct status=none | cmp - $IMG/fexp"
+check fua-flush dmsetup message mp 0 flush
+check fua-drained wait_clean
+check fua-remove-vol dm_remove mv
+check fua-remove-pool dm_remove mp
+dm_remove l0; dm_remove l1
+check fua-origin-exact sh -c "dd if=$org bs=32k skip=32 count=1 iflag=direct status=none | cmp - $IMG/fexp"
 
 # ---- a block used twice is refused, a clean record included ----
 # Images from tests/host/ctl_mkimage.c (built by the suite), after a power
