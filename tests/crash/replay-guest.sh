@@ -289,7 +289,7 @@ mirror_phase4() {
 	info "bs$bs leg2 in after $_t tries: pool $(dmsetup status fpool | cut -d' ' -f4-)"
 	if [ -n "$_wp" ]; then
 		_w4=$_wp _wp=
-		wait "$_w4" || { why "the writer failed after the replace: $(cat "$W/work4.out")"; return 1; }
+		wait "$_w4" || { why "the writer running through the failure and the replace failed: $(cat "$W/work4.out")"; return 1; }
 	fi
 	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
 		info "bs$bs first writer done: pool $(dmsetup status fpool | cut -d' ' -f4-)"
@@ -370,7 +370,7 @@ run_size() {
 	if [ $ok = 1 ]; then
 		pass "bs$bs$MTAG-workload ($(grep -c '^[WD]' "$W/oracle") writes/discards, $(grep -c '^M' "$W/oracle") marks, log $((LOGUSED / 2048)) MiB, $(($(date +%s) - c0)) s)"
 	else
-		fail "bs$bs$MTAG-workload" "$(tr '\n' ';' <"$W/why")"
+		fail "bs$bs$MTAG-workload" "$(awk 'NR > 1 { printf "; " } { printf "%s", $0 }' "$W/why")"
 		rm_null fcrdata; rm_null fcrlog
 		return
 	fi
