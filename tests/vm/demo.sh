@@ -8,13 +8,15 @@
 # repository (terminals/ and sweep/ below it for the second and third).
 #   tests/vm/demo.sh [--ctl FCACHECTL] [--quick] [extra bench compare options...]
 # --ctl: the fcachectl binary to run (default userspace/fcachectl).
+# FC_DEMO_RESULTS=DIR: where the report goes (default results/ at the top;
+# tests/bench/rounds.sh uses results/rounds).
 # --quick: smaller devices, two user counts, short steps (~7 minutes with
 # two rounds); default ~18 minutes with two rounds.  --rounds N (`make
 # demo` passes 2, DEMO_ROUNDS): every configuration of the closed loop
 # runs N times, in alternating order; the guest's timeout grows with N.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-res=$top/results
+res=${FC_DEMO_RESULTS:-$top/results}
 quick=0 rounds=1 prev= data=256
 for a in "$@"; do
 	[ "$a" = --quick ] && quick=1
