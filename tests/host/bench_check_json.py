@@ -157,6 +157,7 @@ def check(d, want_configs, zero_errors):
                 need(cnt, k, int, sw + ".counts")
             if cnt.get("cold_dev_reads", 0) > cnt.get("dev_reads", 0):
                 errs.append("%s: cold_dev_reads above dev_reads" % sw)
+            errs.extend(check_cleaner(cnt, sw))
             errs.extend(check_groups(s, sw, gc, gmax))
             if s.get("tps", 0) <= 0:
                 errs.append("%s: no transactions completed" % sw)
@@ -177,6 +178,18 @@ def check(d, want_configs, zero_errors):
         errs.extend(check_summary_v2(x, cfgs, names))
     errs.extend(check_sweep(d, names))
     return errs
+
+
+def check_cleaner(cnt, sw):
+    """A batch of the page cleaner lasts at least as long as its slowest
+    write (each sum truncates to whole microseconds once a batch)."""
+    for k in ("cleaner_us", "cleaner_slowest_write_us", "fsyncs"):
+        if not isinstance(cnt.get(k), int):
+            return ["%s.counts: %s missing or not an integer" % (sw, k)]
+    b, sl, fs = cnt["cleaner_us"], cnt["cleaner_slowest_write_us"], cnt["fsyncs"]
+    if sl > b + fs:
+        return ["%s: cleaner_slowest_write_us %d above cleaner_us %d" % (sw, sl, b)]
+    return []
 
 
 def check_groups(s, sw, gc, gmax):

@@ -83,6 +83,12 @@ py mix-tpcc-log-sync-per-update-commit "$T/tpcc.json" \
 	"k['log_writes'] == sum(by[t['name']] for t in types if t['page_updates'] > 0) > 0"
 py mix-tpcc-cleaner-batches-synced "$T/tpcc.json" \
 	"k['fsyncs'] > 0 and 0 < k['dev_writes'] <= k['page_updates'] and k['dev_reads'] > 0"
+# the cleaner's batches: each lasts its slowest write and its fdatasync at
+# least (three sums of whole microseconds: 2 us a batch of slack), and its
+# slowest write is at least 1/64 of its writes' sum (batches of 64, the
+# default)
+py mix-tpcc-cleaner-batch-times "$T/tpcc.json" \
+	"k['fsyncs'] > 0 and k['cleaner_us'] + 2 * k['fsyncs'] >= k['cleaner_slowest_write_us'] + k['fsync_us'] and 64 * (k['cleaner_slowest_write_us'] + k['fsyncs']) >= k['write_us'] > 0"
 py mix-tpcc-latency-order "$T/tpcc.json" \
 	"0 < s['avg_ms'] <= s['max_ms'] and s['p95_ms'] <= s['p99_ms'] <= s['max_ms'] + 0.001"
 # the old profile name is an alias of tpcc-like, with a note
@@ -180,6 +186,9 @@ py cold-uniform-writes "$T/cu.json" "k['dev_writes'] > 100 and abs(k['cold_dev_w
 if grep -q '^ users  device I/O per transaction (all pages / outside the hottest 10%): reads, writes$' "$T/out" &&
    grep -qE '^    16  [0-9]+\.[0-9]{3} / [0-9]+\.[0-9]{3}, [0-9]+\.[0-9]{3} / [0-9]+\.[0-9]{3}$' "$T/out"; then
 	pass cold-table; else fail cold-table "$(grep -A1 'device I/O per' "$T/out" | tr '\n' '|')"; fi
+if grep -q '^ users  page cleaner, ms (average a batch): batch, its slowest write; free-frame waits a transaction$' "$T/out" &&
+   grep -qE '^    16  +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}$' "$T/out"; then
+	pass cleaner-table; else fail cleaner-table "$(grep -A1 'page cleaner' "$T/out" | tr '\n' '|')"; fi
 rc cold-hotset-run 0 "$CTL" bench run "$F" $RUN --dist hotset:95:10 --buffer-pool 0 --quiet --json "$T/ch.json"
 py cold-hotset-share "$T/ch.json" "0.05 < k['cold_dev_reads'] / k['dev_reads'] < 0.5 and 0 < k['cold_dev_writes'] < 0.5 * k['dev_writes']"
 

@@ -110,7 +110,7 @@ COUNTS = {
     "cold_dev_writes": "int", "log_writes": "int", "log_records": "int",
     "fsyncs": "int", "cleaner_batches": "int", "free_frame_waits": "int",
     "verify_errors": "int", "read_us": "int", "write_us": "int", "log_write_us": "int",
-    "fsync_us": "int",
+    "fsync_us": "int", "cleaner_us": "int", "cleaner_slowest_write_us": "int",
 }
 BENCH = {
     "schema": "str", "schema_version": "int", "command": "str|null",

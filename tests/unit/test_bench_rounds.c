@@ -155,6 +155,9 @@ static void mk_compare(void)
 		for (int i = 0; i < NSTEPS; i++) {
 			base_run[k].step[i].c.read_us = 11 * 4000;
 			fc_run[k].step[i].c.read_us = 11 * 200;
+			/* the page cleaner: batches of 40 ms, the slowest write 30 ms */
+			base_run[k].step[i].c.cleaner_us = 40000;
+			base_run[k].step[i].c.cleaner_slowest_us = 30000;
 		}
 		fc_run[k].backlog_ok = 1;
 		fc_run[k].backlog_mib = fmib[k];
@@ -477,9 +480,10 @@ static void test_json(const char *dir)
 		     "\"avg_rt_ratio\":0.25,\"rounds\":3,\"users_under_rt_limit\":16,"
 		     "\"users_under_rt_limit_ratio\":2,\"ratios\":[{\"users\":8,\"tps_ratio\":4,"
 		     "\"avg_rt_ratio\":0.01631578947368421,\"p95_ratio\":0.01631578947368421,\"nopm_ratio\":null},"));
-	CHECK("json: device latency sums in the counts",
+	CHECK("json: device latency and page cleaner sums in the counts",
 	      strstr(j, "\"verify_errors\":0,\"read_us\":132000,\"write_us\":0,"
-		     "\"log_write_us\":0,\"fsync_us\":0}"));
+		     "\"log_write_us\":0,\"fsync_us\":0,\"cleaner_us\":120000,"
+		     "\"cleaner_slowest_write_us\":90000}"));
 	CHECK("json: backlog of the cache, null for the baseline",
 	      strstr(j, "\"backlog\":{\"dirty_mib\":50,\"writeback_s\":10}") &&
 	      strstr(j, "\"backlog\":null"));

@@ -79,6 +79,8 @@ struct engine {
 	/* page cleaner (bench_pool.c) */
 	int c_busy, c_pending, c_syncing, c_n;
 	uint64_t c_t0;		/* submission of the cleaner's writes, then of its fdatasync (ns) */
+	uint64_t c_start;	/* submission of the batch's writes (ns) */
+	uint64_t c_slowest;	/* the batch's slowest write so far (ns) */
 	int32_t *c_frames;
 	void *c_buf;
 	uint64_t c_last;

@@ -160,6 +160,9 @@ struct bench_counts {
 	uint64_t write_us;	/* of dev_writes */
 	uint64_t log_us;	/* of log_writes */
 	uint64_t fsync_us;	/* of fsyncs */
+	/* the page cleaner's batches (cleaner_batches ended by their fdatasync) */
+	uint64_t cleaner_us;	/* first write submitted to fdatasync done, summed */
+	uint64_t cleaner_slowest_us;	/* each batch's slowest page write, summed */
 };
 
 /* A figure over the rounds of `compare` (bench_spread_of). */

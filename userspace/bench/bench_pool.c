@@ -166,6 +166,8 @@ void bench_cleaner_start(struct engine *e, uint64_t now, int force)
 	}
 	e->c_busy = 1;
 	e->c_t0 = fc_now_ns();
+	e->c_start = e->c_t0;
+	e->c_slowest = 0;
 	e->c_n = n;
 	e->c_pending = n;
 	e->c_syncing = 0;
@@ -176,6 +178,7 @@ void bench_cleaner_start(struct engine *e, uint64_t now, int force)
 void bench_cleaner_write_done(struct engine *e, int res)
 {
 	struct io_uring_sqe *sqe;
+	uint64_t ns = fc_now_ns() - e->c_t0;
 
 	if (res != (int)e->h.page_size) {
 		bench_fail(e, "page cleaner write failed: %s",
@@ -183,7 +186,9 @@ void bench_cleaner_write_done(struct engine *e, int res)
 		return;
 	}
 	e->cur->dev_writes++;
-	e->cur->write_us += (fc_now_ns() - e->c_t0) / 1000;
+	e->cur->write_us += ns / 1000;
+	if (ns > e->c_slowest)
+		e->c_slowest = ns;
 	e->ic.dev_writes++;
 	if (--e->c_pending)
 		return;
@@ -204,6 +209,8 @@ void bench_cleaner_sync_done(struct engine *e, int res)
 	}
 	e->cur->fsyncs++;
 	e->cur->fsync_us += (fc_now_ns() - e->c_t0) / 1000;
+	e->cur->cleaner_us += (fc_now_ns() - e->c_start) / 1000;
+	e->cur->cleaner_slowest_us += e->c_slowest / 1000;
 	e->ic.fsyncs++;
 	for (i = 0; i < e->c_n; i++) {
 		int32_t f = e->c_frames[i];

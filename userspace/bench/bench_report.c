@@ -68,6 +68,8 @@ static void json_counts(struct fc_json *j, const char *key,
 	fj_u64(j, "write_us", c->write_us);
 	fj_u64(j, "log_write_us", c->log_us);
 	fj_u64(j, "fsync_us", c->fsync_us);
+	fj_u64(j, "cleaner_us", c->cleaner_us);
+	fj_u64(j, "cleaner_slowest_write_us", c->cleaner_slowest_us);
 	fj_end(j);
 }
 

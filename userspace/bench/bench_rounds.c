@@ -76,6 +76,8 @@ static void counts_add(struct bench_counts *d, const struct bench_counts *s)
 	d->write_us += s->write_us;
 	d->log_us += s->log_us;
 	d->fsync_us += s->fsync_us;
+	d->cleaner_us += s->cleaner_us;
+	d->cleaner_slowest_us += s->cleaner_slowest_us;
 }
 
 const struct bench_step *bench_step_of(const struct bench_result *r, int users)

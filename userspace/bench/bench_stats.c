@@ -226,6 +226,32 @@ static void print_cold(FILE *f, const struct bench_result *r)
 	}
 }
 
+/*
+ * The page cleaner of each step: a batch's time from its first write to
+ * its fdatasync's completion, its slowest write, and how often a user
+ * waited for a free frame.  Users wait for the cleaner when the buffer
+ * pool has no clean frame left, so where the waits are many the batch time
+ * sets the transaction rate, and the slowest write sets the batch time.
+ */
+static void print_cleaner(FILE *f, const struct bench_result *r)
+{
+	int i;
+
+	fprintf(f, "%6s  page cleaner, ms (average a batch): batch, its slowest write;"
+		" free-frame waits a transaction\n", "users");
+	for (i = 0; i < r->nsteps; i++) {
+		const struct bench_counts *c = &r->step[i].c;
+
+		fprintf(f, "%6d ", r->step[i].users);
+		if (c->fsyncs)
+			fprintf(f, " %12.3f %12.3f", c->cleaner_us / 1000.0 / c->fsyncs,
+				c->cleaner_slowest_us / 1000.0 / c->fsyncs);
+		else
+			fprintf(f, " %12s %12s", "-", "-");
+		fprintf(f, " %12.3f\n", c->txns ? (double)c->free_waits / c->txns : 0);
+	}
+}
+
 /* Did group commit make a step of @r write fewer redo writes than records? */
 static bool grouped(const struct bench_result *r)
 {
@@ -281,6 +307,7 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 	print_types(f, r);
 	print_dev_latency(f, r);
 	print_cold(f, r);
+	print_cleaner(f, r);
 	print_groups(f, r);
 	print_search(f, r, rt_limit_s);
 	if (r->max_users_under_limit)
