@@ -385,6 +385,16 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 }
 
 /*
+ * Cut a bio that spans blocks at its first block's end (map only: dm core
+ * sends the rest as a new bio); @f then describes the part that is left.
+ */
+static void cut_at_block(struct bio *bio, struct fc_facts *f)
+{
+	dm_accept_partial_bio(bio, f->block_sectors - f->off);
+	f->len = f->block_sectors - f->off;
+}
+
+/*
  * Decide (pool->lock held), making the cut the decision wants and doing
  * the steps it asks for, each followed by a new decision (fc_decide.h).
  * Returns the block's entry: @e, or the one just allocated.
@@ -398,10 +408,8 @@ static struct fc_entry *decide(struct fc_volume *v, struct bio *bio, u64 block,
 	WARN_ON_ONCE(f->worker && e && f->off + f->len > f->block_sectors);
 	for (;;) {
 		fc_decide(f, d);
-		if (d->cut) {
-			dm_accept_partial_bio(bio, f->block_sectors - f->off);
-			f->len = f->block_sectors - f->off;
-		}
+		if (d->cut)
+			cut_at_block(bio, f);
 		if (d->act == FC_ACT_GHOST) {
 			f->ghost = fc_ghost_admit(&pool->ghost, (block << 6) | v->slot) ?
 				FC_STEP_YES : FC_STEP_NO;
@@ -745,7 +753,7 @@ again:
 			 * a write would leave the older dirty data cached).
 			 */
 			if (!worker && f.off + f.len > f.block_sectors)
-				dm_accept_partial_bio(bio, f.block_sectors - f.off);
+				cut_at_block(bio, &f);
 			park_locked(pool, bio, NULL, FC_NONE);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
