@@ -6,7 +6,7 @@
 # which compare always runs).  fcache / dm-writecache is the ratio of the
 # two TPS medians, printed last.
 #   tests/bench/rounds.sh [SECONDS [ROUNDS]]   (default 60 s, 3 rounds;
-#   about 7 minutes a round under TCG)
+#   about 5 minutes a round under TCG)
 # Output: results/rounds/ (report.txt, results.json, chart.svg)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 t=${1:-60} r=${2:-3}
