@@ -201,6 +201,7 @@ void bench_cleaner_write_done(struct engine *e, int res)
 
 void bench_cleaner_sync_done(struct engine *e, int res)
 {
+	uint64_t now = fc_now_ns();
 	int i;
 
 	if (res < 0) {
@@ -208,8 +209,8 @@ void bench_cleaner_sync_done(struct engine *e, int res)
 		return;
 	}
 	e->cur->fsyncs++;
-	e->cur->fsync_us += (fc_now_ns() - e->c_t0) / 1000;
-	e->cur->cleaner_us += (fc_now_ns() - e->c_start) / 1000;
+	e->cur->fsync_us += (now - e->c_t0) / 1000;
+	e->cur->cleaner_us += (now - e->c_start) / 1000;
 	e->cur->cleaner_slowest_us += e->c_slowest / 1000;
 	e->ic.fsyncs++;
 	for (i = 0; i < e->c_n; i++) {
