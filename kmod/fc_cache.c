@@ -29,6 +29,32 @@
 
 #include "fc_core.h"
 
+#ifdef FC_FAULT_INJECT
+/*
+ * Test build only (make fi-module): the next fault_twin_join twins asked
+ * for dirty entries (a join: after a replace, or the tick's retry) are
+ * refused as if no block were free or a commit were serialising, so a
+ * test can watch dirty data wait for its second copy
+ * (tests/guest/fc_mirror_faults.sh).
+ */
+static int fault_twin_join;
+module_param(fault_twin_join, int, 0644);
+MODULE_PARM_DESC(fault_twin_join, "test build: refuse the next N twins asked for dirty entries");
+
+static bool twin_join_fault(void)
+{
+	if (READ_ONCE(fault_twin_join) <= 0)
+		return false;
+	WRITE_ONCE(fault_twin_join, fault_twin_join - 1);
+	return true;
+}
+#else
+static inline bool twin_join_fault(void)
+{
+	return false;
+}
+#endif
+
 static u32 hash_key(struct fc_pool *pool, u8 vol, u64 oblock)
 {
 	return (u32)hash_64(oblock ^ ((u64)vol << 56), 32) & pool->hash_mask;
@@ -61,7 +87,10 @@ int fc_cache_alloc(struct fc_pool *pool)
 		pool->twin_used = bitmap_zalloc(nr, GFP_KERNEL);
 		pool->unsynced = bitmap_zalloc(nr, GFP_KERNEL);
 		pool->joining = bitmap_zalloc(nr, GFP_KERNEL);
-		if (!pool->twin || !pool->twin_used || !pool->unsynced || !pool->joining)
+		pool->twinless = bitmap_zalloc(nr, GFP_KERNEL);
+		pool->resync_failed = bitmap_zalloc(nr, GFP_KERNEL);
+		if (!pool->twin || !pool->twin_used || !pool->unsynced || !pool->joining ||
+		    !pool->twinless || !pool->resync_failed)
 			return -ENOMEM;
 		for (i = 0; i < nr; i++)
 			pool->twin[i] = FC_NONE;
@@ -108,16 +137,47 @@ static u32 pop_free(struct fc_pool *pool, unsigned int leg)
 	return i;
 }
 
+void fc_lone_update(struct fc_pool *pool, u32 i)
+{
+	struct fc_entry *e = &pool->e[i];
+	unsigned int leg;
+	bool lone;
+
+	if (!pool->twinless)
+		return;
+	lone = (e->flags & FC_E_HASHED) && e->dirty && pool->twin[i] == FC_NONE;
+	if (lone == test_bit(i, pool->twinless))
+		return;
+	leg = fc_block_leg(&pool->g, i);
+	if (lone) {
+		__set_bit(i, pool->twinless);
+		pool->nr_twinless++;
+		pool->nr_twinless_leg[leg]++;
+	} else {
+		__clear_bit(i, pool->twinless);
+		pool->nr_twinless--;
+		pool->nr_twinless_leg[leg]--;
+	}
+}
+
+void fc_joining_clear(struct fc_pool *pool, u32 i)
+{
+	if (__test_and_clear_bit(i, pool->joining)) {
+		pool->nr_joining--;
+		pool->nr_joining_leg[fc_block_leg(&pool->g, i)]--;
+	}
+}
+
 /* Entry @i no longer has twin @t (not freed here). */
 static void untwin(struct fc_pool *pool, u32 i, u32 t)
 {
 	pool->twin[i] = FC_NONE;
 	__clear_bit(t, pool->twin_used);
 	pool->nr_twins--;
-	if (__test_and_clear_bit(i, pool->joining))
-		pool->nr_joining--;
+	fc_joining_clear(pool, i);
 	if (__test_and_clear_bit(i, pool->unsynced))
 		pool->nr_unsynced--;
+	fc_lone_update(pool, i);
 }
 
 void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e)
@@ -170,6 +230,8 @@ void fc_cache_free(struct fc_pool *pool)
 	bitmap_free(pool->twin_used);
 	bitmap_free(pool->unsynced);
 	bitmap_free(pool->joining);
+	bitmap_free(pool->twinless);
+	bitmap_free(pool->resync_failed);
 	vfree(pool->e);
 	vfree(pool->wcount);
 	vfree(pool->buckets);
@@ -201,6 +263,7 @@ static void hash_insert(struct fc_pool *pool, struct fc_entry *e)
 	pool->buckets[b] = fc_eidx(pool, e);
 	e->flags |= FC_E_HASHED;
 	pool->vol[e->vol].hashed++;
+	fc_lone_update(pool, fc_eidx(pool, e));
 }
 
 static void hash_remove(struct fc_pool *pool, struct fc_entry *e)
@@ -218,6 +281,7 @@ static void hash_remove(struct fc_pool *pool, struct fc_entry *e)
 	e->next = FC_NONE;
 	e->flags &= ~FC_E_HASHED;
 	pool->vol[e->vol].hashed--;
+	fc_lone_update(pool, idx);
 }
 
 /* Used by recovery: @idx already holds its loaded state. */
@@ -234,6 +298,7 @@ void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx)
 		pool->nr_dirty++;
 		pool->vol[e->vol].dirty++;
 	}
+	fc_lone_update(pool, idx);
 }
 
 /* Set an entry's bitmaps, keeping every counter and the page dirty bit right. */
@@ -262,6 +327,7 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 	}
 	e->valid = valid;
 	e->dirty = dirty;
+	fc_lone_update(pool, fc_eidx(pool, e));
 	fc_mark_page_dirty(pool, fc_eidx(pool, e));
 }
 
@@ -382,7 +448,7 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 
 	if (pool->twin[idx] != FC_NONE)
 		return true;
-	if (pool->ser_window || !fc_redundant(pool))
+	if (pool->ser_window || !fc_redundant(pool) || (e->dirty && twin_join_fault()))
 		return false;
 	t = pop_free(pool, leg);
 	if (t == FC_NONE) {
@@ -402,13 +468,16 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 		/*
 		 * Already dirty (a replaced leg, or one copy found at load):
 		 * the twin holds nothing yet.  fc_resync() copies the dirty
-		 * sub-blocks; until then the flash does not name the twin.
+		 * sub-blocks; until then the flash does not name the twin,
+		 * and the entry's leg holds its only copy (fc_leg_error()).
 		 */
 		__set_bit(idx, pool->joining);
 		pool->nr_joining++;
+		pool->nr_joining_leg[fc_block_leg(&pool->g, idx)]++;
 		if (!__test_and_set_bit(idx, pool->unsynced))
 			pool->nr_unsynced++;
 	}
+	fc_lone_update(pool, idx);
 	return true;
 }
 
@@ -485,6 +554,18 @@ bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
 		return true;
 	if (pool->failed_legs)
 		return false;	/* the other leg is out: this one holds the last copy */
+	if (fc_leg_holds_lone(pool, leg)) {
+		/*
+		 * As md never fails its last in-sync member: dirty blocks on
+		 * this leg have no good copy on the other one yet (a resync
+		 * after a replace, or no free block for their twins).  The
+		 * leg stays; only the I/O that met the error fails.
+		 */
+		DMERR_LIMIT("flash device %pg (leg %u): I/O error; kept in service, it holds the only copy of %llu dirty blocks: the I/O fails",
+			    pool->leg[leg].bdev, leg,
+			    pool->nr_twinless_leg[leg] + pool->nr_joining_leg[leg]);
+		return false;
+	}
 	WRITE_ONCE(pool->failed_legs, pool->failed_legs | bit);
 	pool->events++;
 	/* Nothing is placed on it from now on. */
@@ -628,42 +709,47 @@ void fc_vacate_failed(struct fc_pool *pool)
 	queue_work(pool->wq, &pool->commit_work);
 }
 
-struct join_walk {
-	u64 given;
-	u64 missed;
-};
-
-static bool join_one(struct fc_pool *pool, u32 idx, void *arg)
-{
-	struct join_walk *w = arg;
-	struct fc_entry *e = &pool->e[idx];
-
-	/* a leg failed meanwhile: nothing to join any more */
-	if (!fc_redundant(pool))
-		return false;
-	if (!(e->flags & FC_E_HASHED) || !e->dirty || fc_twin_of(pool, idx) != FC_NONE)
-		return true;
-	if (fc_alloc_twin(pool, e))
-		w->given++;
-	else
-		w->missed++;
-	return true;
-}
-
 /*
- * A twin for every dirty entry that has none, while both legs are in
- * service: after a replace (fc_attach_leg()), or at load when a crash
- * came during one.  fc_alloc_twin() marks each joining; fc_resync()
- * fills them.  An entry the walk cannot serve now (no free block, a
- * commit serialising) gets its twin at its next write (decide's TWIN
- * step) or the next load.  The walk ends when a leg fails meanwhile.
+ * A twin for every dirty entry that has none (the twinless bitmap), while
+ * both legs are in service: after a replace (fc_attach_leg()), at load
+ * when a crash came during one, and from the tick while any is left (no
+ * free block on the other leg, or a commit serialising in batches refused
+ * it: fc_alloc_twin()).  fc_alloc_twin() marks each joining; fc_resync()
+ * fills them.  The walk ends when a leg fails meanwhile.  Returns the
+ * number of entries still without a twin.
  */
-void fc_join_twins(struct fc_pool *pool)
+u64 fc_join_twins(struct fc_pool *pool)
 {
-	struct join_walk w = { };
+	u64 nr = pool->g.nr_blocks, i = 0, given = 0, left;
+	unsigned int n;
+	bool stop = false;
 
-	fc_walk_entries(pool, join_one, &w);
-	if (w.given || w.missed)
+	if (!pool->twinless)
+		return 0;
+	while (!stop && i < nr) {
+		spin_lock_irq(&pool->lock);
+		for (n = 0; n < FC_WALK_BATCH; n++) {
+			stop = !fc_redundant(pool);
+			if (stop)
+				break;
+			i = find_next_bit(pool->twinless, nr, i);
+			if (i >= nr)
+				break;
+			/* No free block, or a commit serialising: the tick retries. */
+			stop = !fc_alloc_twin(pool, &pool->e[i]);
+			if (stop)
+				break;
+			given++;
+			i++;
+		}
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
+	}
+	spin_lock_irq(&pool->lock);
+	left = fc_redundant(pool) ? pool->nr_twinless : 0;
+	spin_unlock_irq(&pool->lock);
+	if (given)
 		DMINFO("mirrored pool: %llu dirty blocks get their second copy now (resync)%s",
-		       w.given, w.missed ? "; some found no free block and wait" : "");
+		       given, left ? "; others wait for a free block or the end of a commit (retried)" : "");
+	return left;
 }

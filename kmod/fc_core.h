@@ -171,6 +171,23 @@ struct fc_pool {
 	 */
 	unsigned long *joining;
 	u64 nr_joining;
+	u64 nr_joining_leg[FC_MAX_LEGS];	/* by the leg of the entry's block */
+	/*
+	 * Dirty entries without a twin (twinless: bit set, counted here and
+	 * by the leg of the entry's block).  With nr_unsynced, the dirty
+	 * blocks with one good copy: lone_dirty_blocks in the status, and
+	 * "mirrored" only when both are 0.  The tick gives each a twin
+	 * (fc_join_twins()) while both legs serve.  fc_lone_update() keeps
+	 * them; docs/DESIGN.md "Redundancy invariants".
+	 */
+	unsigned long *twinless;
+	u64 nr_twinless;
+	u64 nr_twinless_leg[FC_MAX_LEGS];
+	/* unsynced blocks whose copy failed (fc_resync(), wb_lock): tried again later */
+	unsigned long *resync_failed;
+	bool resync_errors;
+	unsigned long resync_retry_at;	/* jiffies */
+	unsigned long last_join;	/* jiffies of the tick's last fc_join_twins() */
 	int joined_leg;			/* the leg being resynced after a replace, or -1 */
 	atomic_t twin_io[FC_MAX_LEGS];	/* twin copies in flight to each leg */
 	u32 clock_hand;
@@ -345,6 +362,10 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
  */
 void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e);
 void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty);
+/* Mirrored pools: entry @idx's twinless bit and counts, from its state. */
+void fc_lone_update(struct fc_pool *pool, u32 idx);
+/* Entry @idx's twin holds the data now, or is gone: no longer joining. */
+void fc_joining_clear(struct fc_pool *pool, u32 idx);
 /*
  * Mirrored pools, a flash device failing at run time (docs/DESIGN.md
  * "Two-device pool"): an I/O error on leg @leg fails the leg if the other
@@ -363,8 +384,11 @@ enum fc_rescue {
 enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e);
 /* Process context: rescue every entry of a failed leg, drop twins on it. */
 void fc_vacate_failed(struct fc_pool *pool);
-/* Process context: a twin for every dirty entry without one (joining). */
-void fc_join_twins(struct fc_pool *pool);
+/*
+ * Process context: a twin for every dirty entry without one (joining);
+ * returns how many are still without one.
+ */
+u64 fc_join_twins(struct fc_pool *pool);
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);
@@ -446,9 +470,42 @@ static inline bool fc_block_failed(struct fc_pool *pool, u32 eidx)
 		fc_leg_failed(pool, fc_block_leg(&pool->g, eidx));
 }
 
+/*
+ * Dirty blocks on @leg whose only good copy is there (pool->lock): no twin,
+ * or a twin still being filled (joining).  Such a leg is never failed.
+ */
+static inline bool fc_leg_holds_lone(struct fc_pool *pool, unsigned int leg)
+{
+	return pool->nr_twinless_leg[leg] || pool->nr_joining_leg[leg];
+}
+
+/* Dirty blocks with one good copy, redundant pools (status lone_dirty_blocks). */
+static inline u64 fc_lone_dirty(struct fc_pool *pool)
+{
+	return pool->nr_twinless + pool->nr_unsynced;
+}
+
 static inline u32 fc_twin_of(struct fc_pool *pool, u32 eidx)
 {
 	return pool->twin ? pool->twin[eidx] : FC_NONE;
+}
+
+/*
+ * The blocks of the legs in service: the watermarks' whole (a failed
+ * leg's blocks hold nothing any more).
+ */
+static inline u64 fc_blocks_in_service(struct fc_pool *pool)
+{
+	u32 failed = READ_ONCE(pool->failed_legs);
+	u64 n = 0;
+	unsigned int i;
+
+	if (likely(!failed))
+		return pool->g.nr_blocks;
+	for (i = 0; i < pool->g.nr_legs; i++)
+		if (!(failed & (1u << i)))
+			n += pool->g.leg_blocks[i];
+	return n;
 }
 
 /*

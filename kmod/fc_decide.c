@@ -185,7 +185,7 @@ static void decide_read(const struct fc_facts *f, struct fc_decision *d, bool se
 static enum fc_stat wb_refusal(const struct fc_facts *f, bool seq)
 {
 	if (f->mode != FC_MODE_WRITEBACK || !f->md_rw || f->no_new_dirty ||
-	    f->nofill || !f->cacheable)
+	    f->nofill || !f->cacheable || f->one_copy)
 		return FC_ST_WRITE_AROUND_OTHER;
 	if (seq)
 		return FC_ST_WRITE_AROUND_SEQ;
@@ -252,9 +252,11 @@ static void flash_write(const struct fc_facts *f, struct fc_decision *d, __u8 pa
 	d->fua_commit = f->fua;
 }
 
+/* Writethrough: its mode, or writeback in a pool that keeps one copy. */
 static bool wt_allowed(const struct fc_facts *f, bool seq)
 {
-	return f->mode == FC_MODE_WRITETHROUGH && f->md_rw && !f->no_new_dirty &&
+	return (f->mode == FC_MODE_WRITETHROUGH ||
+		(f->mode == FC_MODE_WRITEBACK && f->one_copy)) && f->md_rw && !f->no_new_dirty &&
 		!seq && !f->nofill && f->cacheable && !(f->e.present && f->e.wb);
 }
 

@@ -98,6 +98,11 @@ struct fc_facts {
 	bool no_new_dirty;	/* a flash write failed */
 	bool pending;		/* released blocks still committed dirty wait for a commit */
 	bool redundant;		/* mirrored, both legs present: dirty data gets a twin */
+	/*
+	 * Mirrored with one leg in service: no new dirty data (it would
+	 * have one copy); a write that would make some is written through.
+	 */
+	bool one_copy;
 	__u64 nr_dirty, nr_blocks;
 	__u32 wb_high;		/* writeback_high, percent */
 	__u32 block_sectors, subblock_sectors;

@@ -120,6 +120,12 @@ static void fc_tick(struct work_struct *ws)
 	if (interval && md_dirty && pool->md_mode == FC_MD_RW &&
 	    time_after_eq(jiffies, pool->last_commit + msecs_to_jiffies(interval)))
 		queue_work(pool->wq, &pool->commit_work);
+	/* Dirty data with one copy while both legs serve: a twin for it. */
+	if (READ_ONCE(pool->nr_twinless) && fc_redundant(pool) && !pool->suspended &&
+	    pool->md_mode == FC_MD_RW && time_after(jiffies, pool->last_join + HZ)) {
+		pool->last_join = jiffies;
+		fc_join_twins(pool);
+	}
 	if (READ_ONCE(pool->vacating))
 		fc_vacate_failed(pool);		/* kicks the waiters itself */
 	else if (waiters)
@@ -530,7 +536,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 	struct fc_pool_c *pc = ti->private;
 	struct fc_pool *pool = pc->pool;
 	unsigned int sz = 0, i, active = 0, registered = 0;
-	u64 used, dirty, nfree;
+	u64 used, dirty, nfree, lone;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -544,6 +550,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		used = pool->nr_used;
 		dirty = pool->nr_dirty;
 		nfree = pool->nr_free;
+		lone = fc_lone_dirty(pool);
 		spin_unlock_irq(&pool->lock);
 		DMEMIT("%u %llu %llu %llu %s %u %lld %lld %lld %s %d %llu %u %u %llu",
 		       pool->g.block_sectors, pool->g.nr_blocks, used, dirty,
@@ -559,8 +566,8 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		 * state (docs/TABLES.md).
 		 */
 		DMEMIT(" %s %llu ", !fc_mirrored(pool) ? "single" :
-		       fc_redundant(pool) && !READ_ONCE(pool->nr_joining) ? "mirrored" : "degraded",
-		       fc_redundant(pool) ? READ_ONCE(pool->nr_unsynced) : dirty);
+		       fc_redundant(pool) && !lone ? "mirrored" : "degraded",
+		       fc_redundant(pool) ? lone : dirty);
 		for (i = 0; i < pool->g.nr_legs; i++)
 			DMEMIT("%s%s", i ? "," : "", !pool->leg[i].bdev ? "missing" :
 			       fc_leg_failed(pool, i) ? "failed" :

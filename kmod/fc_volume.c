@@ -317,8 +317,9 @@ static void pool_facts(struct fc_facts *f, struct fc_pool *pool)
 	f->no_new_dirty = pool->no_new_dirty;
 	f->pending = pool->pending_head != FC_NONE;
 	f->redundant = fc_redundant(pool);
+	f->one_copy = fc_mirrored(pool) && !f->redundant;
 	f->nr_dirty = fc_dirty_load(pool);
-	f->nr_blocks = pool->g.nr_blocks;
+	f->nr_blocks = fc_blocks_in_service(pool);
 	f->wb_high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
 }
 

@@ -235,8 +235,11 @@ static bool aged(struct fc_pool *pool, struct fc_entry *e, u32 max_age)
 	return max_age && (u16)(now - e->dirty_ts) >= min_t(u32, max_age, 32767);
 }
 
-/* Copy the dirty sub-blocks @mask of block @from to block @to. */
-static int copy_blocks(struct fc_pool *pool, u32 from, u32 to, u8 mask, void *buf)
+/*
+ * Copy the dirty sub-blocks @mask of block @from to block @to.  On an
+ * error, *@bad is the block whose I/O failed (@from: a read, @to: a write).
+ */
+static int copy_blocks(struct fc_pool *pool, u32 from, u32 to, u8 mask, void *buf, u32 *bad)
 {
 	u32 sub = pool->g.subblock_sectors, i = 0, j;
 	int r;
@@ -248,11 +251,14 @@ static int copy_blocks(struct fc_pool *pool, u32 from, u32 to, u8 mask, void *bu
 		}
 		for (j = i; j < pool->g.nr_subblocks && (mask & (1u << j)); j++)
 			;
+		*bad = from;
 		r = fc_sync_io(pool, fc_block_bdev(pool, from), REQ_OP_READ,
 			       fc_block_sector(pool, from) + i * sub, (j - i) * sub, buf);
-		if (!r)
+		if (!r) {
+			*bad = to;
 			r = fc_sync_io(pool, fc_block_bdev(pool, to), REQ_OP_WRITE,
 				       fc_block_sector(pool, to) + i * sub, (j - i) * sub, buf);
+		}
 		if (r)
 			return r;
 		i = j;
@@ -260,51 +266,84 @@ static int copy_blocks(struct fc_pool *pool, u32 from, u32 to, u8 mask, void *bu
 	return 0;
 }
 
+/* Blocks whose resync copy failed are tried again after this long. */
+#define FC_RESYNC_RETRY	(5 * HZ)
+
 /*
- * Resync blocks for up to a second (wb_lock held; see the top comment).
- * Returns the number of blocks still to resync.
+ * The next unsynced block to copy at or after @i, made BUSY (pool->lock
+ * held); @nr if none.  Blocks clean since, or without a twin, leave the
+ * set; busy ones and ones whose copy failed lately are passed over.
  */
-static u64 fc_resync(struct fc_pool *pool)
+static u64 resync_next(struct fc_pool *pool, u64 i)
+{
+	u64 nr = pool->g.nr_blocks;
+	struct fc_entry *e;
+
+	/*
+	 * A leg failed: fc_vacate_failed() settles every twin (untwin()
+	 * clears the bits).  A joining twin's entry keeps its bit so that a
+	 * rescue finds it LOST, never moved to a twin that holds nothing.
+	 */
+	if (!fc_redundant(pool))
+		return nr;
+	for (;; i++) {
+		i = find_next_bit(pool->unsynced, nr, i);
+		if (i >= nr)
+			return nr;
+		e = &pool->e[i];
+		if (!e->dirty || pool->twin[i] == FC_NONE) {
+			/* Clean since, or no second copy: nothing to agree on. */
+			__clear_bit(i, pool->unsynced);
+			pool->nr_unsynced--;
+			fc_joining_clear(pool, (u32)i);
+			continue;
+		}
+		if (test_bit(i, pool->resync_failed) || !fc_entry_idle(e))
+			continue;
+		e->flags |= FC_E_BUSY;
+		return i;
+	}
+}
+
+/*
+ * Resync blocks for up to a second (wb_lock held; see the top comment):
+ * one pass over the unsynced set, passing over busy blocks (the next call
+ * takes them).  A failed copy fails the leg of the I/O that failed
+ * when the other leg holds every dirty block (fc_leg_error()); else only
+ * that block waits, its one good copy in service, and is tried again
+ * FC_RESYNC_RETRY later.
+ */
+static void fc_resync(struct fc_pool *pool)
 {
 	unsigned long start = jiffies;
-	u64 nr = pool->g.nr_blocks, i = 0, left;
+	u64 nr = pool->g.nr_blocks, i = 0;
 	struct fc_entry *e;
 	void *buf = NULL;
-	u32 twin;
+	u32 twin, bad;
 	u8 mask;
-	int r = 0;
+	int r;
 
+	spin_lock_irq(&pool->lock);
+	if (pool->resync_errors && time_after_eq(jiffies, pool->resync_retry_at)) {
+		bitmap_zero(pool->resync_failed, nr);
+		pool->resync_errors = false;
+	}
+	spin_unlock_irq(&pool->lock);
 	while (!pool->suspended && time_before(jiffies, start + HZ)) {
 		spin_lock_irq(&pool->lock);
-		for (;;) {
-			i = find_next_bit(pool->unsynced, nr, i);
-			if (i >= nr)
-				break;
-			e = &pool->e[i];
-			twin = pool->twin[i];
-			if (!e->dirty || twin == FC_NONE || !fc_redundant(pool)) {
-				/* Clean since, or no second copy: nothing to agree on. */
-				__clear_bit(i, pool->unsynced);
-				pool->nr_unsynced--;
-				if (__test_and_clear_bit(i, pool->joining))
-					pool->nr_joining--;
-				continue;
-			}
-			if (fc_entry_idle(e))
-				break;
-			i++;	/* busy now: the next pass takes it */
-		}
+		i = resync_next(pool, i);
 		if (i >= nr) {
 			spin_unlock_irq(&pool->lock);
 			break;
 		}
-		e->flags |= FC_E_BUSY;
+		e = &pool->e[i];
+		twin = pool->twin[i];
 		mask = e->dirty;
 		spin_unlock_irq(&pool->lock);
 
 		if (!buf)
 			buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
-		r = copy_blocks(pool, (u32)i, twin, mask, buf);
+		r = copy_blocks(pool, (u32)i, twin, mask, buf, &bad);
 
 		spin_lock_irq(&pool->lock);
 		e->flags &= ~FC_E_BUSY;
@@ -312,29 +351,33 @@ static u64 fc_resync(struct fc_pool *pool)
 			__clear_bit(i, pool->unsynced);
 			pool->nr_unsynced--;
 			/* A joining twin holds the data now: the flash may name it. */
-			if (__test_and_clear_bit(i, pool->joining)) {
-				pool->nr_joining--;
+			if (test_bit(i, pool->joining)) {
+				fc_joining_clear(pool, (u32)i);
 				fc_mark_page_dirty(pool, (u32)i);
 			}
 			if (!pool->nr_joining)
 				pool->joined_leg = -1;
+		} else if (r) {
+			__set_bit(i, pool->resync_failed);
+			if (!pool->resync_errors)
+				pool->resync_retry_at = jiffies + FC_RESYNC_RETRY;
+			pool->resync_errors = true;
 		}
 		fc_kick_locked(pool);
 		spin_unlock_irq(&pool->lock);
 		if (r) {
-			atomic64_inc(&pool->flash_write_errors);
-			DMERR_LIMIT("resync of a dirty block's second copy failed (%d)", r);
-			break;
+			atomic64_inc(bad == twin ? &pool->flash_write_errors :
+				     &pool->flash_read_errors);
+			DMERR_LIMIT("resync of a dirty block's second copy failed (%d, %s of leg %u)",
+				    r, bad == twin ? "a write" : "a read",
+				    fc_block_leg(&pool->g, bad));
+			if (fc_leg_error_unlocked(pool, fc_block_leg(&pool->g, bad)))
+				break;	/* that leg is out: fc_vacate_failed() */
 		}
 		i++;
 	}
 	if (buf)
 		mempool_free(buf, pool->fill_pool);
-	spin_lock_irq(&pool->lock);
-	left = pool->nr_unsynced;
-	spin_unlock_irq(&pool->lock);
-	/* After an error, writeback goes on; the next tick tries again. */
-	return r ? 0 : left;
 }
 
 /*
@@ -619,17 +662,16 @@ void fc_wb_work(struct work_struct *ws)
 	if (pool->suspended || READ_ONCE(pool->md_mode) != FC_MD_RW ||
 	    !mutex_trylock(&pool->wb_lock))
 		return;
-	/* Both copies of every dirty block agree first. */
-	if (READ_ONCE(pool->nr_unsynced) && fc_resync(pool)) {
-		mutex_unlock(&pool->wb_lock);
-		if (!pool->suspended)
-			queue_work(pool->wq, &pool->wb_work);
-		return;
-	}
+	/*
+	 * Both copies of every dirty block agree: a slice of resync, then
+	 * writeback (which reads the entry's own block, never the twin).
+	 */
+	if (READ_ONCE(pool->nr_unsynced))
+		fc_resync(pool);
 	spin_lock_irq(&pool->lock);
 	in.dirty = fc_dirty_load(pool);
 	spin_unlock_irq(&pool->lock);
-	in.total = pool->g.nr_blocks;
+	in.total = fc_blocks_in_service(pool);
 	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
 	/*
 	 * A mirrored pool without one of its legs: every dirty block has

@@ -5,6 +5,10 @@
 #                               load; replace online, then the other fails
 #   tests/guest/ctl_replace.sh  the same through fcachectl pool replace
 #   tests/guest/fc_nvmet.sh     the second leg an NVMe-oF (nvmet TCP) namespace
+#   tests/guest/fc_mirror_faults.sh  the second fault: an error on the old
+#                               device during a resync, a join refused at a
+#                               real size, a degraded pool's new writes and
+#                               watermarks (the test build: make fi-module)
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-mirror || exit 0
 # fc_legfail.sh loads damaged pool images made by the host's image writer
@@ -16,3 +20,9 @@ if ! cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
 fi
 guest_run fcache-mirror --timeout 1200 tests/guest/run_many.sh tests/guest/fc_mirror.sh \
 	tests/guest/fc_legfail.sh tests/guest/ctl_replace.sh tests/guest/fc_nvmet.sh
+if [ ! -f "$SUITE_TOP/build/fi/dm-fcache.ko" ]; then
+	echo "FAIL: fcache-mirror-faults (build/fi/dm-fcache.ko not built: make fi-module)"
+	exit 0
+fi
+FC_KO=$SUITE_TOP/build/fi/dm-fcache.ko guest_run fcache-mirror-faults --timeout 1200 \
+	tests/guest/fc_mirror_faults.sh

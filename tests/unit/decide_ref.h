@@ -27,7 +27,7 @@ static enum fc_stat ref_wb_refusal(const struct fc_facts *f, const struct fc_efa
 				   bool seq_bypass)
 {
 	if (f->mode != FC_MODE_WRITEBACK || !f->md_rw || f->no_new_dirty || f->nofill ||
-	    !f->cacheable)
+	    !f->cacheable || f->one_copy)
 		return FC_ST_WRITE_AROUND_OTHER;
 	if (seq_bypass)
 		return FC_ST_WRITE_AROUND_SEQ;
@@ -164,7 +164,9 @@ static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, bo
 		o->fua = f->fua;
 		return;
 	}
-	if (f->mode == FC_MODE_WRITETHROUGH && f->md_rw && !f->no_new_dirty && !seq_bypass &&
+	/* a degraded mirrored pool writes new data through (one copy: not dirty) */
+	if ((f->mode == FC_MODE_WRITETHROUGH || (f->mode == FC_MODE_WRITEBACK && f->one_copy)) &&
+	    f->md_rw && !f->no_new_dirty && !seq_bypass &&
 	    !f->nofill && f->cacheable && !(e && e->wb)) {
 		if (e && e->inflight)
 			goto wait;

@@ -603,6 +603,20 @@ static void test_mirrored(void)
 	f.e.twin = false;
 	r = run1(f);
 	CHECK("... without a twin: no fill of valid data", r.d.act == FC_ACT_FLASH_WRITE);
+
+	/* one leg in service: no new dirty data (docs/DESIGN.md, "Two-device pool") */
+	f = base(true);
+	f.one_copy = true;
+	r = run3(f, true, true, true);
+	CHECK("degraded mirrored pool, writeback, new block: written through, not dirty",
+	      r.d.act == FC_ACT_WT && r.twin_asks == 0 && !(r.d.count & B(BYPASSED)));
+	entry(&f, 0x01, 0x00);
+	r = run3(f, true, true, true);
+	CHECK("... a clean cached block: written through", r.d.act == FC_ACT_WT);
+	entry(&f, 0x01, 0x01);
+	r = run3(f, true, true, true);
+	CHECK("... its dirty data: the flash (its one copy, drained by writeback)",
+	      r.d.act == FC_ACT_FLASH_WRITE && r.twin_asks == 0);
 }
 
 static void test_busy(void)
@@ -671,6 +685,7 @@ static struct fc_facts random_facts(void)
 	f.no_new_dirty = rnd(6) == 0;
 	f.pending = rnd(3) == 0;
 	f.redundant = rnd(3) == 0;
+	f.one_copy = !f.redundant && rnd(3) == 0;
 	f.nr_dirty = dirty[rnd(8)];
 	f.wb_high = high[rnd(3)];
 	return f;

@@ -1,0 +1,207 @@
+#!/bin/sh
+# dm-fcache mirrored pools, the second fault (issue 32; docs/DESIGN.md
+# "Two-device pool", "Redundancy invariants").  Needs the test build
+# (make fi-module: build/fi/dm-fcache.ko, its fault_twin_join hook).
+#
+#  rs  An I/O error on the old device while a replaced one is resynced: the
+#      old device holds the only good copy of the dirty blocks not yet
+#      copied, so it stays in service and only the I/O that met the error
+#      fails (EIO for that block); the resync goes on.  Every other block
+#      reads back byte for byte, never zeros (the module before this test
+#      failed the old device and served zeros for acknowledged writes).
+#      Once the device is whole again the last block is copied, the pool
+#      says mirrored, and the old device can fail with nothing lost.
+#      Then, degraded: a new write makes no dirty data with one copy (it
+#      is written through: on the origin when it returns), and the
+#      watermarks count the blocks of the device in service only.
+#  jm  A real size (4 KiB blocks, 256 MiB devices, 20,000 dirty blocks:
+#      commits of hundreds of metadata pages): a replace under an fsync
+#      load whose join cannot give some blocks their twin (the hook
+#      refuses the first ones, as a commit serialising in batches or no
+#      free block does).  The pool says degraded, with those blocks in
+#      lone_dirty_blocks, until the tick's retry gave each its twin;
+#      then mirrored, and the old device fails: every block reads back.
+FC_T=fc_mirror_faults
+. "$FC_TOP/tests/guest/lib.sh"
+# the test build (suite 32 boots the guest with FC_KO=build/fi/dm-fcache.ko)
+load_fcache || die "insmod $FC_KO failed" module-load
+[ -f /sys/module/dm_fcache/parameters/fault_twin_join ] || die "no fault_twin_join (make fi-module)" fi-hook
+BLKCMP=$FC_TOP/tests/guest/fc_blkcmp.py
+# dirty data stays dirty until a flush asks (no idle writeback)
+OPTS="writeback_high 100 writeback_low 100 max_dirty_age 0"
+NOPTS=$(echo $OPTS | wc -w)
+P_RED=16 P_LONE=17 P_LEGS=18
+IMG=/tmp/fc_mirror_faults
+mkdir -p $IMG
+
+# swap_error LEG: the device fails (every I/O errors from now on)
+swap_error() {
+	dm_reload "$1" "0 $(dev_sectors /dev/mapper/"$1") error" &&
+		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
+}
+# swap_table LEG TABLE: the device's table now (suspend, resume)
+swap_table() {
+	printf '%s\n' "$2" | dmsetup reload "$1" &&
+		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
+}
+# vacated: the pool has moved every entry off the failed device (dump line)
+vacated() {
+	dmsetup message mp 0 dump &&
+		dmesg | grep 'dump: md' | tail -n 1 | grep -q 'vacating 0'
+}
+# synced: mirrored, no dirty block with one copy
+synced() { status_is mp $P_RED mirrored && status_is mp $P_LONE 0; }
+# blkcmp NAME DEV EXPECTED BS MAX_EIO: no block reads back other data, at
+# most MAX_EIO fail with EIO (a PASS or FAIL line); the counts go to
+# $IMG/NAME.out
+blkcmp() {
+	python3 "$BLKCMP" "$2" "$3" "$4" >"$IMG/$1.out" 2>&1
+	_rc=$?
+	info "$1: $(tr '\n' ' ' <"$IMG/$1.out")"
+	if [ $_rc -eq 0 ] && [ "$(awk '{ print $4 }' "$IMG/$1.out")" -le "$5" ]; then
+		pass "$1"
+	else
+		fail "$1" "$(head -n 1 "$IMG/$1.out"), at most $5 EIO wanted"
+	fi
+}
+# lone_le N: at most N dirty blocks with one copy
+lone_le() { [ "$(status_field mp $P_LONE)" -le "$1" ]; }
+# eio_of NAME: the EIO count of the last blkcmp NAME
+eio_of() { awk '{ print $4 }' "$IMG/$1.out"; }
+# replace NEWLEG: load the pool table with NEWLEG replacing the failed leg 1
+replace() {
+	dm_reload mp "0 $(dev_sectors /dev/mapper/l0) fcache-pool /dev/mapper/l0 $BS $((4 + NOPTS)) mirror /dev/mapper/$1 replace 1 $OPTS" &&
+		dmsetup suspend mp && dmsetup resume mp
+}
+# fail_leg1: leg 1 fails; a rewrite meets it; the pool vacates it
+fail_leg1() {
+	swap_error l1 &&
+		dd if=$IMG/pat of=/dev/mapper/mv bs=$((BS * 512)) count=1 oflag=direct,dsync conv=notrunc status=none &&
+		poll_until 300 status_is mp $P_LEGS ok,failed && poll_until 600 vacated
+}
+teardown() {
+	kill "$keeper" 2>/dev/null; wait "$keeper" 2>/dev/null
+	dm_remove mk; dm_remove mv
+	[ -b /dev/mapper/mw ] && dm_remove mw
+	dm_remove mp
+	for l in l0 l1 l2; do dm_remove $l; done
+	[ -b /dev/mapper/og ] && dm_remove og
+}
+
+# ---- rs: an I/O error on the old device during a resync ----
+BS=64
+d0=$(mk_fast_disk 64) && d1=$(mk_fast_disk 64) && d2=$(mk_fast_disk 64) &&
+	org=$(mk_fast_disk 96) && ok=$(mk_fast_disk 16) || die "disks"
+wd=$(mk_fast_disk 16) || die "disk wd"
+S=$(dev_sectors "$d0")
+dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" || die "legs" rs-legs
+check rs-new-leg dm_create l2 "0 $S linear $d2 0"
+# the origin writes slowly until the resync is done: a degraded pool
+# writes its dirty data back (one copy), and it must still be dirty then
+OS=$(dev_sectors "$org")
+check rs-slow-origin dm_create og "0 $OS delay $org 0 0 $org 0 4000"
+check rs-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
+[ -b /dev/mapper/mp ] || finish
+check rs-vol fc_vol mv mp /dev/mapper/og 1 writeback sequential_cutoff 0
+check rs-keeper-vol fc_vol mk mp "$ok" 9 passthrough
+start_keeper /dev/mapper/mk
+check rs-pattern pattern_file $IMG/pat $((40 * 1024))
+check rs-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
+field_is rs-dirty /dev/mapper/mp $P_DIRTY = 1280
+field_is rs-mirrored /dev/mapper/mp $P_RED = mirrored
+check rs-fail-l1 fail_leg1
+# one 32 KiB region of the old device fails, 20 MiB in (data blocks),
+# before the new device comes in: its resync meets the error
+E=40960
+check rs-region-fails swap_table l0 "0 $E linear $d0 0
+$E 64 error
+$((E + 64)) $((S - E - 64)) linear $d0 $((E + 64))"
+check rs-replace replace l2
+# every block: its data or EIO, never anything else (zeros)
+blkcmp rs-reads /dev/mapper/mv $IMG/pat 32768 2
+if [ "$(eio_of rs-reads)" -ge 1 ]; then pass rs-error-met; else fail rs-error-met "no read met the failing region"; fi
+field_is rs-old-kept /dev/mapper/mp $P_LEGS = ok,resync
+field_is rs-still-degraded /dev/mapper/mp $P_RED = degraded
+check rs-log-says-kept sh -c "dmesg | grep -q 'kept in service'"
+dmesg | grep fcache | tail -n 6 | sed 's/^/# /'
+# the resync goes on past the failing block
+check rs-resync-goes-on poll_until 3000 lone_le "$(eio_of rs-reads)"
+blkcmp rs-reads-again /dev/mapper/mv $IMG/pat 32768 2
+# the device is whole again: the last block is copied, the pool is mirrored
+check rs-region-back swap_table l0 "0 $S linear $d0 0"
+check rs-synced poll_until 1200 synced
+field_is rs-legs-ok /dev/mapper/mp $P_LEGS = ok,ok
+check rs-fast-origin swap_table og "0 $OS linear $org 0"
+# now the old device can go: the new one holds every block.  The volume
+# is suspended meanwhile (its writeback waits, its dirty count holds
+# still); a write to a second volume meets the failure.
+check rs-vol2 fc_vol mw mp "$wd" 2 writeback sequential_cutoff 0
+check rs-suspend-vol dmsetup suspend mv
+check rs-fail-l0 swap_error l0
+check rs-meet-failure dd if=$IMG/pat of=/dev/mapper/mw bs=4k count=1 oflag=direct,dsync status=none
+check rs-degraded poll_until 300 status_is mp $P_LEGS failed,ok
+check rs-vacated poll_until 600 vacated
+# the watermarks count the device in service: its blocks are over half
+# dirty (a quarter of both devices')
+check rs-set-low dmsetup message mp 0 writeback_low 40
+check rs-set-high dmsetup message mp 0 writeback_high 50
+check rs-above-high poll_until 100 status_is mp $P_WB_STATE throttled
+check rs-unset-high dmsetup message mp 0 writeback_high 100
+check rs-resume-vol dmsetup resume mv
+blkcmp rs-reads-on-new /dev/mapper/mv $IMG/pat 32768 0
+# degraded: new writes make no dirty data with one copy (written through)
+check rs-new-pattern pattern_file $IMG/new 1024
+dirty0=$(status_field mp $P_DIRTY)
+check rs-new-writes dd if=$IMG/new of=/dev/mapper/mv bs=4k seek=$((48 * 256)) oflag=direct,dsync conv=notrunc status=none
+check rs-new-on-origin sh -c "dd if=$org bs=1M skip=48 count=1 iflag=direct status=none | cmp - $IMG/new"
+field_is rs-no-new-dirty /dev/mapper/mp $P_DIRTY -le "$dirty0"
+check rs-new-reads sh -c "dd if=/dev/mapper/mv bs=1M skip=48 count=1 iflag=direct status=none | cmp - $IMG/new"
+check rs-flush dmsetup message mp 0 flush
+field_is rs-drained /dev/mapper/mp $P_DIRTY = 0
+teardown
+blkcmp rs-origin "$org" $IMG/pat 32768 0
+
+# ---- jm: a replace at a real size whose join is refused at first ----
+BS=8
+d0=$(mk_fast_disk 256) && d1=$(mk_fast_disk 256) && d2=$(mk_fast_disk 256) &&
+	org=$(mk_fast_disk 160) || die "disks jm"
+S=$(dev_sectors "$d0")
+dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" &&
+	dm_create l2 "0 $S linear $d2 0" || die "legs" jm-legs
+check jm-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
+[ -b /dev/mapper/mp ] || finish
+OS=$(dev_sectors "$org")
+check jm-origin dm_create og "0 $OS linear $org 0"
+check jm-vol fc_vol mv mp /dev/mapper/og 1 writeback sequential_cutoff 0
+check jm-keeper-vol fc_vol mk mp "$ok" 9 passthrough
+start_keeper /dev/mapper/mk
+check jm-pattern pattern_file $IMG/pat $((20000 * 4))
+check jm-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
+# the fsync load's blocks, dirty too
+J="--rw=randwrite --bs=4k --size=4M --offset=100M --fsync=1 --randseed=51"
+check jm-J fio_verify /dev/mapper/mv $J
+field_is jm-dirty /dev/mapper/mp $P_DIRTY = 21024
+# the origin slow until the resync is done (see rs)
+check jm-slow-origin swap_table og "0 $OS delay $org 0 0 $org 0 1000"
+check jm-fail-l1 fail_leg1
+# the replace lands under an fsync load
+base=$(status_field mv $V_WRITES)
+fio_verify /dev/mapper/mv $J --loops=3 >$IMG/j.err 2>&1 &
+jp=$!
+check jm-writer-progress poll_until 300 status_above mv $V_WRITES $((base + 32))
+echo 3 >/sys/module/dm_fcache/parameters/fault_twin_join
+check jm-replace replace l2
+if wait $jp; then pass jm-writes-during-replace; else fail jm-writes-during-replace "$(tail -n 4 $IMG/j.err | tr '\n' ' ')"; fi
+check jm-synced poll_until 3000 synced
+check jm-fast-origin swap_table og "0 $OS linear $org 0"
+# the hook refused three twins (the join's, then the tick's retries)
+check jm-join-refused sh -c "[ \$(cat /sys/module/dm_fcache/parameters/fault_twin_join) = 0 ]"
+check jm-fail-l0 swap_error l0
+blkcmp jm-reads-on-new /dev/mapper/mv $IMG/pat 4096 0
+check jm-J-reads fio_verify /dev/mapper/mv $J --verify_only=1
+field_is jm-degraded /dev/mapper/mp $P_LEGS = failed,ok
+teardown
+
+check rmmod unload_fcache
+dmesg_clean
+finish
