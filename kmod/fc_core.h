@@ -308,7 +308,7 @@ enum fc_bio_kind {
 #define FC_BF_STREAM	0x04	/* a read miss of a short stream: its fill reads ahead */
 #define FC_BF_NOFILL	0x08	/* a fill or a flash I/O of it failed: the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
-#define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools) */
+#define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools): filled_twin */
 #define FC_BF_TWIN	0x40	/* a write sent to the twin too (remap_twin()) */
 #define FC_BF_TWIN_ERR	0x80	/* ... and that copy failed */
 
@@ -323,6 +323,7 @@ struct fc_bio {
 	s64 ow_mark;		/* FC_BK_FLUSH: ow_done when it was sent */
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
+	u32 filled_twin;	/* FC_BF_TWIN_FILLED: the twin block the fill wrote */
 	struct work_struct work;	/* deferred processing (fill_wq) */
 };
 

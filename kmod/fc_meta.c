@@ -511,7 +511,7 @@ void fc_meta_error(struct fc_pool *pool, int err)
  * reload in this boot still comes up read-only instead of silently rw.
  * @seq: the highest superblock seq on the flash at the failure; a load that
  * finds a higher one sees a superblock written since (fcachectl check
- * --clear-needs-check) and the memory no longer applies.  Across a reboot
+ * --repair) and the memory no longer applies.  Across a reboot
  * nothing remembers: then the flash holds the last committed state, which
  * every completed flush is part of, since nothing is acknowledged after
  * the failure (docs/DESIGN.md, "Metadata modes").
@@ -1321,7 +1321,7 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 		       pool->nr_unsynced);
 	if (pool->needs_check) {
 		/* As dm-cache: read-only until fcachectl check clears the flag. */
-		DMWARN("the pool needs a check: loaded read-only; run fcachectl check --clear-needs-check on its flash device");
+		DMWARN("the pool needs a check: loaded read-only; run fcachectl check --repair on its flash device");
 		pool->md_mode = FC_MD_RO;
 	}
 	return 0;

@@ -354,7 +354,6 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	f->sync = small_write_with(pool, bio, REQ_SYNC | REQ_FUA);
 	f->urgent = small_write_with(pool, bio, REQ_FUA);
 	f->nofill = fc_bio(bio)->flags & FC_BF_NOFILL;
-	f->twin_filled = fc_bio(bio)->flags & FC_BF_TWIN_FILLED;
 	f->off = sector & (bsz - 1);
 	f->len = bio_sectors(bio);
 	f->mode = v->mode;
@@ -381,6 +380,9 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 		f->span_cached = span_cached(v, block, ((u64)f->off + f->len + bsz - 1) / bsz);
 	f->ow_busy = origin_writes_in_flight(pool, stripe_of(v, block));
 	entry_facts(f, pool, e);
+	/* The fill wrote this twin, not one the entry had before or got since. */
+	f->twin_filled = (fc_bio(bio)->flags & FC_BF_TWIN_FILLED) && e &&
+		fc_bio(bio)->filled_twin == fc_twin_of(pool, fc_eidx(pool, e));
 	pool_facts(f, pool);
 	return e;
 }
@@ -609,7 +611,8 @@ static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *
 	if (!r) {
 		fc_entry_set(pool, e, e->valid | fill, e->dirty);
 		fc_stat_inc(pool, v->slot, FC_ST_PROMOTIONS);
-		if (fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE)
+		fb->filled_twin = fc_twin_of(pool, fc_eidx(pool, e));
+		if (fb->filled_twin != FC_NONE)
 			fb->flags |= FC_BF_TWIN_FILLED;
 	} else {
 		if (r != -EAGAIN)
@@ -759,7 +762,16 @@ again:
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
 		default:
-			break;	/* lost with the leg: its I/O fails there */
+			/*
+			 * Dirty data lost with the leg (no good copy on the
+			 * other): every I/O of the block fails, a write too,
+			 * for nothing could hold it (the leg is out of use).
+			 */
+			spin_unlock_irqrestore(&pool->lock, flags);
+			DMERR_LIMIT("volume %u block %llu: its dirty data was lost with a failed flash device: I/O error",
+				    v->id, block);
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
+			return FC_DONE_KILL;
 		}
 	}
 	e = decide(v, bio, block, &f, e, &d);

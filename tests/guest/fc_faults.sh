@@ -229,6 +229,8 @@ if fc_pool fpool "$F" 64; then
 	info "pool after reload: $(dmsetup status fpool)"
 	field_is pool-reload-ro $P $P_MDMODE = ro
 	field_is pool-reload-needs-check $P $P_NEEDS_CHECK -eq 1
+	# the log names the action by the word fcachectl check prints (issue 32)
+	check pool-reload-log-says-repair sh -c "dmesg | grep 'needs a check' | tail -n 1 | grep -q 'check --repair'"
 	check vol-d-reload fc_vol vd fpool /dev/mapper/orD 4 writeback
 	check vol-d-reload-data vd_data
 	check_fails vol-d-ro-write-refused dd if=/tmp/pq4 of=/dev/mapper/vd bs=4k count=1 seek=4001 oflag=direct

@@ -21,8 +21,11 @@
 #      free block does).  The pool says degraded, with those blocks in
 #      lone_dirty_blocks, until the tick's retry gave each its twin;
 #      then mirrored, and the old device fails: every block reads back.
+# Arguments: the cases to run (default: rs jm).
 FC_T=fc_mirror_faults
 . "$FC_TOP/tests/guest/lib.sh"
+CASES=${*:-rs jm}
+want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 # the test build (suite 32 boots the guest with FC_KO=build/fi/dm-fcache.ko)
 load_fcache || die "insmod $FC_KO failed" module-load
 [ -f /sys/module/dm_fcache/parameters/fault_twin_join ] || die "no fault_twin_join (make fi-module)" fi-hook
@@ -90,117 +93,124 @@ teardown() {
 
 # ---- rs: an I/O error on the old device during a resync ----
 BS=64
-d0=$(mk_fast_disk 64) && d1=$(mk_fast_disk 64) && d2=$(mk_fast_disk 64) &&
-	org=$(mk_fast_disk 96) && ok=$(mk_fast_disk 16) || die "disks"
-wd=$(mk_fast_disk 16) || die "disk wd"
-S=$(dev_sectors "$d0")
-dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" || die "legs" rs-legs
-check rs-new-leg dm_create l2 "0 $S linear $d2 0"
-# the origin writes slowly until the resync is done: a degraded pool
-# writes its dirty data back (one copy), and it must still be dirty then
-OS=$(dev_sectors "$org")
-check rs-slow-origin dm_create og "0 $OS delay $org 0 0 $org 0 4000"
-check rs-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
-[ -b /dev/mapper/mp ] || finish
-check rs-vol fc_vol mv mp /dev/mapper/og 1 writeback sequential_cutoff 0
-check rs-keeper-vol fc_vol mk mp "$ok" 9 passthrough
-start_keeper /dev/mapper/mk
-check rs-pattern pattern_file $IMG/pat $((40 * 1024))
-check rs-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
-field_is rs-dirty /dev/mapper/mp $P_DIRTY = 1280
-field_is rs-mirrored /dev/mapper/mp $P_RED = mirrored
-check rs-fail-l1 fail_leg1
-# one 32 KiB region of the old device fails, 20 MiB in (data blocks),
-# before the new device comes in: its resync meets the error
-E=40960
-check rs-region-fails swap_table l0 "0 $E linear $d0 0
+ok=$(mk_fast_disk 16) || die "disk ok"
+rs_case() {
+	d0=$(mk_fast_disk 64) && d1=$(mk_fast_disk 64) && d2=$(mk_fast_disk 64) &&
+		org=$(mk_fast_disk 96) || die "disks"
+	wd=$(mk_fast_disk 16) || die "disk wd"
+	S=$(dev_sectors "$d0")
+	dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" || die "legs" rs-legs
+	check rs-new-leg dm_create l2 "0 $S linear $d2 0"
+	# the origin writes slowly until the resync is done: a degraded pool
+	# writes its dirty data back (one copy), and it must still be dirty then
+	OS=$(dev_sectors "$org")
+	check rs-slow-origin dm_create og "0 $OS delay $org 0 0 $org 0 4000"
+	check rs-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
+	[ -b /dev/mapper/mp ] || finish
+	check rs-vol fc_vol mv mp /dev/mapper/og 1 writeback sequential_cutoff 0
+	check rs-keeper-vol fc_vol mk mp "$ok" 9 passthrough
+	start_keeper /dev/mapper/mk
+	check rs-pattern pattern_file $IMG/pat $((40 * 1024))
+	check rs-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
+	field_is rs-dirty /dev/mapper/mp $P_DIRTY = 1280
+	field_is rs-mirrored /dev/mapper/mp $P_RED = mirrored
+	check rs-fail-l1 fail_leg1
+	# one 32 KiB region of the old device fails, 20 MiB in (data blocks),
+	# before the new device comes in: its resync meets the error
+	E=40960
+	check rs-region-fails swap_table l0 "0 $E linear $d0 0
 $E 64 error
 $((E + 64)) $((S - E - 64)) linear $d0 $((E + 64))"
-check rs-replace replace l2
-# every block: its data or EIO, never anything else (zeros)
-blkcmp rs-reads /dev/mapper/mv $IMG/pat 32768 2
-if [ "$(eio_of rs-reads)" -ge 1 ]; then pass rs-error-met; else fail rs-error-met "no read met the failing region"; fi
-field_is rs-old-kept /dev/mapper/mp $P_LEGS = ok,resync
-field_is rs-still-degraded /dev/mapper/mp $P_RED = degraded
-check rs-log-says-kept sh -c "dmesg | grep -q 'kept in service'"
-dmesg | grep fcache | tail -n 6 | sed 's/^/# /'
-# the resync goes on past the failing block
-check rs-resync-goes-on poll_until 3000 lone_le "$(eio_of rs-reads)"
-blkcmp rs-reads-again /dev/mapper/mv $IMG/pat 32768 2
-# the device is whole again: the last block is copied, the pool is mirrored
-check rs-region-back swap_table l0 "0 $S linear $d0 0"
-check rs-synced poll_until 1200 synced
-field_is rs-legs-ok /dev/mapper/mp $P_LEGS = ok,ok
-check rs-fast-origin swap_table og "0 $OS linear $org 0"
-# now the old device can go: the new one holds every block.  The volume
-# is suspended meanwhile (its writeback waits, its dirty count holds
-# still); a write to a second volume meets the failure.
-check rs-vol2 fc_vol mw mp "$wd" 2 writeback sequential_cutoff 0
-check rs-suspend-vol dmsetup suspend mv
-check rs-fail-l0 swap_error l0
-check rs-meet-failure dd if=$IMG/pat of=/dev/mapper/mw bs=4k count=1 oflag=direct,dsync status=none
-check rs-degraded poll_until 300 status_is mp $P_LEGS failed,ok
-check rs-vacated poll_until 600 vacated
-# the watermarks count the device in service: its blocks are over half
-# dirty (a quarter of both devices')
-check rs-set-low dmsetup message mp 0 writeback_low 40
-check rs-set-high dmsetup message mp 0 writeback_high 50
-check rs-above-high poll_until 100 status_is mp $P_WB_STATE throttled
-check rs-unset-high dmsetup message mp 0 writeback_high 100
-check rs-resume-vol dmsetup resume mv
-blkcmp rs-reads-on-new /dev/mapper/mv $IMG/pat 32768 0
-# degraded: new writes make no dirty data with one copy (written through)
-check rs-new-pattern pattern_file $IMG/new 1024
-dirty0=$(status_field mp $P_DIRTY)
-check rs-new-writes dd if=$IMG/new of=/dev/mapper/mv bs=4k seek=$((48 * 256)) oflag=direct,dsync conv=notrunc status=none
-check rs-new-on-origin sh -c "dd if=$org bs=1M skip=48 count=1 iflag=direct status=none | cmp - $IMG/new"
-field_is rs-no-new-dirty /dev/mapper/mp $P_DIRTY -le "$dirty0"
-check rs-new-reads sh -c "dd if=/dev/mapper/mv bs=1M skip=48 count=1 iflag=direct status=none | cmp - $IMG/new"
-check rs-flush dmsetup message mp 0 flush
-field_is rs-drained /dev/mapper/mp $P_DIRTY = 0
-teardown
-blkcmp rs-origin "$org" $IMG/pat 32768 0
+	check rs-replace replace l2
+	# every block: its data or EIO, never anything else (zeros)
+	blkcmp rs-reads /dev/mapper/mv $IMG/pat 32768 2
+	if [ "$(eio_of rs-reads)" -ge 1 ]; then pass rs-error-met; else fail rs-error-met "no read met the failing region"; fi
+	field_is rs-old-kept /dev/mapper/mp $P_LEGS = ok,resync
+	field_is rs-still-degraded /dev/mapper/mp $P_RED = degraded
+	check rs-log-says-kept sh -c "dmesg | grep -q 'kept in service'"
+	dmesg | grep fcache | tail -n 6 | sed 's/^/# /'
+	# the resync goes on past the failing block
+	check rs-resync-goes-on poll_until 3000 lone_le "$(eio_of rs-reads)"
+	blkcmp rs-reads-again /dev/mapper/mv $IMG/pat 32768 2
+	# the device is whole again: the last block is copied, the pool is mirrored
+	check rs-region-back swap_table l0 "0 $S linear $d0 0"
+	check rs-synced poll_until 1200 synced
+	field_is rs-legs-ok /dev/mapper/mp $P_LEGS = ok,ok
+	check rs-fast-origin swap_table og "0 $OS linear $org 0"
+	# now the old device can go: the new one holds every block.  The volume
+	# is suspended meanwhile (its writeback waits, its dirty count holds
+	# still); a write to a second volume meets the failure.
+	check rs-vol2 fc_vol mw mp "$wd" 2 writeback sequential_cutoff 0
+	check rs-suspend-vol dmsetup suspend mv
+	check rs-fail-l0 swap_error l0
+	check rs-meet-failure dd if=$IMG/pat of=/dev/mapper/mw bs=4k count=1 oflag=direct,dsync status=none
+	check rs-degraded poll_until 300 status_is mp $P_LEGS failed,ok
+	check rs-vacated poll_until 600 vacated
+	# the watermarks count the device in service: its blocks are over half
+	# dirty (a quarter of both devices')
+	check rs-set-low dmsetup message mp 0 writeback_low 40
+	check rs-set-high dmsetup message mp 0 writeback_high 50
+	check rs-above-high poll_until 100 status_is mp $P_WB_STATE throttled
+	check rs-unset-high dmsetup message mp 0 writeback_high 100
+	check rs-resume-vol dmsetup resume mv
+	blkcmp rs-reads-on-new /dev/mapper/mv $IMG/pat 32768 0
+	# degraded: new writes make no dirty data with one copy (written through)
+	check rs-new-pattern pattern_file $IMG/new 1024
+	dirty0=$(status_field mp $P_DIRTY)
+	check rs-new-writes dd if=$IMG/new of=/dev/mapper/mv bs=4k seek=$((48 * 256)) oflag=direct,dsync conv=notrunc status=none
+	check rs-new-on-origin sh -c "dd if=$org bs=1M skip=48 count=1 iflag=direct status=none | cmp - $IMG/new"
+	field_is rs-no-new-dirty /dev/mapper/mp $P_DIRTY -le "$dirty0"
+	check rs-new-reads sh -c "dd if=/dev/mapper/mv bs=1M skip=48 count=1 iflag=direct status=none | cmp - $IMG/new"
+	check rs-flush dmsetup message mp 0 flush
+	field_is rs-drained /dev/mapper/mp $P_DIRTY = 0
+	teardown
+	blkcmp rs-origin "$org" $IMG/pat 32768 0
+}
+want rs && rs_case
 
 # ---- jm: a replace at a real size whose join is refused at first ----
-BS=8
-d0=$(mk_fast_disk 256) && d1=$(mk_fast_disk 256) && d2=$(mk_fast_disk 256) &&
-	org=$(mk_fast_disk 160) || die "disks jm"
-S=$(dev_sectors "$d0")
-dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" &&
-	dm_create l2 "0 $S linear $d2 0" || die "legs" jm-legs
-check jm-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
-[ -b /dev/mapper/mp ] || finish
-OS=$(dev_sectors "$org")
-check jm-origin dm_create og "0 $OS linear $org 0"
-check jm-vol fc_vol mv mp /dev/mapper/og 1 writeback sequential_cutoff 0
-check jm-keeper-vol fc_vol mk mp "$ok" 9 passthrough
-start_keeper /dev/mapper/mk
-check jm-pattern pattern_file $IMG/pat $((20000 * 4))
-check jm-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
-# the fsync load's blocks, dirty too
-J="--rw=randwrite --bs=4k --size=4M --offset=100M --fsync=1 --randseed=51"
-check jm-J fio_verify /dev/mapper/mv $J
-field_is jm-dirty /dev/mapper/mp $P_DIRTY = 21024
-# the origin slow until the resync is done (see rs)
-check jm-slow-origin swap_table og "0 $OS delay $org 0 0 $org 0 1000"
-check jm-fail-l1 fail_leg1
-# the replace lands under an fsync load
-base=$(status_field mv $V_WRITES)
-fio_verify /dev/mapper/mv $J --loops=3 >$IMG/j.err 2>&1 &
-jp=$!
-check jm-writer-progress poll_until 300 status_above mv $V_WRITES $((base + 32))
-echo 3 >/sys/module/dm_fcache/parameters/fault_twin_join
-check jm-replace replace l2
-if wait $jp; then pass jm-writes-during-replace; else fail jm-writes-during-replace "$(tail -n 4 $IMG/j.err | tr '\n' ' ')"; fi
-check jm-synced poll_until 3000 synced
-check jm-fast-origin swap_table og "0 $OS linear $org 0"
-# the hook refused three twins (the join's, then the tick's retries)
-check jm-join-refused sh -c "[ \$(cat /sys/module/dm_fcache/parameters/fault_twin_join) = 0 ]"
-check jm-fail-l0 swap_error l0
-blkcmp jm-reads-on-new /dev/mapper/mv $IMG/pat 4096 0
-check jm-J-reads fio_verify /dev/mapper/mv $J --verify_only=1
-field_is jm-degraded /dev/mapper/mp $P_LEGS = failed,ok
-teardown
+jm_case() {
+	BS=8
+	d0=$(mk_fast_disk 256) && d1=$(mk_fast_disk 256) && d2=$(mk_fast_disk 256) &&
+		org=$(mk_fast_disk 160) || die "disks jm"
+	S=$(dev_sectors "$d0")
+	dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" &&
+		dm_create l2 "0 $S linear $d2 0" || die "legs" jm-legs
+	check jm-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
+	[ -b /dev/mapper/mp ] || finish
+	OS=$(dev_sectors "$org")
+	check jm-origin dm_create og "0 $OS linear $org 0"
+	check jm-vol fc_vol mv mp /dev/mapper/og 1 writeback sequential_cutoff 0
+	check jm-keeper-vol fc_vol mk mp "$ok" 9 passthrough
+	start_keeper /dev/mapper/mk
+	check jm-pattern pattern_file $IMG/pat $((20000 * 4))
+	check jm-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
+	# the fsync load's blocks, dirty too
+	J="--rw=randwrite --bs=4k --size=4M --offset=100M --fsync=1 --randseed=51"
+	check jm-J fio_verify /dev/mapper/mv $J
+	field_is jm-dirty /dev/mapper/mp $P_DIRTY = 21024
+	# the origin slow until the resync is done (see rs)
+	check jm-slow-origin swap_table og "0 $OS delay $org 0 0 $org 0 1000"
+	check jm-fail-l1 fail_leg1
+	# the replace lands under an fsync load
+	base=$(status_field mv $V_WRITES)
+	fio_verify /dev/mapper/mv $J --loops=3 >$IMG/j.err 2>&1 &
+	jp=$!
+	check jm-writer-progress poll_until 300 status_above mv $V_WRITES $((base + 32))
+	echo 3 >/sys/module/dm_fcache/parameters/fault_twin_join
+	check jm-replace replace l2
+	if wait $jp; then pass jm-writes-during-replace; else fail jm-writes-during-replace "$(tail -n 4 $IMG/j.err | tr '\n' ' ')"; fi
+	check jm-synced poll_until 3000 synced
+	check jm-fast-origin swap_table og "0 $OS linear $org 0"
+	# the hook refused three twins (the join's, then the tick's retries)
+	check jm-join-refused sh -c "[ \$(cat /sys/module/dm_fcache/parameters/fault_twin_join) = 0 ]"
+	check jm-fail-l0 swap_error l0
+	blkcmp jm-reads-on-new /dev/mapper/mv $IMG/pat 4096 0
+	check jm-J-reads fio_verify /dev/mapper/mv $J --verify_only=1
+	field_is jm-degraded /dev/mapper/mp $P_LEGS = failed,ok
+	teardown
+}
+want jm && jm_case
 
 check rmmod unload_fcache
 dmesg_clean
