@@ -5,9 +5,10 @@
 #                               load; replace online, then the other fails
 #   tests/guest/ctl_replace.sh  the same through fcachectl pool replace
 #   tests/guest/fc_nvmet.sh     the second leg an NVMe-oF (nvmet TCP) namespace
+#   tests/guest/fc_leftover.sh  a leftover page on one leg only (issue 32 item 3)
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-mirror || exit 0
-# fc_legfail.sh loads damaged pool images made by the host's image writer
+# fc_legfail.sh and fc_leftover.sh load pool images made by the host's image writer
 mkdir -p "$SUITE_TOP/build/vm"
 if ! cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
 	"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/kmod/fc_format.c"; then
@@ -15,4 +16,5 @@ if ! cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
 	exit 1
 fi
 guest_run fcache-mirror --timeout 1200 tests/guest/run_many.sh tests/guest/fc_mirror.sh \
-	tests/guest/fc_legfail.sh tests/guest/ctl_replace.sh tests/guest/fc_nvmet.sh
+	tests/guest/fc_legfail.sh tests/guest/ctl_replace.sh tests/guest/fc_nvmet.sh \
+	tests/guest/fc_leftover.sh
