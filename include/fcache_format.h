@@ -40,7 +40,9 @@
  *   page changed, and the first commit after a load (which writes to the
  *   slot not holding the current copy, i.e. over the leftover) rewrites it
  *   before any superblock with a higher seq is written.  That commit also
- *   takes seq = (highest seq found anywhere on the flash) + 1.  Leftovers
+ *   takes seq = (highest seq found anywhere on the flash) + 1.  In a
+ *   mirrored pool loaded with both legs, "anywhere" is both legs: a commit
+ *   cut short may leave a page on one leg only.  Leftovers
  *   are harmless: fcachectl check reports them as such.
  *   A page whose header has FC_HDR_NEEDS_CHECK is a leftover written on
  *   purpose after a superblock write failed: it records needs_check where

@@ -8,6 +8,10 @@
  *   3. the superblock goes to the slot not holding the current one, with FUA;
  *   4. only then are blocks freed by this commit reused (pending list) and
  *      PDIRTY dropped from entries this commit recorded clean.
+ * Loading reads both superblock slots and both slots of every metadata
+ * page of the loaded leg; a mirrored pool loaded with both legs also reads
+ * every page of the other leg, for leftovers only (scan_other_leg()): one
+ * more read pass of one leg's metadata.
  *
  * Locking: fc_commit() holds pool->commit_lock for the whole commit and
  * takes pool->lock only to serialise pages and to apply the result; no I/O
@@ -783,6 +787,33 @@ static int format_pool(struct fc_pool *pool)
 /* ---- load ---- */
 
 /*
+ * Check slot @s of logical page @l (read at @p): 0 if valid (its seq in
+ * *@seq), else a negative FC_ECHK_* code.  A valid slot above md_seq is a
+ * leftover of a commit that never completed: never used, and marked for
+ * rewriting by the first commit, which takes a seq above it (*@max_seen);
+ * one with FC_HDR_NEEDS_CHECK records needs_check (include/fcache_format.h,
+ * "Leftovers").
+ */
+static int verify_slot(struct fc_pool *pool, u64 l, unsigned int s, const void *p, u64 *seq,
+		       u64 *max_seen)
+{
+	const struct fc_disk_header *h = p;
+	int v = fc_page_verify(p, l ? FC_ME_MAGIC : FC_VT_MAGIC, fc_md_page_nr(l, s), pool->uuid);
+
+	*seq = le64_to_cpu(h->seq);
+	if (v || *seq <= pool->md_seq)
+		return v;
+	pool->leftovers++;
+	__set_bit(l, pool->page_dirty);
+	*max_seen = max(*max_seen, *seq);
+	if (le32_to_cpu(h->flags) & FC_HDR_NEEDS_CHECK) {
+		DMWARN("a failed commit recorded needs_check in metadata page %llu", l);
+		pool->needs_check = true;
+	}
+	return 0;
+}
+
+/*
  * Choose the slot of logical page @l: the valid one with the highest seq
  * <= md_seq.  A valid slot above md_seq is a leftover of a commit that
  * never completed: never used, and marked for rewriting by the first commit
@@ -791,27 +822,14 @@ static int format_pool(struct fc_pool *pool)
 static int pick_slot(struct fc_pool *pool, u64 l, void *s0, void *s1, int *slot,
 		     u64 *max_seen)
 {
-	u32 magic = l ? FC_ME_MAGIC : FC_VT_MAGIC;
 	void *p[2] = { s0, s1 };
 	bool ok[2];
 	u64 q[2];
 	int v[2], i;
 
 	for (i = 0; i < 2; i++) {
-		const struct fc_disk_header *h = p[i];
-
-		v[i] = fc_page_verify(p[i], magic, fc_md_page_nr(l, i), pool->uuid);
-		q[i] = le64_to_cpu(h->seq);
+		v[i] = verify_slot(pool, l, i, p[i], &q[i], max_seen);
 		ok[i] = !v[i] && q[i] <= pool->md_seq;
-		if (v[i] || q[i] <= pool->md_seq)
-			continue;
-		pool->leftovers++;
-		__set_bit(l, pool->page_dirty);
-		*max_seen = max(*max_seen, q[i]);
-		if (le32_to_cpu(h->flags) & FC_HDR_NEEDS_CHECK) {
-			DMWARN("a failed commit recorded needs_check in metadata page %llu", l);
-			pool->needs_check = true;
-		}
 	}
 	if (ok[0] && (!ok[1] || q[0] >= q[1]))
 		*slot = 0;
@@ -1032,6 +1050,42 @@ static int load_pool(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char
 out:
 	bitmap_free(claimed);
 	return r;
+}
+
+/*
+ * A pair load reads the metadata of one leg only (@leg is the other one).
+ * A commit cut short can have left a page on that other leg alone (its
+ * copy on the loaded leg and both superblocks never landed): unless it is
+ * seen here, the next commit reuses its seq without rewriting it, and it
+ * looks committed on that leg from then on (trusted when the leg is loaded
+ * alone).  So both slots of every page of the other leg are read too (one
+ * more read pass of one leg's metadata at load, chunked as load_pool())
+ * and every leftover found is handled as one on the loaded leg
+ * (verify_slot()).  Nothing else is taken from them: the legs' committed
+ * pages are the same.
+ */
+static int scan_other_leg(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char **error)
+{
+	u64 l, q, before = pool->leftovers;
+	unsigned int i, s, n;
+	int r;
+
+	for (l = 0; l < pool->g.md_pages; l += n) {
+		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
+		r = md_io_leg(pool, leg, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+			      (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		if (r) {
+			*error = "fcache-pool: cannot read the metadata of the second flash device (I/O error)";
+			return r;
+		}
+		for (i = 0; i < n; i++)
+			for (s = 0; s < 2; s++)
+				verify_slot(pool, l + i, s, buf_page(pool, 2 * i + s), &q, max_seen);
+	}
+	if (pool->leftovers != before)
+		DMINFO("mirrored pool: %llu leftover page slots on leg %u (rewritten by the first commit)",
+		       pool->leftovers - before, leg);
+	return 0;
 }
 
 /* What a leg's two superblock slots hold. */
@@ -1299,6 +1353,8 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 		return r;
 	}
 	r = load_pool(pool, auth, &max_seen, error);
+	if (!r && fc_mirrored(pool) && pool->leg[!auth].bdev)
+		r = scan_other_leg(pool, !auth, &max_seen, error);
 	if (r)
 		return r;
 	fc_cache_build_free(pool);
@@ -1307,8 +1363,8 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 		fc_join_twins(pool);
 	/*
 	 * The next commit moves past every seq on the flash, and rewrites
-	 * every page that has a leftover (pick_slot() marked them) before its
-	 * superblock can make that seq current.
+	 * every page that has a leftover on either leg (verify_slot() marked
+	 * them) before its superblock can make that seq current.
 	 */
 	pool->seq = max_seen;
 	/* Rewrite the volume table (dirty counts) with the first commit. */

@@ -113,6 +113,20 @@ pair_case mismatch 1 mismatch - "same commit (seq 4) but their committed metadat
 "$CTL" check --json "$T/p0.img" "$T/p1.img" >"$T/out" 2>/dev/null
 py_ok "pair: mismatch: metadata_agrees false" 'assert d["metadata_agrees"] is False'
 
+# a leftover on leg 1 only (a commit cut short): harmless, each leg is
+# checked with all its slots; after a commit that reused its seq without
+# rewriting it (the module before issue 32 item 3) the legs disagree
+pair_case leftover-leg1 0 in_sync - "are in sync: pool"
+"$CTL" check "$T/p0.img" "$T/p1.img" >"$T/out" 2>&1
+out_has "pair: leftover-leg1: leg 1 reports the leftover" "entry page 9 slot 0 (flash page 20): leftover seq 5 above md_seq 4"
+out_has "pair: leftover-leg1: committed metadata agrees" "committed metadata (volume table, every entry) is the same"
+"$CTL" check --json "$T/p0.img" "$T/p1.img" >"$T/out" 2>/dev/null
+py_ok "pair: leftover-leg1: JSON, leg 1 only has the leftover" \
+	'l=d["legs"]; assert d["metadata_agrees"] is True and l[0]["leftovers"]==0 and l[1]["leftovers"]==1 and l[1]["outcome"]=="leftovers", [(x["outcome"], x["leftovers"]) for x in l]'
+pair_case leftover-leg1-reused 1 mismatch - "same commit (seq 5) but their committed metadata differs: entry 2143 differs"
+expect_rc 0 "pair: leftover-leg1-reused: leg 1 alone trusts the stale page" "$CTL" check "$T/p1.img"
+out_has "pair: leftover-leg1-reused: leg 1 counts the stale entry" "volume slot 2: dirty hint 60, counted 61"
+
 cp "$T/a.img" "$T/copy.img"
 expect_rc 1 "pair: a copy of one leg: exit 1" "$CTL" check "$T/a.img" "$T/copy.img"
 out_has "pair: a copy: says so" "both say they are leg 0 .* one is a copy of the other"

@@ -24,7 +24,8 @@
  * 0, OUT2 leg 1, both with the whole metadata and superblocks of their own;
  * every dirty entry on leg 0 gets a twin on leg 1, a few entries live on
  * leg 1 (dirty ones with a twin on leg 0).  --pair KIND then makes the two
- * legs disagree the way a lost or swapped device leaves them (see usage()).
+ * legs disagree the way a lost or swapped device leaves them, or leaves a
+ * leftover on one leg only (see usage()).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -232,6 +233,41 @@ static void write_leftover(uint64_t l, uint64_t seq, uint32_t hflags)
 	pwrite_page(nr, page);
 }
 
+/*
+ * --pair leftover-leg1: commit 5 cut short by a power cut after leg 1's
+ * copy of one page landed, before leg 0's and before either superblock.
+ * The page holds cache block LO_BLOCK (on leg 1, free in commit 4) as a
+ * dirty record of volume slot 2's origin block LO_OBLOCK; the block's data
+ * on leg 1 is LO_BYTE, a marker no origin holds.  A module that trusts the
+ * page serves the marker for that origin block.
+ */
+#define LO_BLOCK	(g.leg_blocks[0] + 100)
+#define LO_OBLOCK	2000u
+#define LO_BYTE		0xa5
+
+static void write_leftover_leg1(void)
+{
+	uint64_t x = LO_BLOCK, l = 1 + x / FC_ENTRIES_PER_PAGE;
+	uint64_t nr = fc_md_page_nr(l, cur[l] == 0 ? 1 : 0);
+	struct fc_disk_entry save = ent[x];
+	size_t len = (size_t)g.block_sectors << 9;
+	uint8_t page[FC_PAGE_SIZE], *data = malloc(len);
+
+	if (!data)
+		die("malloc");
+	set_entry(x, 2, LO_OBLOCK, (uint8_t)(0xff >> (8 - g.nr_subblocks)),
+		  (uint8_t)(0xff >> (8 - g.nr_subblocks)));
+	build_page(l, page);
+	fc_page_seal(page, FC_ME_MAGIC, nr, S + 1, uuid);
+	pwrite_leg(1, nr, page);
+	ent[x] = save;
+	changed[l] = 0;
+	memset(data, LO_BYTE, len);
+	if (pwrite(fds[1], data, len, (off_t)(fc_block_leg_sector(&g, x) << 9)) != (ssize_t)len)
+		die("pwrite");
+	free(data);
+}
+
 static void flip_byte(uint64_t nr, unsigned int off)
 {
 	uint8_t page[FC_PAGE_SIZE];
@@ -366,7 +402,12 @@ static void usage(void)
 		"  --pair split   each leg ran without the other\n"
 		"  --pair foreign leg 1 names another partner (a replaced leg 0)\n"
 		"  --pair lag     leg 1's superblock one commit behind (harmless)\n"
-		"  --pair mismatch  same commit, an entry of leg 1 differs\n");
+		"  --pair mismatch  same commit, an entry of leg 1 differs\n"
+		"  --pair leftover-leg1  a commit cut short: one page at seq S+1 on leg 1\n"
+		"                 only (block leg_blocks[0]+100 maps volume slot 2 block\n"
+		"                 2000 dirty, its data all 0xa5), no superblock (harmless)\n"
+		"  --pair leftover-leg1-reused  then commit S+1 of the volume table alone on\n"
+		"                 both legs: leg 1's leftover now looks committed (mismatch)\n");
 	exit(2);
 }
 
@@ -547,6 +588,15 @@ int main(int argc, char **argv)
 		wmask = 1;
 		write_sb(S, (int)(S % 2));
 		wmask = 3;
+	} else if (!strncmp(pair, "leftover-leg1", 13)) {
+		write_leftover_leg1();
+		if (!strcmp(pair, "leftover-leg1-reused")) {
+			/* what the module before issue 32 item 3 did next */
+			changed[0] = 1;
+			commit(0);
+		} else if (strcmp(pair, "leftover-leg1")) {
+			usage();
+		}
 	} else if (!strcmp(pair, "mismatch")) {
 		wmask = 2;
 		edit_current(1, ed_mismatch);
