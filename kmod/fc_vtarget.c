@@ -17,8 +17,33 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 
 #include "fc_core.h"
+
+#ifdef FC_FAULT_INJECT
+/*
+ * Test build only (make fi-module): the next destructor of a table that
+ * was active waits dtr_hold_ms before doing its work, one-shot.  dm's
+ * resume destroys the old table after the new one is live, so this holds
+ * that window open for a power cut (tests/guest/fc_detach_cut.sh).
+ */
+static unsigned int dtr_hold_ms;
+module_param(dtr_hold_ms, uint, 0644);
+MODULE_PARM_DESC(dtr_hold_ms, "test build: hold the next destructor of an active table this long (one-shot)");
+
+static void dtr_hold(void)
+{
+	unsigned int ms = xchg(&dtr_hold_ms, 0);
+
+	if (ms)
+		msleep(ms);
+}
+#else
+static inline void dtr_hold(void)
+{
+}
+#endif
 
 /* ---- constructor / destructor ---- */
 
@@ -184,6 +209,8 @@ static void fc_dtr(struct dm_target *ti)
 {
 	struct fc_volume *v = ti->private;
 
+	if (v->was_active)
+		dtr_hold();
 	if (v->active)
 		deactivate(v);
 	if (v->pool && v->was_active && !v->detach_ok)
