@@ -141,7 +141,10 @@
  * since have been written directly.  A new table for the slot is refused
  * while it holds dirty data (replaying it could overwrite newer writes);
  * clean data is dropped.  The pool message "resolve <id> replay|discard"
- * clears the flag.  A crash runs no destructor and never sets it.
+ * clears the flag.  It is recorded when such a table is suspended
+ * (postsuspend), before a replacing table can be live, and cleared when a
+ * table of the volume resumes: a power cut while a volume is suspended
+ * leaves it set (the safe side); a crash of a live volume never sets it.
  */
 #define FC_VOL_DETACHED		(1u << 1)
 

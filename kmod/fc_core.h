@@ -104,6 +104,13 @@ struct fc_vslot {
 	u64 origin_sectors;
 	char label[FC_VOLUME_LABEL_LEN + 1];
 	bool detached;			/* FC_VOL_DETACHED (fc_registry_lock + pool->lock) */
+	/*
+	 * The suspended table whose postsuspend set detached (fc_registry_lock):
+	 * the mark holds until a table of the slot resumes (cleared) or this
+	 * table is destroyed (kept).  NULL: detached is final (a destructor,
+	 * or as loaded from the flash).
+	 */
+	struct fc_volume *susp_detach;
 	/* in-core */
 	struct fc_volume *active;	/* resumed target (fc_registry_lock) */
 	bool wb_allowed;		/* writeback may use active->origin */

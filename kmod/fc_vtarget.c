@@ -8,40 +8,72 @@
  * the pool and registers the volume in a slot of the pool's volume table
  * (register_slot(), under fc_registry_lock).  Preresume makes the table the
  * slot's active one; postsuspend and the destructor deactivate it, after
- * the slot's writeback copies in flight have ended.  A table torn down at
- * run time without fcachectl's "detach" message marks its slot detached on
- * the flash (mark_detached()); the next table checks it (check_detached()).
+ * the slot's writeback copies in flight have ended.  A table that was
+ * active and is suspended without fcachectl's "detach" message marks its
+ * slot detached on the flash at postsuspend, before any table that
+ * replaces it can be live (suspend_detach()); a table of the slot that
+ * resumes clears the mark again (resume_attach()); the old table's
+ * destructor, run by dm only after the new table is live, makes it final
+ * (settle_detach()).  The next table checks it (check_detached()).
  * Also here: status, messages, iterate_devices, io_hints and the target
  * type, fc_volume_target.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 
 #include "fc_core.h"
+
+#ifdef FC_FAULT_INJECT
+/*
+ * Test build only (make fi-module): the next destructor of a table that
+ * was active waits dtr_hold_ms before doing its work, one-shot.  dm's
+ * resume destroys the old table after the new one is live, so this holds
+ * that window open for a power cut (tests/guest/fc_detach_cut.sh).
+ */
+static unsigned int dtr_hold_ms;
+module_param(dtr_hold_ms, uint, 0644);
+MODULE_PARM_DESC(dtr_hold_ms, "test build: hold the next destructor of an active table this long (one-shot)");
+
+static void dtr_hold(void)
+{
+	unsigned int ms = xchg(&dtr_hold_ms, 0);
+
+	if (ms)
+		msleep(ms);
+}
+#else
+static inline void dtr_hold(void)
+{
+}
+#endif
 
 /* ---- constructor / destructor ---- */
 
 /*
  * Slot @i is FC_VOL_DETACHED: its last table was torn down at run time by
  * something other than fcachectl (an LVM command that replaced the table,
- * dmsetup remove), so its origin may since have been written directly.
- * Dirty data would be replayed over those writes: refused until "resolve".
- * Clean data may be stale: dropped, and the flag cleared.  Called with
- * fc_registry_lock held by the constructor and preresume of a new table.
+ * dmsetup remove), or the power failed while it was suspended, so its
+ * origin may since have been written directly.  Dirty data would be
+ * replayed over those writes: refused until "resolve".  Clean data may be
+ * stale: dropped, and the flag cleared.  A mark made by a table that is
+ * still suspended (s->susp_detach) is left to preresume (resume_attach()).
+ * Called with fc_registry_lock held by the constructor and preresume of a
+ * new table.
  */
 static int check_detached(struct fc_pool *pool, int i, char **error)
 {
 	struct fc_vslot *s = &pool->vol[i];
 	u64 dirty;
 
-	if (!s->detached)
+	if (!s->detached || s->susp_detach)
 		return 0;
 	spin_lock_irq(&pool->lock);
 	dirty = s->dirty;
 	spin_unlock_irq(&pool->lock);
 	if (dirty) {
-		DMERR("volume %u: its cache was detached at run time with dirty data (%llu blocks); its origin may hold newer writes; choose with `fcachectl resolve POOL %u --replay|--discard` (pool message: resolve %u replay|discard)",
+		DMERR("volume %u: its cache was detached at run time with dirty data (%llu blocks; or the power failed while it was suspended); its origin may hold newer writes; choose with `fcachectl resolve POOL %u --replay|--discard` (pool message: resolve %u replay|discard)",
 		      s->id, dirty, s->id, s->id);
 		*error = "fcache: the volume's cache was detached at run time with dirty data; its origin may hold newer writes; choose with fcachectl resolve --replay|--discard";
 		return -EBUSY;
@@ -61,33 +93,105 @@ static int check_detached(struct fc_pool *pool, int i, char **error)
 }
 
 /*
- * The destructor of a table that was active: unless fcachectl announced
- * the teardown ("detach" message) or another table of the slot took over
- * (a reload), remember on the flash that the volume was detached at run
- * time.  A crash runs no destructor: its dirty data is replayed as usual.
+ * Mark @v's slot detached in core (fc_registry_lock held) unless another
+ * table of the slot is active or it is marked already; the caller commits.
+ * True if it set the mark, with the slot's dirty blocks in @dirty.
  */
-static void mark_detached(struct fc_volume *v)
+static bool set_detached(struct fc_volume *v, u64 *dirty)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+
+	if (s->id != v->id || s->active || s->detached)
+		return false;
+	spin_lock_irq(&pool->lock);
+	s->detached = true;
+	*dirty = s->dirty;
+	fc_mark_vt_dirty(pool);
+	spin_unlock_irq(&pool->lock);
+	return true;
+}
+
+/*
+ * Postsuspend of a table that was active (deactivated), without
+ * fcachectl's "detach" message: the table may be about to be replaced by
+ * one that writes the origin directly (an LVM command or a dmsetup reload
+ * swapping in linear, dmsetup remove), and dm destroys the old table only
+ * after the new one is live.  So the detach is recorded now, by the commit
+ * postsuspend makes anyway, before any replacing table can be live.  The
+ * mark is provisional (s->susp_detach): a table of the slot that resumes
+ * clears it.  Returns true if it set the mark (@dirty: dirty blocks).
+ */
+static bool suspend_detach(struct fc_volume *v, u64 *dirty)
+{
+	struct fc_vslot *s = &v->pool->vol[v->slot];
+	bool marked = false;
+
+	if (!v->was_active || v->detach_ok)
+		return false;
+	mutex_lock(&fc_registry_lock);
+	if (set_detached(v, dirty)) {
+		s->susp_detach = v;
+		marked = true;
+	}
+	mutex_unlock(&fc_registry_lock);
+	return marked;
+}
+
+/*
+ * Preresume (fc_registry_lock held): a table of the slot resumes, so the
+ * mark a suspended table of the slot made (suspend_detach()) is cleared.
+ * True if the clear must reach the flash before the table is live: only
+ * with dirty data (a leftover mark after a power cut would refuse the
+ * volume until "resolve"; with clean data only, it costs the clean blocks
+ * at the next table, and the next commit records the clear anyway).
+ */
+static bool resume_attach(struct fc_volume *v)
 {
 	struct fc_pool *pool = v->pool;
 	struct fc_vslot *s = &pool->vol[v->slot];
 	bool commit = false;
+
+	if (s->detached && s->susp_detach) {
+		spin_lock_irq(&pool->lock);
+		s->detached = false;
+		commit = s->dirty && pool->md_mode == FC_MD_RW;
+		fc_mark_vt_dirty(pool);
+		spin_unlock_irq(&pool->lock);
+	}
+	s->susp_detach = NULL;
+	return commit;
+}
+
+/*
+ * The destructor of a table that was active.  A mark its postsuspend (or
+ * "cancel_detach") made, with no table of the slot resumed since, is final
+ * now; it is on the flash already.  Without one, the detach is recorded
+ * here as a last resort, unless fcachectl announced the teardown or
+ * another table of the slot took over.  A crash runs no destructor: a mark
+ * already on the flash stays, none is added.
+ */
+static void settle_detach(struct fc_volume *v)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	bool commit = false, final = false;
 	u64 dirty = 0;
 
 	mutex_lock(&fc_registry_lock);
-	if (s->id == v->id && !s->active && !s->detached) {
-		spin_lock_irq(&pool->lock);
-		s->detached = true;
-		dirty = s->dirty;
-		fc_mark_vt_dirty(pool);
-		spin_unlock_irq(&pool->lock);
-		commit = true;
+	if (s->susp_detach == v) {
+		s->susp_detach = NULL;
+		final = s->detached && s->id == v->id && !s->active;
+		dirty = READ_ONCE(s->dirty);
+	} else if (!v->detach_ok) {
+		commit = set_detached(v, &dirty);
 	}
 	mutex_unlock(&fc_registry_lock);
-	if (!commit)
+	if (!commit && !final)
 		return;
-	DMWARN("volume %u: its table was torn down at run time without fcachectl (an LVM command? dmsetup remove?): marked detached, %llu dirty blocks kept in the pool; a new table is refused while it has dirty data until `fcachectl resolve`",
-	       v->id, dirty);
-	if (fc_commit(pool, false))
+	DMWARN("volume %u: its table was torn down at run time without fcachectl (an LVM command? dmsetup remove?): marked detached%s, %llu dirty blocks kept in the pool; a new table is refused while it has dirty data until `fcachectl resolve`",
+	       v->id, final ? " (recorded when it was suspended)" : "", dirty);
+	if (commit && fc_commit(pool, false))
 		DMERR("volume %u: could not record the detach on the flash", v->id);
 }
 
@@ -117,6 +221,7 @@ static int register_slot(struct fc_volume *v, char **error)
 		spin_lock_irq(&pool->lock);
 		pool->vol[i].id = v->id;
 		pool->vol[i].detached = false;
+		pool->vol[i].susp_detach = NULL;
 		pool->vol[i].origin_sectors = size;
 		memset(pool->vol[i].label, 0, sizeof(pool->vol[i].label));
 		fc_mark_vt_dirty(pool);
@@ -184,10 +289,12 @@ static void fc_dtr(struct dm_target *ti)
 {
 	struct fc_volume *v = ti->private;
 
+	if (v->was_active)
+		dtr_hold();
 	if (v->active)
 		deactivate(v);
-	if (v->pool && v->was_active && !v->detach_ok)
-		mark_detached(v);
+	if (v->pool && v->was_active)
+		settle_detach(v);
 	if (v->origin_dev)
 		dm_put_device(ti, v->origin_dev);
 	if (v->pool)
@@ -302,6 +409,7 @@ static int fc_preresume(struct dm_target *ti)
 	struct fc_vslot *s = &pool->vol[v->slot];
 	u64 dirty;
 	char *why = NULL;
+	bool commit = false;
 	int r = 0;
 
 	mutex_lock(&fc_registry_lock);
@@ -316,6 +424,7 @@ static int fc_preresume(struct dm_target *ti)
 		DMERR("volume %u: %s", v->id, why);
 		r = -EBUSY;
 	} else {
+		commit = resume_attach(v);
 		spin_lock_irq(&pool->lock);
 		s->active = v;
 		s->wb_allowed = true;
@@ -327,6 +436,10 @@ static int fc_preresume(struct dm_target *ti)
 	mutex_unlock(&fc_registry_lock);
 	if (r)
 		return r;
+	/* the volume is attached again: on the flash before it is live */
+	if (commit && fc_request_commit(pool))
+		DMERR("volume %u: could not record on the flash that it is attached again; after a power cut it would count as detached",
+		      v->id);
 	/*
 	 * Leaving writeback: no writeback here, the device is suspended until
 	 * preresume returns and a writeback to slow spindles can take minutes.
@@ -343,12 +456,27 @@ static int fc_preresume(struct dm_target *ti)
 	return 0;
 }
 
+/*
+ * Deactivate, record the detach unless fcachectl announced the teardown
+ * (suspend_detach()), and commit: the volume table's counts, the mark, and
+ * the data and mapping of every write this table completed, durable before
+ * any table that replaces this one can be live.  No writeback copy of the
+ * slot runs after deactivate() and none starts (wb_allowed).
+ */
 static void fc_postsuspend(struct dm_target *ti)
 {
 	struct fc_volume *v = ti->private;
+	bool marked;
+	u64 dirty = 0;
 
 	deactivate(v);
-	fc_request_commit(v->pool);
+	marked = suspend_detach(v, &dirty);
+	if (fc_request_commit(v->pool) && marked)
+		DMERR("volume %u: suspended, but the detach could not be recorded on the flash: if its table is replaced, its %llu dirty blocks may later be replayed over newer origin writes",
+		      v->id, dirty);
+	else if (marked && dirty)
+		DMINFO("volume %u: suspended with %llu dirty blocks, recorded as detached until a table of the volume resumes (a power cut before that leaves it detached: `fcachectl resolve` then decides)",
+		       v->id, dirty);
 }
 
 static void fc_status(struct dm_target *ti, status_type_t type,
@@ -408,6 +536,36 @@ static int vol_stats(struct fc_volume *v, char *result, unsigned int maxlen)
 	return 1;
 }
 
+/*
+ * "detach" / "cancel_detach" sent to a table that is suspended after it
+ * was active: its mark follows v->detach_ok (none for an orderly teardown,
+ * one otherwise, as postsuspend would have made), recorded at once.
+ */
+static int msg_detach(struct fc_volume *v)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_vslot *s = &pool->vol[v->slot];
+	bool commit = false;
+	u64 dirty;
+
+	mutex_lock(&fc_registry_lock);
+	if (!v->active && v->was_active) {
+		if (!v->detach_ok && set_detached(v, &dirty)) {
+			s->susp_detach = v;
+			commit = true;
+		} else if (v->detach_ok && s->susp_detach == v && s->detached) {
+			spin_lock_irq(&pool->lock);
+			s->detached = false;
+			fc_mark_vt_dirty(pool);
+			spin_unlock_irq(&pool->lock);
+			s->susp_detach = NULL;
+			commit = true;
+		}
+	}
+	mutex_unlock(&fc_registry_lock);
+	return commit ? fc_request_commit(pool) : 0;
+}
+
 static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 		      char *result, unsigned int maxlen)
 {
@@ -441,10 +599,10 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 	case FC_MSG_DETACH:
 		/* fcachectl's down/disable: the teardown that follows is orderly */
 		v->detach_ok = true;
-		return 0;
+		return msg_detach(v);
 	case FC_MSG_CANCEL_DETACH:
 		v->detach_ok = false;
-		return 0;
+		return msg_detach(v);
 	case FC_MSG_INVALIDATE:
 		if (pool->md_mode != FC_MD_RW) {
 			DMWARN("invalidate: the pool's metadata is read-only");
