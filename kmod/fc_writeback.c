@@ -40,8 +40,8 @@
  * the marked blocks first, at full pace (collect_flush()).  A copy takes a
  * block out of the set when it reached the origin and was flushed there,
  * even if the block was rewritten meanwhile (what was written before the
- * copy began is on the origin), unless a flush began after the copy's
- * batch was collected (flush_starts): that flush waits for a later copy.
+ * copy began is on the origin), unless a flush began after the copy
+ * began (flush_starts): that flush waits for a later copy.
  * So a flush ends however many batches it takes and whatever is written
  * during it.  A presuspend of the table the message came through ends the
  * wait (-EAGAIN); the marks stay, and the worker goes on after the resume.
