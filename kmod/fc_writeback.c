@@ -379,6 +379,24 @@ static bool may_copy(struct fc_pool *pool, struct fc_entry *e)
 }
 
 /*
+ * A marked block on a failed leg with no copy on the other (no twin, or a
+ * twin not filled yet): never copied, it would hold its flush for ever.
+ * It leaves the set as a failed copy does (pool->lock held).
+ */
+static bool flush_lost(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
+
+	if (!fc_block_failed(pool, i) ||
+	    (fc_twin_of(pool, i) != FC_NONE && !test_bit(i, pool->joining)))
+		return false;
+	__clear_bit(i, pool->flush_set);
+	s->flush_left--;
+	s->flush_errors++;
+	return true;
+}
+
+/*
  * Collect up to @max blocks that a flush waits for (pool->flush_set), from
  * where the last call stopped; at most FC_WALK_BATCH marked blocks looked at.
  */
@@ -403,6 +421,8 @@ static unsigned int collect_flush(struct fc_pool *pool, struct wb_item *items, u
 		seen++;
 		if (may_copy(pool, &pool->e[i]))
 			take(pool, &pool->e[i], &items[n++]);
+		else if (flush_lost(pool, i))
+			wake_up_all(&pool->flush_wait);
 		i++;
 	}
 	pool->flush_cursor = i < nr ? i : 0;
