@@ -880,31 +880,25 @@ static bool mark_one(struct fc_pool *pool, u32 idx, void *arg)
  */
 static int flush_state(struct fc_pool *pool, u64 vols, u64 errors, bool *stop)
 {
-	u64 e = 0;
+	struct fc_vslot *s;
+	bool left = false, gone = false;
 	unsigned int i;
-	int r = 1;
+	u64 e = 0;
+	int r;
 
 	if (READ_ONCE(pool->md_mode) != FC_MD_RW)
 		return -EROFS;
 	spin_lock_irq(&pool->lock);
-	if (*stop) {
-		r = -EAGAIN;
-		goto out;
-	}
 	for (i = 0; i < FC_MAX_VOLUMES; i++) {
 		if (!(vols & BIT_ULL(i)))
 			continue;
-		e += pool->vol[i].flush_errors;
-		if (!pool->vol[i].flush_left)
-			continue;
+		s = &pool->vol[i];
+		e += s->flush_errors;
+		left |= !!s->flush_left;
 		/* A volume suspended or removed: its origin is out of reach. */
-		r = pool->vol[i].wb_allowed && pool->vol[i].active ? 0 : -ENODEV;
-		if (r)
-			break;
+		gone |= s->flush_left && !(s->wb_allowed && s->active);
 	}
-	if (e != errors)
-		r = -EIO;
-out:
+	r = *stop ? -EAGAIN : e != errors ? -EIO : gone ? -ENODEV : !left;
 	spin_unlock_irq(&pool->lock);
 	return r;
 }
