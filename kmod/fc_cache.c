@@ -79,8 +79,9 @@ int fc_cache_alloc(struct fc_pool *pool)
 	pool->page_slot = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->page_written = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->ghost_slots = vzalloc(FC_GHOST_SLOTS * sizeof(u32));
+	pool->flush_set = bitmap_zalloc(nr, GFP_KERNEL);
 	if (!pool->e || !pool->wcount || !pool->buckets || !pool->page_dirty || !pool->page_slot ||
-	    !pool->page_written || !pool->ghost_slots)
+	    !pool->page_written || !pool->ghost_slots || !pool->flush_set)
 		return -ENOMEM;
 	if (fc_mirrored(pool)) {
 		pool->twin = vmalloc(array_size(nr, sizeof(u32)));
@@ -239,6 +240,7 @@ void fc_cache_free(struct fc_pool *pool)
 	bitmap_free(pool->page_slot);
 	bitmap_free(pool->page_written);
 	vfree(pool->ghost_slots);
+	bitmap_free(pool->flush_set);
 }
 
 struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock)
@@ -324,6 +326,11 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 		pool->nr_dirty--;
 		s->dirty--;
 		pool->wcount[fc_eidx(pool, e)] = 0;
+		/* Clean (written back, discarded, dropped): no flush waits for it. */
+		if (__test_and_clear_bit(fc_eidx(pool, e), pool->flush_set)) {
+			s->flush_left--;
+			wake_up_all(&pool->flush_wait);
+		}
 	}
 	e->valid = valid;
 	e->dirty = dirty;
@@ -622,6 +629,9 @@ enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
 	if (t == FC_NONE || test_bit(i, pool->joining))
 		return FC_RESCUE_LOST;
 	untwin(pool, i, t);
+	/* A flush waiting for the block waits for its twin now. */
+	if (__test_and_clear_bit(i, pool->flush_set))
+		__set_bit(t, pool->flush_set);
 	/* Only the dirty sub-blocks have a second copy. */
 	fc_entry_set(pool, e, e->dirty, e->dirty);
 	hash_remove(pool, e);

@@ -116,6 +116,9 @@ struct fc_vslot {
 	bool wb_allowed;		/* writeback may use active->origin */
 	u64 cached, dirty;		/* blocks (pool->lock) */
 	u64 hashed;			/* entries in the hash, fills too (pool->lock) */
+	/* flush requests (fc_flush_volumes(), pool->lock) */
+	u64 flush_left;			/* its blocks in pool->flush_set */
+	u64 flush_errors;		/* of them, copies that failed */
 	atomic_t wb_inflight;
 };
 
@@ -200,6 +203,17 @@ struct fc_pool {
 	u32 clock_hand;
 	u32 leg_hand[FC_MAX_LEGS];	/* eviction for a twin on one leg */
 	u32 wb_cursor;
+	/*
+	 * Flush requests (fc_flush_volumes(), docs/DESIGN.md "Flush"): the
+	 * blocks dirty when a flush began that no copy has written back since
+	 * (pool->lock; a set bit is always a dirty entry).  The writeback
+	 * worker takes them first, at full pace; flush_wait is woken when
+	 * they leave.  flush_starts counts the flushes begun (pool->lock).
+	 */
+	unsigned long *flush_set;
+	u64 flush_starts;
+	u32 flush_cursor;		/* wb_lock */
+	wait_queue_head_t flush_wait;
 	/* each block's writes since it was last clean, at most 254 (pool->lock) */
 	u8 *wcount;
 	u8 wb_hot_writes;	/* fc_wb_hot_writes_next() (wb_lock) */
@@ -241,7 +255,6 @@ struct fc_pool {
 	bool needs_check;
 	bool no_new_dirty;		/* a flash write failed */
 	bool suspended;
-	bool flushing;			/* flush message in progress */
 	bool ser_window;		/* multi-batch commit serialising: no allocation */
 	atomic64_t flash_read_errors, flash_write_errors, metadata_errors;
 	int wb_state;
@@ -273,6 +286,7 @@ struct fc_pool_c {
 	unsigned int replace_leg;
 	u32 block_sectors;
 	struct fc_pool_opts opts;	/* as given in this table */
+	bool flush_stop;		/* suspending: flush messages return (fc_flush_volumes()) */
 };
 
 struct fc_volume {
@@ -290,6 +304,7 @@ struct fc_volume {
 	bool active;
 	bool was_active;		/* resumed at least once */
 	bool detach_ok;			/* "detach" message: an orderly teardown follows */
+	bool flush_stop;		/* suspending: flush messages return (fc_flush_volumes()) */
 	/*
 	 * Origin durability for REQ_PREFLUSH: writes of this table completed
 	 * by the origin, and the count the last completed origin flush
@@ -545,7 +560,15 @@ struct fc_pool *fc_pool_lookup(struct mapped_device *md);
 void fc_pool_put(struct fc_pool *pool);
 void fc_commit_work(struct work_struct *ws);
 int fc_request_commit(struct fc_pool *pool);
-int fc_flush_volumes(struct fc_pool *pool, int slot);
+/*
+ * The flush message of a volume (slot @slot) or of the pool (@slot < 0:
+ * every active volume): waits until what was dirty when it began is on
+ * the origins.  *@stop set (the presuspend of the table the message came
+ * through, then woken on pool->flush_wait) ends the wait with -EAGAIN.
+ */
+int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop);
+/* Presuspend of a table: its flush messages return now. */
+void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on);
 void fc_stats_clear(struct fc_pool *pool, int slot);
 u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st);
 
@@ -559,6 +582,5 @@ static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
 void fc_wb_work(struct work_struct *ws);
 void fc_wb_wait_slot(struct fc_pool *pool, int slot);
 void *fc_wb_alloc_items(void);
-int fc_writeback_all(struct fc_pool *pool, int slot);
 
 #endif

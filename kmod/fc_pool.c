@@ -231,6 +231,7 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	bio_list_init(&pool->busy_wait);
 	init_waitqueue_head(&pool->wb_wait);
 	init_waitqueue_head(&pool->wb_slot);
+	init_waitqueue_head(&pool->flush_wait);
 	atomic_set(&pool->wb_copies, 0);
 	INIT_WORK(&pool->commit_work, fc_commit_work);
 	INIT_WORK(&pool->worker, fc_worker);
@@ -515,6 +516,26 @@ static void pool_resume(struct dm_target *ti)
 	struct fc_pool_c *pc = ti->private;
 
 	pc->pool->suspended = false;
+	fc_flush_stop(pc->pool, &pc->flush_stop, false);
+}
+
+/*
+ * A flush message through this table waits holding the table (dm's SRCU),
+ * which the suspend waits for next: end the wait now.  The blocks it
+ * waited for are written back after the resume.
+ */
+static void pool_presuspend(struct dm_target *ti)
+{
+	struct fc_pool_c *pc = ti->private;
+
+	fc_flush_stop(pc->pool, &pc->flush_stop, true);
+}
+
+static void pool_presuspend_undo(struct dm_target *ti)
+{
+	struct fc_pool_c *pc = ti->private;
+
+	fc_flush_stop(pc->pool, &pc->flush_stop, false);
 }
 
 static void pool_postsuspend(struct dm_target *ti)
@@ -829,7 +850,7 @@ static int pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	switch (m.kind) {
 	case FC_MSG_FLUSH:
-		return fc_flush_volumes(pool, -1);
+		return fc_flush_volumes(pool, -1, &pc->flush_stop);
 	case FC_MSG_CLEAR_STATS:
 		for (i = 0; i < FC_MAX_VOLUMES; i++)
 			fc_stats_clear(pool, i);
@@ -884,6 +905,8 @@ struct target_type fc_pool_target = {
 	.ctr = pool_ctr,
 	.dtr = pool_dtr,
 	.map = pool_map,
+	.presuspend = pool_presuspend,
+	.presuspend_undo = pool_presuspend_undo,
 	.postsuspend = pool_postsuspend,
 	.preresume = pool_preresume,
 	.resume = pool_resume,

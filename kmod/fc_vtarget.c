@@ -428,6 +428,7 @@ static int fc_preresume(struct dm_target *ti)
 		spin_lock_irq(&pool->lock);
 		s->active = v;
 		s->wb_allowed = true;
+		v->flush_stop = false;	/* as fc_flush_stop() */
 		spin_unlock_irq(&pool->lock);
 		v->active = true;
 		v->was_active = true;
@@ -454,6 +455,21 @@ static int fc_preresume(struct dm_target *ti)
 		DMINFO("volume %u: %s mode with %llu dirty blocks; they stay cached until written back (dmsetup message <device> 0 flush)",
 		       v->id, fc_mode_name(v->mode), dirty);
 	return 0;
+}
+
+/* As the pool's (pool_presuspend()): a flush message through this table returns. */
+static void fc_presuspend(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+
+	fc_flush_stop(v->pool, &v->flush_stop, true);
+}
+
+static void fc_presuspend_undo(struct dm_target *ti)
+{
+	struct fc_volume *v = ti->private;
+
+	fc_flush_stop(v->pool, &v->flush_stop, false);
 }
 
 /*
@@ -584,7 +600,7 @@ static int fc_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("flush: volume %u is not active", v->id);
 			return -EINVAL;
 		}
-		return fc_flush_volumes(pool, v->slot);
+		return fc_flush_volumes(pool, v->slot, &v->flush_stop);
 	case FC_MSG_CLEAR_STATS:
 		fc_stats_clear(pool, v->slot);
 		return 0;
@@ -659,6 +675,8 @@ struct target_type fc_volume_target = {
 	.map = fc_map,
 	.end_io = fc_end_io,
 	.preresume = fc_preresume,
+	.presuspend = fc_presuspend,
+	.presuspend_undo = fc_presuspend_undo,
 	.postsuspend = fc_postsuspend,
 	.status = fc_status,
 	.message = fc_message,

@@ -30,7 +30,21 @@
  *    CLOCK skips it) until the batch ends.
  *  - Writeback durability: the origin is flushed before marking clean.
  *  - Suspend: a volume's postsuspend clears vslot->wb_allowed under
- *    pool->lock and waits for vslot->wb_inflight to drop to zero.
+ *    pool->lock and waits for vslot->wb_inflight to drop to zero; a batch
+ *    starts no copy for a volume without wb_allowed, nor once the pool is
+ *    suspended (stop_copying()), so that wait is for the copies in flight.
+ *
+ * Flush (fc_flush_volumes(), docs/DESIGN.md "Flush"): a flush message
+ * marks the blocks dirty now in pool->flush_set and waits, interruptibly
+ * and without doing any I/O itself, until none is left; the worker takes
+ * the marked blocks first, at full pace (collect_flush()).  A copy takes a
+ * block out of the set when it reached the origin and was flushed there,
+ * even if the block was rewritten meanwhile (what was written before the
+ * copy began is on the origin), unless a flush began after the copy
+ * began (flush_starts): that flush waits for a later copy.
+ * So a flush ends however many batches it takes and whatever is written
+ * during it.  A presuspend of the table the message came through ends the
+ * wait (-EAGAIN); the marks stay, and the worker goes on after the resume.
  *
  * Resync (mirrored pools, fc_resync()): after an unclean shutdown a dirty
  * block's two copies may differ where a write was in flight at the power
@@ -73,6 +87,7 @@ struct wb_batch {
 	struct wb_item *items;
 	unsigned int n;
 	u16 start_ts;		/* seconds (wrapping) when its copies began */
+	u64 flush_starts;	/* pool->flush_starts before its copies began */
 	u64 t0;
 	atomic_t count;		/* copies in flight + 1 */
 	struct completion done;
@@ -380,8 +395,97 @@ static void fc_resync(struct fc_pool *pool)
 		mempool_free(buf, pool->fill_pool);
 }
 
+/* Put entry @e (idle, dirty) in a batch as @it (pool->lock held). */
+static void take(struct fc_pool *pool, struct fc_entry *e, struct wb_item *it)
+{
+	e->flags |= FC_E_WB;
+	e->wb_raced = 0;
+	atomic_inc(&pool->vol[e->vol].wb_inflight);
+	it->oblock = e->oblock;
+	it->eidx = fc_eidx(pool, e);
+	it->gen = e->gen;
+	it->vol = e->vol;
+	it->mask = e->dirty;
+	it->err = 0;
+	it->flash_err = false;
+	it->skipped = false;
+}
+
+/* An entry writeback may copy now (pool->lock held). */
+static bool may_copy(struct fc_pool *pool, struct fc_entry *e)
+{
+	struct fc_vslot *s = &pool->vol[e->vol];
+
+	/* On a failed leg: its twin takes its place first (fc_vacate_failed()). */
+	return e->dirty && fc_entry_idle(e) && !fc_block_failed(pool, fc_eidx(pool, e)) &&
+		s->wb_allowed && s->active;
+}
+
 /*
- * Collect up to @max idle dirty entries (of slot @only, or all when < 0).
+ * A marked block on a failed leg with no copy on the other (no twin, or a
+ * twin not filled yet): never copied, it would hold its flush for ever.
+ * It leaves the set as a failed copy does (pool->lock held).
+ */
+static bool flush_lost(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
+
+	if (!fc_block_failed(pool, i) ||
+	    (fc_twin_of(pool, i) != FC_NONE && !test_bit(i, pool->joining)))
+		return false;
+	__clear_bit(i, pool->flush_set);
+	s->flush_left--;
+	s->flush_errors++;
+	return true;
+}
+
+/*
+ * Collect up to @max blocks that a flush waits for (pool->flush_set), from
+ * where the last call stopped; at most FC_WALK_BATCH marked blocks looked at.
+ */
+static unsigned int collect_flush(struct fc_pool *pool, struct wb_item *items, unsigned int max)
+{
+	unsigned long nr = pool->g.nr_blocks, i = pool->flush_cursor;
+	unsigned int n = 0, seen = 0;
+	bool wrapped = false;
+
+	spin_lock_irq(&pool->lock);
+	while (n < max && seen < FC_WALK_BATCH) {
+		i = find_next_bit(pool->flush_set, nr, i);
+		if (i >= nr) {
+			if (wrapped)
+				break;
+			wrapped = true;
+			i = 0;
+			continue;
+		}
+		if (wrapped && i >= pool->flush_cursor)
+			break;
+		seen++;
+		if (may_copy(pool, &pool->e[i]))
+			take(pool, &pool->e[i], &items[n++]);
+		else if (flush_lost(pool, i))
+			wake_up_all(&pool->flush_wait);
+		i++;
+	}
+	pool->flush_cursor = i < nr ? i : 0;
+	spin_unlock_irq(&pool->lock);
+	return n;
+}
+
+/* Some active volume has blocks a flush waits for (pool->lock held). */
+static bool flush_pending(struct fc_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < FC_MAX_VOLUMES; i++)
+		if (pool->vol[i].flush_left && pool->vol[i].wb_allowed && pool->vol[i].active)
+			return true;
+	return false;
+}
+
+/*
+ * Collect up to @max idle dirty entries.
  * @only_aged: take only entries older than max_dirty_age.
  * @cold_first: the cursor is a second-chance hand for dirty blocks: a dirty
  * block referenced since the hand last passed (FC_E_REF, set by every hit)
@@ -398,7 +502,7 @@ static void fc_resync(struct fc_pool *pool)
  * @urgent: the flash is needed (at or above writeback_high).
  */
 static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigned int max,
-			    int only, bool only_aged, bool cold_first, unsigned int hot_max,
+			    bool only_aged, bool cold_first, unsigned int hot_max,
 			    bool urgent)
 {
 	u32 max_age = pool->opts.val[FC_OPT_MAX_DIRTY_AGE];
@@ -410,16 +514,10 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 	spin_lock_irq(&pool->lock);
 	for (scanned = 0; scanned < min_t(u64, nr, FC_WB_SCAN) && n < max; scanned++) {
 		struct fc_entry *e = &pool->e[pool->wb_cursor];
-		struct fc_vslot *s = &pool->vol[e->vol];
 
 		if (++pool->wb_cursor >= nr)
 			pool->wb_cursor = 0;
-		if (!e->dirty || !fc_entry_idle(e))
-			continue;
-		/* On a failed leg: its twin takes its place first (fc_vacate_failed()). */
-		if (fc_block_failed(pool, fc_eidx(pool, e)))
-			continue;
-		if ((only >= 0 && e->vol != only) || !s->wb_allowed || !s->active)
+		if (!may_copy(pool, e))
 			continue;
 		old = (only_aged || cold_first) && aged(pool, e, max_age);
 		if (only_aged && !old)
@@ -436,18 +534,7 @@ static unsigned int collect(struct fc_pool *pool, struct wb_item *items, unsigne
 				continue;
 			hot++;
 		}
-		e->flags |= FC_E_WB;
-		e->wb_raced = 0;
-		atomic_inc(&s->wb_inflight);
-		items[n].oblock = e->oblock;
-		items[n].eidx = fc_eidx(pool, e);
-		items[n].gen = e->gen;
-		items[n].vol = e->vol;
-		items[n].mask = e->dirty;
-		items[n].err = 0;
-		items[n].flash_err = false;
-		items[n].skipped = false;
-		n++;
+		take(pool, e, &items[n++]);
 	}
 	spin_unlock_irq(&pool->lock);
 	WRITE_ONCE(pool->st_wb_aged, pool->st_wb_aged + hot);
@@ -463,6 +550,29 @@ static void take_slot(struct fc_pool *pool, struct wb_batch *b, unsigned int lim
 	wait_event(pool->wb_slot, atomic_read(&pool->wb_copies) < limit);
 	atomic_inc(&pool->wb_copies);
 	atomic_inc(&b->count);
+}
+
+/*
+ * Start no more copies of @it: its volume is being suspended (its
+ * postsuspend waits for the batch) or the pool is.  Left dirty, as a
+ * block rewritten before its copy began is, unless a flush waits for it.
+ */
+static bool stop_copying(struct fc_pool *pool, struct wb_item *it)
+{
+	return READ_ONCE(pool->suspended) || !READ_ONCE(pool->vol[it->vol].wb_allowed);
+}
+
+/*
+ * Rewritten since it was collected (the wait for a slot can be long): this
+ * copy could not make the block clean, so it would spend an origin write
+ * for nothing.  But a flush waiting for the block takes the copy (what was
+ * written before it began reaches the origin): a block rewritten all the
+ * time would otherwise never be copied.
+ */
+static bool skip_rewritten(struct fc_pool *pool, struct wb_item *it)
+{
+	return READ_ONCE(pool->e[it->eidx].gen) != it->gen &&
+		!test_bit(it->eidx, pool->flush_set);
 }
 
 /*
@@ -484,6 +594,10 @@ static void start_batch(struct fc_pool *pool, struct wb_batch *b, struct wb_item
 	b->n = n;
 	b->start_ts = (u16)(jiffies / HZ);
 	b->t0 = ktime_get_ns();
+	/* Its copies read the flash after every flush begun so far (end_batch()). */
+	spin_lock_irq(&pool->lock);
+	b->flush_starts = pool->flush_starts;
+	spin_unlock_irq(&pool->lock);
 	atomic_set(&b->count, 1);
 	init_completion(&b->done);
 	INIT_LIST_HEAD(&b->runs);
@@ -495,6 +609,10 @@ static void start_batch(struct fc_pool *pool, struct wb_batch *b, struct wb_item
 		struct wb_item *it = &items[k];
 		struct block_device *origin = pool->vol[it->vol].active->origin;
 
+		if (stop_copying(pool, it)) {
+			it->skipped = true;
+			continue;
+		}
 		m = run_length(pool, it, n - k);
 		if (m > 1) {
 			/* A run counts as one copy. */
@@ -524,13 +642,8 @@ static void start_batch(struct fc_pool *pool, struct wb_batch *b, struct wb_item
 			to.sector = (it->oblock << pool->block_shift) + i * sub;
 			to.count = from.count;
 			take_slot(pool, b, limit);
-			/*
-			 * Rewritten since it was collected (the wait for a
-			 * slot can be long): this copy could not make the
-			 * block clean, so it would spend an origin write for
-			 * nothing.  The block stays dirty, with its age.
-			 */
-			if (READ_ONCE(pool->e[it->eidx].gen) != it->gen) {
+			/* The block stays dirty, with its age. */
+			if (skip_rewritten(pool, it) || stop_copying(pool, it)) {
 				it->skipped = true;
 				end_copy(b);
 				break;
@@ -540,6 +653,29 @@ static void start_batch(struct fc_pool *pool, struct wb_batch *b, struct wb_item
 			i = j;
 		}
 	}
+}
+
+/*
+ * The copy of @it ended and a flush waits for its block (pool->lock held):
+ * true if the block leaves the flush set.  It does once its copy reached
+ * the origin, rewritten or not, unless it was rewritten and a flush began
+ * after the copy began (@too_late); a block rewritten before its copy
+ * began was skipped.  A failed copy leaves too, counted as the volume's
+ * flush error, unless its flash read failed on a leg of a mirrored pool
+ * that still has the other (@absorbed): the twin is copied instead.
+ */
+static bool flush_copied(struct fc_pool *pool, struct wb_item *it, bool too_late,
+			 bool absorbed, int flush_err)
+{
+	struct fc_vslot *s = &pool->vol[it->vol];
+
+	if (it->skipped || too_late || absorbed)
+		return false;
+	if (it->err || flush_err)
+		s->flush_errors++;
+	__clear_bit(it->eidx, pool->flush_set);
+	s->flush_left--;
+	return true;
 }
 
 /*
@@ -553,6 +689,7 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 	struct wb_item *items = b->items;
 	struct wb_run *run, *tmp;
 	unsigned int k, n = b->n, failed = 0, raced = 0, skipped = 0;
+	bool flush_woken = false, absorbed, later_flush;
 
 	if (!atomic_dec_and_test(&b->count))
 		wait_for_completion_io(&b->done);
@@ -575,6 +712,7 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 	WRITE_ONCE(pool->st_wb_ns, pool->st_wb_ns + ktime_get_ns() - b->t0);
 
 	spin_lock_irq(&pool->lock);
+	later_flush = pool->flush_starts != b->flush_starts;
 	for (k = 0; k < n; k++) {
 		struct wb_item *it = &items[k];
 		struct fc_entry *e = &pool->e[it->eidx];
@@ -589,8 +727,10 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 		 * the next batch copies from there.  Without this the copy
 		 * would be retried on the failed leg every batch.
 		 */
-		if (it->flash_err)
-			fc_leg_error(pool, fc_block_leg(&pool->g, it->eidx));
+		absorbed = it->flash_err && fc_leg_error(pool, fc_block_leg(&pool->g, it->eidx));
+		if (test_bit(it->eidx, pool->flush_set))
+			flush_woken |= flush_copied(pool, it, rewritten && later_flush,
+						    absorbed, flush_err[it->vol]);
 		if (it->skipped) {
 			/* Not (wholly) copied: dirty as it was, age and all. */
 			skipped++;
@@ -626,19 +766,11 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 	WRITE_ONCE(pool->st_wb_raced, pool->st_wb_raced + raced);
 	WRITE_ONCE(pool->st_wb_skipped, pool->st_wb_skipped + skipped);
 	wake_up_all(&pool->wb_wait);
+	if (flush_woken)
+		wake_up_all(&pool->flush_wait);
 	if (failed)
 		DMERR_LIMIT("writeback: %u blocks failed and stay dirty", failed);
 	return failed;
-}
-
-/* Copy, flush the origins, mark clean.  Returns the number of failures. */
-static int run_batch(struct fc_pool *pool, struct wb_item *items, unsigned int n,
-		     unsigned int limit)
-{
-	struct wb_batch b;
-
-	start_batch(pool, &b, items, n, limit);
-	return end_batch(pool, &b);
 }
 
 /*
@@ -656,7 +788,7 @@ void fc_wb_work(struct work_struct *ws)
 	unsigned long start = jiffies;
 	enum fc_wb_state st;
 	unsigned int n, cur = 0;
-	bool more;
+	bool more, flushing;
 	u32 max;
 
 	if (pool->suspended || READ_ONCE(pool->md_mode) != FC_MD_RW ||
@@ -670,6 +802,7 @@ void fc_wb_work(struct work_struct *ws)
 		fc_resync(pool);
 	spin_lock_irq(&pool->lock);
 	in.dirty = fc_dirty_load(pool);
+	flushing = flush_pending(pool);
 	spin_unlock_irq(&pool->lock);
 	in.total = fc_blocks_in_service(pool);
 	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
@@ -682,7 +815,7 @@ void fc_wb_work(struct work_struct *ws)
 		pool->opts.val[FC_OPT_WRITEBACK_LOW];
 	in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 	in.aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
-	in.flushing = false;
+	in.flushing = flushing;
 	in.jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
 	st = fc_wb_decide(&in, &max);
 	pool->wb_state = st;
@@ -695,12 +828,14 @@ void fc_wb_work(struct work_struct *ws)
 		 * Above low, freeing flash for new data comes first: hot blocks
 		 * past max_dirty_age (rewritten every few seconds, so a copy
 		 * often loses the race) get a quarter of each batch, cold
-		 * dirty blocks the rest.
+		 * dirty blocks the rest.  A flush's blocks come before all.
 		 */
-		n = collect(pool, it, FC_WB_MAX_BATCH, -1,
-			    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle,
-			    fc_wb_hot_quota(in.dirty, in.total, in.low, FC_WB_MAX_BATCH),
-			    st == FC_WB_THROTTLED);
+		n = flushing ? collect_flush(pool, it, FC_WB_MAX_BATCH) : 0;
+		if (!n)
+			n = collect(pool, it, FC_WB_MAX_BATCH,
+				    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle,
+				    fc_wb_hot_quota(in.dirty, in.total, in.low, FC_WB_MAX_BATCH),
+				    st == FC_WB_THROTTLED);
 		if (n)
 			start_batch(pool, &batch[cur], it, n, max);
 		more = true;
@@ -721,11 +856,13 @@ void fc_wb_work(struct work_struct *ws)
 		 * the next tick rather than pay an origin flush and a commit for
 		 * every few blocks.
 		 */
-		if (!more || (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED))
+		if (!more || (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED && !flushing))
 			break;
 		spin_lock_irq(&pool->lock);
 		in.dirty = fc_dirty_load(pool);
+		flushing = flush_pending(pool);
 		spin_unlock_irq(&pool->lock);
+		in.flushing = flushing;
 		in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 		st = fc_wb_decide(&in, &max);
 		pool->wb_state = st;
@@ -749,62 +886,124 @@ void fc_wb_wait_slot(struct fc_pool *pool, int slot)
 	wait_event(pool->wb_wait, !atomic_read(&pool->vol[slot].wb_inflight));
 }
 
-/* Write back every dirty block of @slot (all active volumes if < 0). */
-int fc_writeback_all(struct fc_pool *pool, int slot)
+/* Presuspend (@on) of a table, or its resume: see fc_flush_volumes(). */
+void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on)
 {
-	struct wb_item *items;
-	unsigned int n, idle = 0, rounds = 0;
-	u64 left;
-	int r = 0, i;
+	spin_lock_irq(&pool->lock);
+	*stop = on;
+	spin_unlock_irq(&pool->lock);
+	if (on)
+		wake_up_all(&pool->flush_wait);
+}
 
-	mutex_lock(&pool->wb_lock);
-	items = pool->wb_items;
-	pool->wb_state = FC_WB_ACTIVE;
-	for (;;) {
-		if (READ_ONCE(pool->md_mode) != FC_MD_RW) {
-			DMERR("writeback: the pool's metadata is read-only: dirty data cannot be marked clean (run fcachectl check)");
-			r = -EROFS;
-			break;
-		}
-		spin_lock_irq(&pool->lock);
-		left = 0;
-		for (i = 0; i < FC_MAX_VOLUMES; i++)
-			if ((slot < 0 || i == slot) && pool->vol[i].active)
-				left += pool->vol[i].dirty;
-		spin_unlock_irq(&pool->lock);
-		if (!left)
-			break;
-		n = collect(pool, items, FC_WB_MAX_BATCH, slot, false, false, FC_WB_MAX_BATCH, true);
-		if (!n) {
-			/* Entries with I/O in flight: try again shortly. */
-			if (++idle > 500) {
-				r = -EBUSY;
-				break;
-			}
-			msleep(20);
+struct flush_mark {
+	int slot;		/* < 0: every volume with writeback allowed */
+	u64 vols;		/* the slots it marked blocks of, or asked for */
+};
+
+/* Mark a dirty block the flush waits for (pool->lock held). */
+static bool mark_one(struct fc_pool *pool, u32 idx, void *arg)
+{
+	struct flush_mark *fm = arg;
+	struct fc_entry *e = &pool->e[idx];
+	struct fc_vslot *s = &pool->vol[e->vol];
+
+	if (!e->dirty || (fm->slot >= 0 ? e->vol != fm->slot : !(s->wb_allowed && s->active)))
+		return true;
+	fm->vols |= BIT_ULL(e->vol);
+	if (!__test_and_set_bit(idx, pool->flush_set))
+		s->flush_left++;
+	return true;
+}
+
+/*
+ * 0 while the flush waits, 1 when none of its volumes has a block left,
+ * else why it ends (pool->lock not held).
+ */
+static int flush_state(struct fc_pool *pool, u64 vols, u64 errors, bool *stop)
+{
+	struct fc_vslot *s;
+	bool left = false, gone = false;
+	unsigned int i;
+	u64 e = 0;
+	int r;
+
+	if (READ_ONCE(pool->md_mode) != FC_MD_RW)
+		return -EROFS;
+	spin_lock_irq(&pool->lock);
+	for (i = 0; i < FC_MAX_VOLUMES; i++) {
+		if (!(vols & BIT_ULL(i)))
 			continue;
-		}
-		idle = 0;
-		/* Blocks rewritten faster than they are copied: give up, don't spin. */
-		if (++rounds > 10000) {
-			r = -EBUSY;
-			break;
-		}
-		if (run_batch(pool, items, n, pool->opts.val[FC_OPT_WRITEBACK_JOBS])) {
-			r = -EIO;
-			break;
-		}
+		s = &pool->vol[i];
+		e += s->flush_errors;
+		left |= !!s->flush_left;
+		/* A volume suspended or removed: its origin is out of reach. */
+		gone |= s->flush_left && !(s->wb_allowed && s->active);
 	}
-	pool->wb_state = FC_WB_IDLE;
-	mutex_unlock(&pool->wb_lock);
+	r = *stop ? -EAGAIN : e != errors ? -EIO : gone ? -ENODEV : !left;
+	spin_unlock_irq(&pool->lock);
 	return r;
 }
 
-/* Flush message / mode change: write back, then commit the clean state. */
-int fc_flush_volumes(struct fc_pool *pool, int slot)
+int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop)
 {
-	int r = fc_writeback_all(pool, slot), c;
+	struct flush_mark fm = { .slot = slot };
+	u64 errors = 0;
+	unsigned int i;
+	long t;
+	int r;
 
-	c = fc_request_commit(pool);
-	return r ? r : c;
+	if (READ_ONCE(pool->md_mode) != FC_MD_RW) {
+		DMERR("flush: the pool's metadata is read-only: dirty data cannot be marked clean (run fcachectl check)");
+		return -EROFS;
+	}
+	spin_lock_irq(&pool->lock);
+	if (*stop) {
+		spin_unlock_irq(&pool->lock);
+		return -EAGAIN;
+	}
+	/* Copies that began before this point do not count for it (end_batch()). */
+	pool->flush_starts++;
+	if (slot >= 0)
+		fm.vols = BIT_ULL(slot);
+	spin_unlock_irq(&pool->lock);
+
+	/* A block cleaned before the walk reaches it is on the origin already. */
+	fc_walk_entries(pool, mark_one, &fm);
+	spin_lock_irq(&pool->lock);
+	for (i = 0; i < FC_MAX_VOLUMES; i++)
+		if (fm.vols & BIT_ULL(i))
+			errors += pool->vol[i].flush_errors;
+	spin_unlock_irq(&pool->lock);
+	queue_work(pool->wq, &pool->wb_work);
+
+	/*
+	 * No I/O here, no lock held: the worker copies, and wakes us.  The
+	 * timeout only looks again at what wakes nobody (metadata mode).
+	 */
+	do {
+		t = wait_event_interruptible_timeout(pool->flush_wait,
+						     (r = flush_state(pool, fm.vols, errors, stop)),
+						     HZ);
+	} while (!t);
+	if (t < 0)
+		return -EINTR;
+	switch (r) {
+	case 1:
+		/* Record the clean state (the worker's commit may be running). */
+		return fc_request_commit(pool);
+	case -EAGAIN:
+		DMINFO("flush: interrupted by a suspend; the blocks it waited for are written back after the resume");
+		break;
+	case -ENODEV:
+		DMWARN("flush: a volume was suspended or removed during the flush; its blocks are written back once it is active again");
+		break;
+	case -EIO:
+		DMERR("flush: writeback failed; the blocks stay dirty (see the volumes' error counters)");
+		break;
+	case -EROFS:
+		DMERR("flush: the pool's metadata went read-only: dirty data cannot be marked clean (run fcachectl check)");
+		break;
+	}
+	return r;
 }

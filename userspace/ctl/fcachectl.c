@@ -196,7 +196,10 @@ static const struct fc_cmd cmds[] = {
 	  "  FILE); --no-persist changes nothing in it." },
 	{ "flush", cmd_flush, 1, "write back all dirty data of a pool or volume",
 	  "flush POOL|VOLUME\n"
-	  "  Writes back dirty data now and waits, with a progress bar.  Dirty data\n"
+	  "  Writes back dirty data now and waits, with a progress bar, until what\n"
+	  "  was dirty when the flush began is on the origins (writes made during\n"
+	  "  it may leave blocks dirty).  A suspend of the device ends the wait\n"
+	  "  (exit 1); the flush goes on after the resume.  Dirty data\n"
 	  "  of volumes that are not attached cannot be written back: the flush of\n"
 	  "  a pool then ends with a message naming them and exit status 1." },
 	{ "resolve", cmd_resolve, 1, "decide about a volume detached at run time",

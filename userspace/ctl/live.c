@@ -384,14 +384,26 @@ int fc_flush_wait(struct fc_pool *p, struct fc_vol *v)
 		fc_progress_update(&pr, dirty * bytes_per_block);
 		if (job.done && job.rc) {
 			fc_progress_done(&pr, NULL);
+			if (strstr(job.err, strerror(EAGAIN)))
+				return fc_fail("flush: %s was suspended during the flush: %s; the blocks it waited for are written back after the resume; run 'fcachectl flush %s' again to wait for them",
+					       job.name, job.err, job.name);
 			return fc_fail("flush: the %s refused to flush: %s", v ? "volume" : "pool", job.err);
 		}
-		if (job.done && !dirty)
+		/*
+		 * The message returns once what was dirty when it began is on
+		 * the origins: what is dirty now was written since (or belongs
+		 * to a volume that is not attached, for a pool).
+		 */
+		if (job.done && (v || !dirty))
 			break;
 		/* twice in a row: a writeback between the two samples is no reason */
-		if (job.done && !v && unattached_dirty(p) && ++unattached_seen >= 2) {
-			fc_progress_done(&pr, NULL);
-			return fc_fail("flush: every attached volume of %s is flushed; the dirty data above stays in the pool", p->name);
+		if (job.done && !v) {
+			if (!unattached_dirty(p))
+				break;
+			if (++unattached_seen >= 2) {
+				fc_progress_done(&pr, NULL);
+				return fc_fail("flush: every attached volume of %s is flushed; the dirty data above stays in the pool", p->name);
+			}
 		}
 		if (fc_interrupted) {
 			fc_progress_done(&pr, NULL);
