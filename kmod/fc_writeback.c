@@ -49,10 +49,12 @@
  * Resync (mirrored pools, fc_resync()): after an unclean shutdown a dirty
  * block's two copies may differ where a write was in flight at the power
  * cut (either version is right for a write no flush covered, but the two
- * must agree before one of them is all that is left).  Before writeback,
- * each such block (pool->unsynced) is made BUSY when idle, so reads and
- * writes wait, and its dirty sub-blocks are copied from the entry's block
- * to its twin.
+ * must agree before one of them is all that is left), and a twin given to
+ * data already dirty (joining) holds nothing until copied.  A slice of at
+ * most a second before each writeback run makes each such block
+ * (pool->unsynced) BUSY when idle, so reads and writes wait, and copies its
+ * dirty sub-blocks from the entry's block to its twin (fc_resync();
+ * docs/DESIGN.md "Redundancy invariants").
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
