@@ -6,20 +6,22 @@
  *
  * Locking: every function here is called with pool->lock held, except
  * fc_cache_alloc/fc_cache_free (constructor/destructor, no concurrency)
- * and the whole-array walks (fc_walk_entries(): fc_invalidate_volume,
- * fc_vacate_failed, fc_join_twins) that take it a batch at a time.
+ * and the whole-array walks (fc_walk_entries(): fc_invalidate_volume here,
+ * fc_vacate_failed in fc_mirror.c) that take it a batch at a time.
  *
  * Mirrored pools (two legs): one free list per leg; a clean block is
- * placed on the leg with more free blocks, a twin (fc_alloc_twin()) on the
- * other leg of its entry.  A twin lives as long as its entry: it is freed
- * with it (after the commit that records the entry gone when it was
- * committed dirty, as for any block: the pending list).
+ * placed on the leg with more free blocks, a twin (fc_alloc_twin(),
+ * fc_mirror.c, which owns the redundancy rules) on the other leg of its
+ * entry.  A twin lives as long as its entry: it is freed with it (after
+ * the commit that records the entry gone when it was committed dirty, as
+ * for any block: the pending list).
  *
  * RAM: struct fc_entry is 24 bytes a cache block, the hash one u32 bucket
  * per two blocks (2 bytes a block), the write counts one byte a block
  * (pool->wcount), and two bitmaps per metadata page (negligible): ~27
  * bytes per cache block, 864 MiB per TiB at 32 KiB blocks.
- * A mirrored pool adds 4 bytes a block (the twin links).
+ * A mirrored pool adds 4 bytes a block (the twin links) and five bitmaps
+ * (twin_used, unsynced, joining, twinless, resync_failed).
  */
 #include <linux/vmalloc.h>
 #include <linux/log2.h>
@@ -28,32 +30,6 @@
 #include <linux/sched.h>
 
 #include "fc_core.h"
-
-#ifdef FC_FAULT_INJECT
-/*
- * Test build only (make fi-module): the next fault_twin_join twins asked
- * for dirty entries (a join: after a replace, or the tick's retry) are
- * refused as if no block were free or a commit were serialising, so a
- * test can watch dirty data wait for its second copy
- * (tests/guest/fc_mirror_faults.sh).
- */
-static int fault_twin_join;
-module_param(fault_twin_join, int, 0644);
-MODULE_PARM_DESC(fault_twin_join, "test build: refuse the next N twins asked for dirty entries");
-
-static bool twin_join_fault(void)
-{
-	if (READ_ONCE(fault_twin_join) <= 0)
-		return false;
-	WRITE_ONCE(fault_twin_join, fault_twin_join - 1);
-	return true;
-}
-#else
-static inline bool twin_join_fault(void)
-{
-	return false;
-}
-#endif
 
 static u32 hash_key(struct fc_pool *pool, u8 vol, u64 oblock)
 {
@@ -125,7 +101,7 @@ static void push_free(struct fc_pool *pool, u32 i)
 	pool->nr_free_leg[leg]++;
 }
 
-static u32 pop_free(struct fc_pool *pool, unsigned int leg)
+u32 fc_pop_free(struct fc_pool *pool, unsigned int leg)
 {
 	u32 i = pool->free_head[leg];
 
@@ -138,39 +114,8 @@ static u32 pop_free(struct fc_pool *pool, unsigned int leg)
 	return i;
 }
 
-void fc_lone_update(struct fc_pool *pool, u32 i)
-{
-	struct fc_entry *e = &pool->e[i];
-	unsigned int leg;
-	bool lone;
-
-	if (!pool->twinless)
-		return;
-	lone = (e->flags & FC_E_HASHED) && e->dirty && pool->twin[i] == FC_NONE;
-	if (lone == test_bit(i, pool->twinless))
-		return;
-	leg = fc_block_leg(&pool->g, i);
-	if (lone) {
-		__set_bit(i, pool->twinless);
-		pool->nr_twinless++;
-		pool->nr_twinless_leg[leg]++;
-	} else {
-		__clear_bit(i, pool->twinless);
-		pool->nr_twinless--;
-		pool->nr_twinless_leg[leg]--;
-	}
-}
-
-void fc_joining_clear(struct fc_pool *pool, u32 i)
-{
-	if (__test_and_clear_bit(i, pool->joining)) {
-		pool->nr_joining--;
-		pool->nr_joining_leg[fc_block_leg(&pool->g, i)]--;
-	}
-}
-
 /* Entry @i no longer has twin @t (not freed here). */
-static void untwin(struct fc_pool *pool, u32 i, u32 t)
+void fc_untwin(struct fc_pool *pool, u32 i, u32 t)
 {
 	pool->twin[i] = FC_NONE;
 	__clear_bit(t, pool->twin_used);
@@ -187,7 +132,7 @@ void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e)
 
 	if (t == FC_NONE)
 		return;
-	untwin(pool, i, t);
+	fc_untwin(pool, i, t);
 	push_free(pool, t);
 }
 
@@ -257,7 +202,7 @@ struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock)
 	return NULL;
 }
 
-static void hash_insert(struct fc_pool *pool, struct fc_entry *e)
+void fc_hash_insert(struct fc_pool *pool, struct fc_entry *e)
 {
 	u32 b = hash_key(pool, e->vol, e->oblock);
 
@@ -268,7 +213,7 @@ static void hash_insert(struct fc_pool *pool, struct fc_entry *e)
 	fc_lone_update(pool, fc_eidx(pool, e));
 }
 
-static void hash_remove(struct fc_pool *pool, struct fc_entry *e)
+void fc_hash_remove(struct fc_pool *pool, struct fc_entry *e)
 {
 	u32 *p = &pool->buckets[hash_key(pool, e->vol, e->oblock)];
 	u32 idx = fc_eidx(pool, e);
@@ -293,7 +238,7 @@ void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx)
 
 	/* The age of loaded dirty data is unknown: it counts from the load. */
 	e->dirty_ts = (u16)(jiffies / HZ);
-	hash_insert(pool, e);
+	fc_hash_insert(pool, e);
 	pool->nr_used++;
 	pool->vol[e->vol].cached++;
 	if (e->dirty) {
@@ -353,7 +298,7 @@ static bool evictable(struct fc_entry *e)
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
 {
 	fc_entry_set(pool, e, 0, 0);
-	hash_remove(pool, e);
+	fc_hash_remove(pool, e);
 	e->flags &= ~(FC_E_REF | FC_E_SER_CLEAN);
 	fc_entry_bump(e);
 	if (e->flags & FC_E_PDIRTY) {
@@ -389,7 +334,7 @@ void fc_release_pending(struct fc_pool *pool)
  * CLOCK over blocks [@lo, @hi) with hand *@hand: a referenced entry gets
  * a second chance; bounded scan.
  */
-static struct fc_entry *clock_evict(struct fc_pool *pool, u32 lo, u32 hi, u32 *hand)
+struct fc_entry *fc_clock_evict(struct fc_pool *pool, u32 lo, u32 hi, u32 *hand)
 {
 	u32 scanned;
 
@@ -417,9 +362,9 @@ static struct fc_entry *clock_evict(struct fc_pool *pool, u32 lo, u32 hi, u32 *h
 static u32 take_free(struct fc_pool *pool)
 {
 	unsigned int leg = pool->nr_free_leg[1] > pool->nr_free_leg[0];
-	u32 i = pop_free(pool, leg);
+	u32 i = fc_pop_free(pool, leg);
 
-	return i != FC_NONE ? i : pop_free(pool, !leg);
+	return i != FC_NONE ? i : fc_pop_free(pool, !leg);
 }
 
 /* A new entry for (vol, oblock), hashed, valid = 0; NULL if none free. */
@@ -432,7 +377,7 @@ struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 		return NULL;	/* see fc_commit(): no duplicate mappings */
 	i = take_free(pool);
 	if (i == FC_NONE) {
-		if (!clock_evict(pool, 0, (u32)pool->g.nr_blocks, &pool->clock_hand))
+		if (!fc_clock_evict(pool, 0, (u32)pool->g.nr_blocks, &pool->clock_hand))
 			return NULL;
 		i = take_free(pool);
 		if (i == FC_NONE)
@@ -444,48 +389,8 @@ struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 	e->valid = 0;
 	e->dirty = 0;
 	atomic_set(&e->inflight, 0);
-	hash_insert(pool, e);
+	fc_hash_insert(pool, e);
 	return e;
-}
-
-bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
-{
-	u32 idx = fc_eidx(pool, e), t, lo, hi;
-	unsigned int leg = !fc_block_leg(&pool->g, idx);
-
-	if (pool->twin[idx] != FC_NONE)
-		return true;
-	if (pool->ser_window || !fc_redundant(pool) || (e->dirty && twin_join_fault()))
-		return false;
-	t = pop_free(pool, leg);
-	if (t == FC_NONE) {
-		lo = leg ? (u32)pool->g.leg_blocks[0] : 0;
-		hi = lo + (u32)pool->g.leg_blocks[leg];
-		if (!clock_evict(pool, lo, hi, &pool->leg_hand[leg]))
-			return false;
-		t = pop_free(pool, leg);
-		if (t == FC_NONE)
-			return false;
-	}
-	__set_bit(t, pool->twin_used);
-	pool->twin[idx] = t;
-	pool->nr_twins++;
-	fc_mark_page_dirty(pool, idx);
-	if (e->dirty) {
-		/*
-		 * Already dirty (a replaced leg, or one copy found at load):
-		 * the twin holds nothing yet.  fc_resync() copies the dirty
-		 * sub-blocks; until then the flash does not name the twin,
-		 * and the entry's leg holds its only copy (fc_leg_error()).
-		 */
-		__set_bit(idx, pool->joining);
-		pool->nr_joining++;
-		pool->nr_joining_leg[fc_block_leg(&pool->g, idx)]++;
-		if (!__test_and_set_bit(idx, pool->unsynced))
-			pool->nr_unsynced++;
-	}
-	fc_lone_update(pool, idx);
-	return true;
 }
 
 /*
@@ -547,219 +452,4 @@ void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
 	struct invalidate_walk w = { .vol = vol, .drop_all = drop_all };
 
 	fc_walk_entries(pool, invalidate_one, &w);
-}
-
-/* ---- a leg failing at run time (mirrored pools) ---- */
-
-bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
-{
-	u32 bit = 1u << leg;
-
-	if (!fc_mirrored(pool) || leg >= pool->g.nr_legs)
-		return false;
-	if (pool->failed_legs & bit)
-		return true;
-	if (pool->failed_legs)
-		return false;	/* the other leg is out: this one holds the last copy */
-	if (fc_leg_holds_lone(pool, leg)) {
-		/*
-		 * As md never fails its last in-sync member: dirty blocks on
-		 * this leg have no good copy on the other one yet (a resync
-		 * after a replace, or no free block for their twins).  The
-		 * leg stays; only the I/O that met the error fails.
-		 */
-		DMERR_LIMIT("flash device %pg (leg %u): I/O error; kept in service, it holds the only copy of %llu dirty blocks: the I/O fails",
-			    pool->leg[leg].bdev, leg,
-			    pool->nr_twinless_leg[leg] + pool->nr_joining_leg[leg]);
-		return false;
-	}
-	WRITE_ONCE(pool->failed_legs, pool->failed_legs | bit);
-	pool->events++;
-	/* Nothing is placed on it from now on. */
-	pool->nr_free -= pool->nr_free_leg[leg];
-	pool->nr_free_leg[leg] = 0;
-	pool->free_head[leg] = FC_NONE;
-	pool->vacating = true;
-	/* The superblock of the other leg records it at the next commit. */
-	fc_mark_vt_dirty(pool);
-	DMERR("flash device %pg (leg %u) failed: the pool runs degraded on the other; its %llu dirty blocks have one copy now",
-	      pool->leg[leg].bdev, leg, pool->nr_dirty);
-	queue_work(pool->wq, &pool->commit_work);
-	return true;
-}
-
-bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg)
-{
-	unsigned long flags;
-	bool r;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	r = fc_leg_error(pool, leg);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return r;
-}
-
-/*
- * @e (pool->lock held) has its block on a failed leg.  Its clean data is
- * gone with the leg; its dirty data lives on in its twin, on the leg in
- * service, which takes the entry's place, as a degraded load does
- * (fc_meta.c, load_entries()).  The flash records the move at the next
- * commit; until then it records the entry with that twin, which a load
- * without the failed leg (the other leg's superblock names it failed)
- * moves the same way.
- *
- * Not while a commit serialises in batches (ser_window): the entry's page
- * and its twin's could land in different batches and the commit would
- * record neither.  The moved entry keeps FC_E_PDIRTY: the flash still
- * names its block as the twin of a dirty entry, so it must not be reused
- * before a commit has recorded it.
- */
-enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
-{
-	u32 i = fc_eidx(pool, e), t = fc_twin_of(pool, i);
-	struct fc_entry *n;
-
-	if (!fc_entry_idle(e) || pool->ser_window)
-		return FC_RESCUE_LATER;
-	if (!e->dirty) {
-		fc_entry_release(pool, e);
-		return FC_RESCUE_DONE;
-	}
-	/* A twin still being filled (joining) holds no copy yet. */
-	if (t == FC_NONE || test_bit(i, pool->joining))
-		return FC_RESCUE_LOST;
-	untwin(pool, i, t);
-	/* A flush waiting for the block waits for its twin now. */
-	if (__test_and_clear_bit(i, pool->flush_set))
-		__set_bit(t, pool->flush_set);
-	/* Only the dirty sub-blocks have a second copy. */
-	fc_entry_set(pool, e, e->dirty, e->dirty);
-	hash_remove(pool, e);
-	n = &pool->e[t];
-	n->oblock = e->oblock;
-	n->vol = e->vol;
-	n->valid = e->valid;
-	n->dirty = e->dirty;
-	n->dirty_ts = e->dirty_ts;
-	n->gen = e->gen + 1;
-	pool->wcount[t] = pool->wcount[fc_eidx(pool, e)];
-	n->wb_raced = 0;
-	n->gen_wrapped = 0;
-	n->flags = e->flags & (FC_E_PDIRTY | FC_E_REF);
-	atomic_set(&n->inflight, 0);
-	hash_insert(pool, n);
-	fc_mark_page_dirty(pool, t);
-	/* The counters moved with it: the old block just goes out of use. */
-	e->valid = 0;
-	e->dirty = 0;
-	e->flags = 0;
-	fc_entry_bump(e);
-	/*
-	 * Both halves of the move go in one commit.  fc_entry_set() above
-	 * marked the old entry's page only if valid changed, which it does
-	 * not for an entry all dirty; its page would keep naming the entry
-	 * with its twin beside the twin's own entry, two mappings of one
-	 * origin block that a load of the leg in service refuses.
-	 */
-	fc_mark_page_dirty(pool, i);
-	return FC_RESCUE_DONE;
-}
-
-struct vacate_walk {
-	bool left;	/* an entry was busy: the tick walks again */
-	bool lost;	/* dirty data with no copy on the leg in service */
-};
-
-static bool vacate_one(struct fc_pool *pool, u32 idx, void *arg)
-{
-	struct vacate_walk *w = arg;
-	struct fc_entry *e = &pool->e[idx];
-	u32 t = fc_twin_of(pool, idx);
-
-	if (!(e->flags & FC_E_HASHED))
-		return true;
-	if (t != FC_NONE && fc_block_failed(pool, t)) {
-		untwin(pool, idx, t);
-		fc_mark_page_dirty(pool, idx);
-	}
-	if (!fc_block_failed(pool, idx))
-		return true;
-	switch (fc_rescue_entry(pool, e)) {
-	case FC_RESCUE_LATER:
-		w->left = true;
-		break;
-	case FC_RESCUE_LOST:
-		w->lost = true;
-		break;
-	default:
-		break;
-	}
-	return true;
-}
-
-/*
- * After a leg failed: drop every twin on it (their entries' dirty data now
- * has one copy) and rescue every entry on it (fc_walk_entries()).  Entries
- * busy now are left for the next call (the tick calls this while
- * pool->vacating); bios waiting for one are kicked after.  Only the tick
- * calls it, and no second failure can set pool->vacating meanwhile
- * (fc_leg_error() keeps the last leg), so the walk's verdict is final.
- */
-void fc_vacate_failed(struct fc_pool *pool)
-{
-	struct vacate_walk w = { };
-
-	fc_walk_entries(pool, vacate_one, &w);
-	spin_lock_irq(&pool->lock);
-	pool->vacating = w.left;
-	fc_kick_locked(pool);
-	spin_unlock_irq(&pool->lock);
-	if (w.lost)
-		DMERR_LIMIT("dirty data with no second copy was on the failed flash device: its reads fail");
-	queue_work(pool->wq, &pool->commit_work);
-}
-
-/*
- * A twin for every dirty entry that has none (the twinless bitmap), while
- * both legs are in service: after a replace (fc_attach_leg()), at load
- * when a crash came during one, and from the tick while any is left (no
- * free block on the other leg, or a commit serialising in batches refused
- * it: fc_alloc_twin()).  fc_alloc_twin() marks each joining; fc_resync()
- * fills them.  The walk ends when a leg fails meanwhile.  Returns the
- * number of entries still without a twin.
- */
-u64 fc_join_twins(struct fc_pool *pool)
-{
-	u64 nr = pool->g.nr_blocks, i = 0, given = 0, left;
-	unsigned int n;
-	bool stop = false;
-
-	if (!pool->twinless)
-		return 0;
-	while (!stop && i < nr) {
-		spin_lock_irq(&pool->lock);
-		for (n = 0; n < FC_WALK_BATCH; n++) {
-			stop = !fc_redundant(pool);
-			if (stop)
-				break;
-			i = find_next_bit(pool->twinless, nr, i);
-			if (i >= nr)
-				break;
-			/* No free block, or a commit serialising: the tick retries. */
-			stop = !fc_alloc_twin(pool, &pool->e[i]);
-			if (stop)
-				break;
-			given++;
-			i++;
-		}
-		spin_unlock_irq(&pool->lock);
-		cond_resched();
-	}
-	spin_lock_irq(&pool->lock);
-	left = fc_redundant(pool) ? pool->nr_twinless : 0;
-	spin_unlock_irq(&pool->lock);
-	if (given)
-		DMINFO("mirrored pool: %llu dirty blocks get their second copy now (resync)%s",
-		       given, left ? "; others wait for a free block or the end of a commit (retried)" : "");
-	return left;
 }

@@ -377,23 +377,32 @@ int fc_cache_alloc(struct fc_pool *pool);
 void fc_cache_free(struct fc_pool *pool);
 struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock);
 struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock);
-/* Mirrored pools: give @e a twin on the other leg if it has none; false if none free. */
-bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
 /*
  * Free @e's twin now.  Only when the flash does not refer to it (the entry
  * is not committed dirty) and no write to it is in flight.
  */
 void fc_drop_twin(struct fc_pool *pool, struct fc_entry *e);
 void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty);
-/* Mirrored pools: entry @idx's twinless bit and counts, from its state. */
+/* For fc_mirror.c (pool->lock held). */
+u32 fc_pop_free(struct fc_pool *pool, unsigned int leg);
+struct fc_entry *fc_clock_evict(struct fc_pool *pool, u32 lo, u32 hi, u32 *hand);
+void fc_hash_insert(struct fc_pool *pool, struct fc_entry *e);
+void fc_hash_remove(struct fc_pool *pool, struct fc_entry *e);
+/* Entry @i no longer has twin @t (not freed here). */
+void fc_untwin(struct fc_pool *pool, u32 i, u32 t);
+
+/* fc_mirror.c: the two-device pool's redundancy (its top comment) */
+/* Give @e a twin on the other leg if it has none; false if none free. */
+bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
+/* Entry @idx's twinless bit and counts, from its state. */
 void fc_lone_update(struct fc_pool *pool, u32 idx);
 /* Entry @idx's twin holds the data now, or is gone: no longer joining. */
 void fc_joining_clear(struct fc_pool *pool, u32 idx);
 /*
- * Mirrored pools, a flash device failing at run time (docs/DESIGN.md
- * "Two-device pool"): an I/O error on leg @leg fails the leg if the other
- * one is in service; true if the error is absorbed so (the leg is failed,
- * now or before), false if @leg was the last one in service.
+ * A flash device failing at run time (docs/DESIGN.md "Two-device pool"):
+ * an I/O error on leg @leg fails the leg if the other one is in service
+ * and @leg holds no dirty block's only good copy; true if the error is
+ * absorbed so (the leg is failed, now or before), false if not.
  */
 bool fc_leg_error(struct fc_pool *pool, unsigned int leg);
 /* The same from process context, without pool->lock. */
@@ -412,6 +421,10 @@ void fc_vacate_failed(struct fc_pool *pool);
  * returns how many are still without one.
  */
 u64 fc_join_twins(struct fc_pool *pool);
+/* A slice of resync (wb_lock held), before writeback (fc_wb_work()). */
+void fc_resync(struct fc_pool *pool);
+
+/* fc_cache.c */
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);

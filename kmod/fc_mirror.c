@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_mirror: the two-device pool's redundancy (docs/DESIGN.md "Two-device
+ * pool", "Redundancy invariants"): twins, the join, the per-leg lone
+ * counts, a leg failing at run time (fc_leg_error()), the rescue of its
+ * entries onto their twins, and the resync that makes twins agree.
+ *
+ * A dirty entry's data is on its own block; in a mirrored pool with both
+ * legs in service it has a twin, a block on the other leg holding a copy
+ * of its dirty sub-blocks.  The invariants, each kept here:
+ *  1. twinless: a hashed dirty entry without a twin has its bit in
+ *     pool->twinless, counted in nr_twinless and nr_twinless_leg[leg of
+ *     its block] (fc_lone_update(), called wherever an entry's dirty bits,
+ *     twin or hash membership change).  joining: a twin given to data
+ *     already dirty holds nothing until fc_resync() copied it; counted per
+ *     leg of the entry's block (fc_joining_clear()).  Both, and unsynced
+ *     blocks, are dirty blocks with one good copy: lone_dirty_blocks, and
+ *     the pool says "mirrored" only when there is none.
+ *  2. While both legs serve, the tick gives each twinless entry a twin
+ *     (fc_join_twins()), retried until none is left.
+ *  3. A leg whose block holds the only good copy of a dirty block (a
+ *     twinless or joining entry on it) is never failed: the I/O that met
+ *     the error fails alone (md never fails its last in-sync member).
+ *  4. The resync copies one block at a time; a failed copy blames the leg
+ *     of the I/O that failed (rule 3 decides), the block waits
+ *     FC_RESYNC_RETRY; busy blocks are passed over; a slice is at most a
+ *     second, then writeback runs (fc_wb_work()).
+ *  5. A rescue never moves an entry onto a joining twin: the entry is
+ *     LOST and its I/O fails.
+ *
+ * Locking: pool->lock for every field above (fc_leg_error(), fc_lone_update(),
+ * fc_alloc_twin(), fc_rescue_entry() are called with it held); the walks
+ * (fc_vacate_failed(), fc_join_twins()) take it a batch at a time; fc_resync()
+ * runs under wb_lock and takes pool->lock around each block's state change,
+ * never across its I/O.
+ */
+#include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/jiffies.h>
+
+#include "fc_core.h"
+
+#ifdef FC_FAULT_INJECT
+/*
+ * Test build only (make fi-module): the next fault_twin_join twins asked
+ * for dirty entries (a join: after a replace, or the tick's retry) are
+ * refused as if no block were free or a commit were serialising, so a
+ * test can watch dirty data wait for its second copy
+ * (tests/guest/fc_mirror_faults.sh).
+ */
+static int fault_twin_join;
+module_param(fault_twin_join, int, 0644);
+MODULE_PARM_DESC(fault_twin_join, "test build: refuse the next N twins asked for dirty entries");
+
+static bool twin_join_fault(void)
+{
+	if (READ_ONCE(fault_twin_join) <= 0)
+		return false;
+	WRITE_ONCE(fault_twin_join, fault_twin_join - 1);
+	return true;
+}
+#else
+static inline bool twin_join_fault(void)
+{
+	return false;
+}
+#endif
+
+void fc_lone_update(struct fc_pool *pool, u32 i)
+{
+	struct fc_entry *e = &pool->e[i];
+	unsigned int leg;
+	bool lone;
+
+	if (!pool->twinless)
+		return;
+	lone = (e->flags & FC_E_HASHED) && e->dirty && pool->twin[i] == FC_NONE;
+	if (lone == test_bit(i, pool->twinless))
+		return;
+	leg = fc_block_leg(&pool->g, i);
+	if (lone) {
+		__set_bit(i, pool->twinless);
+		pool->nr_twinless++;
+		pool->nr_twinless_leg[leg]++;
+	} else {
+		__clear_bit(i, pool->twinless);
+		pool->nr_twinless--;
+		pool->nr_twinless_leg[leg]--;
+	}
+}
+
+void fc_joining_clear(struct fc_pool *pool, u32 i)
+{
+	if (__test_and_clear_bit(i, pool->joining)) {
+		pool->nr_joining--;
+		pool->nr_joining_leg[fc_block_leg(&pool->g, i)]--;
+	}
+}
+
+bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 idx = fc_eidx(pool, e), t, lo, hi;
+	unsigned int leg = !fc_block_leg(&pool->g, idx);
+
+	if (pool->twin[idx] != FC_NONE)
+		return true;
+	if (pool->ser_window || !fc_redundant(pool) || (e->dirty && twin_join_fault()))
+		return false;
+	t = fc_pop_free(pool, leg);
+	if (t == FC_NONE) {
+		lo = leg ? (u32)pool->g.leg_blocks[0] : 0;
+		hi = lo + (u32)pool->g.leg_blocks[leg];
+		if (!fc_clock_evict(pool, lo, hi, &pool->leg_hand[leg]))
+			return false;
+		t = fc_pop_free(pool, leg);
+		if (t == FC_NONE)
+			return false;
+	}
+	__set_bit(t, pool->twin_used);
+	pool->twin[idx] = t;
+	pool->nr_twins++;
+	fc_mark_page_dirty(pool, idx);
+	if (e->dirty) {
+		/*
+		 * Already dirty (a replaced leg, or one copy found at load):
+		 * the twin holds nothing yet.  fc_resync() copies the dirty
+		 * sub-blocks; until then the flash does not name the twin,
+		 * and the entry's leg holds its only copy (fc_leg_error()).
+		 */
+		__set_bit(idx, pool->joining);
+		pool->nr_joining++;
+		pool->nr_joining_leg[fc_block_leg(&pool->g, idx)]++;
+		if (!__test_and_set_bit(idx, pool->unsynced))
+			pool->nr_unsynced++;
+	}
+	fc_lone_update(pool, idx);
+	return true;
+}
+
+/* ---- a leg failing at run time (mirrored pools) ---- */
+
+bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
+{
+	u32 bit = 1u << leg;
+
+	if (!fc_mirrored(pool) || leg >= pool->g.nr_legs)
+		return false;
+	if (pool->failed_legs & bit)
+		return true;
+	if (pool->failed_legs)
+		return false;	/* the other leg is out: this one holds the last copy */
+	if (fc_leg_holds_lone(pool, leg)) {
+		/*
+		 * As md never fails its last in-sync member: dirty blocks on
+		 * this leg have no good copy on the other one yet (a resync
+		 * after a replace, or no free block for their twins).  The
+		 * leg stays; only the I/O that met the error fails.
+		 */
+		DMERR_LIMIT("flash device %pg (leg %u): I/O error; kept in service, it holds the only copy of %llu dirty blocks: the I/O fails",
+			    pool->leg[leg].bdev, leg,
+			    pool->nr_twinless_leg[leg] + pool->nr_joining_leg[leg]);
+		return false;
+	}
+	WRITE_ONCE(pool->failed_legs, pool->failed_legs | bit);
+	pool->events++;
+	/* Nothing is placed on it from now on. */
+	pool->nr_free -= pool->nr_free_leg[leg];
+	pool->nr_free_leg[leg] = 0;
+	pool->free_head[leg] = FC_NONE;
+	pool->vacating = true;
+	/* The superblock of the other leg records it at the next commit. */
+	fc_mark_vt_dirty(pool);
+	DMERR("flash device %pg (leg %u) failed: the pool runs degraded on the other; its %llu dirty blocks have one copy now",
+	      pool->leg[leg].bdev, leg, pool->nr_dirty);
+	queue_work(pool->wq, &pool->commit_work);
+	return true;
+}
+
+bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg)
+{
+	unsigned long flags;
+	bool r;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	r = fc_leg_error(pool, leg);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return r;
+}
+
+/*
+ * @e (pool->lock held) has its block on a failed leg.  Its clean data is
+ * gone with the leg; its dirty data lives on in its twin, on the leg in
+ * service, which takes the entry's place, as a degraded load does
+ * (fc_meta.c, load_entries()).  The flash records the move at the next
+ * commit; until then it records the entry with that twin, which a load
+ * without the failed leg (the other leg's superblock names it failed)
+ * moves the same way.
+ *
+ * Not while a commit serialises in batches (ser_window): the entry's page
+ * and its twin's could land in different batches and the commit would
+ * record neither.  The moved entry keeps FC_E_PDIRTY: the flash still
+ * names its block as the twin of a dirty entry, so it must not be reused
+ * before a commit has recorded it.
+ */
+enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 i = fc_eidx(pool, e), t = fc_twin_of(pool, i);
+	struct fc_entry *n;
+
+	if (!fc_entry_idle(e) || pool->ser_window)
+		return FC_RESCUE_LATER;
+	if (!e->dirty) {
+		fc_entry_release(pool, e);
+		return FC_RESCUE_DONE;
+	}
+	/* A twin still being filled (joining) holds no copy yet. */
+	if (t == FC_NONE || test_bit(i, pool->joining))
+		return FC_RESCUE_LOST;
+	fc_untwin(pool, i, t);
+	/* A flush waiting for the block waits for its twin now. */
+	if (__test_and_clear_bit(i, pool->flush_set))
+		__set_bit(t, pool->flush_set);
+	/* Only the dirty sub-blocks have a second copy. */
+	fc_entry_set(pool, e, e->dirty, e->dirty);
+	fc_hash_remove(pool, e);
+	n = &pool->e[t];
+	n->oblock = e->oblock;
+	n->vol = e->vol;
+	n->valid = e->valid;
+	n->dirty = e->dirty;
+	n->dirty_ts = e->dirty_ts;
+	n->gen = e->gen + 1;
+	pool->wcount[t] = pool->wcount[fc_eidx(pool, e)];
+	n->wb_raced = 0;
+	n->gen_wrapped = 0;
+	n->flags = e->flags & (FC_E_PDIRTY | FC_E_REF);
+	atomic_set(&n->inflight, 0);
+	fc_hash_insert(pool, n);
+	fc_mark_page_dirty(pool, t);
+	/* The counters moved with it: the old block just goes out of use. */
+	e->valid = 0;
+	e->dirty = 0;
+	e->flags = 0;
+	fc_entry_bump(e);
+	/*
+	 * Both halves of the move go in one commit.  fc_entry_set() above
+	 * marked the old entry's page only if valid changed, which it does
+	 * not for an entry all dirty; its page would keep naming the entry
+	 * with its twin beside the twin's own entry, two mappings of one
+	 * origin block that a load of the leg in service refuses.
+	 */
+	fc_mark_page_dirty(pool, i);
+	return FC_RESCUE_DONE;
+}
+
+struct vacate_walk {
+	bool left;	/* an entry was busy: the tick walks again */
+	bool lost;	/* dirty data with no copy on the leg in service */
+};
+
+static bool vacate_one(struct fc_pool *pool, u32 idx, void *arg)
+{
+	struct vacate_walk *w = arg;
+	struct fc_entry *e = &pool->e[idx];
+	u32 t = fc_twin_of(pool, idx);
+
+	if (!(e->flags & FC_E_HASHED))
+		return true;
+	if (t != FC_NONE && fc_block_failed(pool, t)) {
+		fc_untwin(pool, idx, t);
+		fc_mark_page_dirty(pool, idx);
+	}
+	if (!fc_block_failed(pool, idx))
+		return true;
+	switch (fc_rescue_entry(pool, e)) {
+	case FC_RESCUE_LATER:
+		w->left = true;
+		break;
+	case FC_RESCUE_LOST:
+		w->lost = true;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/*
+ * After a leg failed: drop every twin on it (their entries' dirty data now
+ * has one copy) and rescue every entry on it (fc_walk_entries()).  Entries
+ * busy now are left for the next call (the tick calls this while
+ * pool->vacating); bios waiting for one are kicked after.  Only the tick
+ * calls it, and no second failure can set pool->vacating meanwhile
+ * (fc_leg_error() keeps the last leg), so the walk's verdict is final.
+ */
+void fc_vacate_failed(struct fc_pool *pool)
+{
+	struct vacate_walk w = { };
+
+	fc_walk_entries(pool, vacate_one, &w);
+	spin_lock_irq(&pool->lock);
+	pool->vacating = w.left;
+	fc_kick_locked(pool);
+	spin_unlock_irq(&pool->lock);
+	if (w.lost)
+		DMERR_LIMIT("dirty data with no second copy was on the failed flash device: its reads fail");
+	queue_work(pool->wq, &pool->commit_work);
+}
+
+/*
+ * A twin for every dirty entry that has none (the twinless bitmap), while
+ * both legs are in service: after a replace (fc_attach_leg()), at load
+ * when a crash came during one, and from the tick while any is left (no
+ * free block on the other leg, or a commit serialising in batches refused
+ * it: fc_alloc_twin()).  fc_alloc_twin() marks each joining; fc_resync()
+ * fills them.  The walk ends when a leg fails meanwhile.  Returns the
+ * number of entries still without a twin.
+ */
+u64 fc_join_twins(struct fc_pool *pool)
+{
+	u64 nr = pool->g.nr_blocks, i = 0, given = 0, left;
+	unsigned int n;
+	bool stop = false;
+
+	if (!pool->twinless)
+		return 0;
+	while (!stop && i < nr) {
+		spin_lock_irq(&pool->lock);
+		for (n = 0; n < FC_WALK_BATCH; n++) {
+			stop = !fc_redundant(pool);
+			if (stop)
+				break;
+			i = find_next_bit(pool->twinless, nr, i);
+			if (i >= nr)
+				break;
+			/* No free block, or a commit serialising: the tick retries. */
+			stop = !fc_alloc_twin(pool, &pool->e[i]);
+			if (stop)
+				break;
+			given++;
+			i++;
+		}
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
+	}
+	spin_lock_irq(&pool->lock);
+	left = fc_redundant(pool) ? pool->nr_twinless : 0;
+	spin_unlock_irq(&pool->lock);
+	if (given)
+		DMINFO("mirrored pool: %llu dirty blocks get their second copy now (resync)%s",
+		       given, left ? "; others wait for a free block or the end of a commit (retried)" : "");
+	return left;
+}
+
+/* ---- resync: the twins agree with their entries ---- */
+
+/*
+ * Copy the dirty sub-blocks @mask of block @from to block @to.  On an
+ * error, *@bad is the block whose I/O failed (@from: a read, @to: a write).
+ */
+static int copy_blocks(struct fc_pool *pool, u32 from, u32 to, u8 mask, void *buf, u32 *bad)
+{
+	u32 sub = pool->g.subblock_sectors, i = 0, j;
+	int r;
+
+	while (i < pool->g.nr_subblocks) {
+		if (!(mask & (1u << i))) {
+			i++;
+			continue;
+		}
+		for (j = i; j < pool->g.nr_subblocks && (mask & (1u << j)); j++)
+			;
+		*bad = from;
+		r = fc_sync_io(pool, fc_block_bdev(pool, from), REQ_OP_READ,
+			       fc_block_sector(pool, from) + i * sub, (j - i) * sub, buf);
+		if (!r) {
+			*bad = to;
+			r = fc_sync_io(pool, fc_block_bdev(pool, to), REQ_OP_WRITE,
+				       fc_block_sector(pool, to) + i * sub, (j - i) * sub, buf);
+		}
+		if (r)
+			return r;
+		i = j;
+	}
+	return 0;
+}
+
+/* Blocks whose resync copy failed are tried again after this long. */
+#define FC_RESYNC_RETRY	(5 * HZ)
+
+/*
+ * The next unsynced block to copy at or after @i, made BUSY (pool->lock
+ * held); @nr if none.  Blocks clean since, or without a twin, leave the
+ * set; busy ones and ones whose copy failed lately are passed over.
+ */
+static u64 resync_next(struct fc_pool *pool, u64 i)
+{
+	u64 nr = pool->g.nr_blocks;
+	struct fc_entry *e;
+
+	/*
+	 * A leg failed: fc_vacate_failed() settles every twin (fc_untwin()
+	 * clears the bits).  A joining twin's entry keeps its bit so that a
+	 * rescue finds it LOST, never moved to a twin that holds nothing.
+	 */
+	if (!fc_redundant(pool))
+		return nr;
+	for (;; i++) {
+		i = find_next_bit(pool->unsynced, nr, i);
+		if (i >= nr)
+			return nr;
+		e = &pool->e[i];
+		if (!e->dirty || pool->twin[i] == FC_NONE) {
+			/* Clean since, or no second copy: nothing to agree on. */
+			__clear_bit(i, pool->unsynced);
+			pool->nr_unsynced--;
+			fc_joining_clear(pool, (u32)i);
+			continue;
+		}
+		if (test_bit(i, pool->resync_failed) || !fc_entry_idle(e))
+			continue;
+		e->flags |= FC_E_BUSY;
+		return i;
+	}
+}
+
+/*
+ * Resync blocks for up to a second (wb_lock held; see the top comment):
+ * one pass over the unsynced set, passing over busy blocks (the next call
+ * takes them).  A failed copy fails the leg of the I/O that failed
+ * when the other leg holds every dirty block (fc_leg_error()); else only
+ * that block waits, its one good copy in service, and is tried again
+ * FC_RESYNC_RETRY later.
+ */
+void fc_resync(struct fc_pool *pool)
+{
+	unsigned long start = jiffies;
+	u64 nr = pool->g.nr_blocks, i = 0;
+	struct fc_entry *e;
+	void *buf = NULL;
+	u32 twin, bad;
+	u8 mask;
+	int r;
+
+	spin_lock_irq(&pool->lock);
+	if (pool->resync_errors && time_after_eq(jiffies, pool->resync_retry_at)) {
+		bitmap_zero(pool->resync_failed, nr);
+		pool->resync_errors = false;
+	}
+	spin_unlock_irq(&pool->lock);
+	while (!pool->suspended && time_before(jiffies, start + HZ)) {
+		spin_lock_irq(&pool->lock);
+		i = resync_next(pool, i);
+		if (i >= nr) {
+			spin_unlock_irq(&pool->lock);
+			break;
+		}
+		e = &pool->e[i];
+		twin = pool->twin[i];
+		mask = e->dirty;
+		spin_unlock_irq(&pool->lock);
+
+		if (!buf)
+			buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
+		r = copy_blocks(pool, (u32)i, twin, mask, buf, &bad);
+
+		spin_lock_irq(&pool->lock);
+		e->flags &= ~FC_E_BUSY;
+		if (!r && test_bit(i, pool->unsynced)) {
+			__clear_bit(i, pool->unsynced);
+			pool->nr_unsynced--;
+			/* A joining twin holds the data now: the flash may name it. */
+			if (test_bit(i, pool->joining)) {
+				fc_joining_clear(pool, (u32)i);
+				fc_mark_page_dirty(pool, (u32)i);
+			}
+			if (!pool->nr_joining)
+				pool->joined_leg = -1;
+		} else if (r) {
+			__set_bit(i, pool->resync_failed);
+			if (!pool->resync_errors)
+				pool->resync_retry_at = jiffies + FC_RESYNC_RETRY;
+			pool->resync_errors = true;
+		}
+		fc_kick_locked(pool);
+		spin_unlock_irq(&pool->lock);
+		if (r) {
+			atomic64_inc(bad == twin ? &pool->flash_write_errors :
+				     &pool->flash_read_errors);
+			DMERR_LIMIT("resync of a dirty block's second copy failed (%d, %s of leg %u)",
+				    r, bad == twin ? "a write" : "a read",
+				    fc_block_leg(&pool->g, bad));
+			if (fc_leg_error_unlocked(pool, fc_block_leg(&pool->g, bad)))
+				break;	/* that leg is out: fc_vacate_failed() */
+		}
+		i++;
+	}
+	if (buf)
+		mempool_free(buf, pool->fill_pool);
+}
