@@ -180,18 +180,16 @@ struct fc_pool {
 	 * it before (ser_entries()).  Each is unsynced too.
 	 */
 	unsigned long *joining;
-	u64 nr_joining;
 	u64 nr_joining_leg[FC_MAX_LEGS];	/* by the leg of the entry's block */
 	/*
-	 * Dirty entries without a twin (twinless: bit set, counted here and
-	 * by the leg of the entry's block).  With nr_unsynced, the dirty
+	 * Dirty entries without a twin (twinless: bit set, counted by the
+	 * leg of the entry's block).  With nr_unsynced, the dirty
 	 * blocks with one good copy: lone_dirty_blocks in the status, and
 	 * "mirrored" only when both are 0.  The tick gives each a twin
 	 * (fc_join_twins()) while both legs serve.  fc_lone_update() keeps
 	 * them; docs/DESIGN.md "Redundancy invariants".
 	 */
 	unsigned long *twinless;
-	u64 nr_twinless;
 	u64 nr_twinless_leg[FC_MAX_LEGS];
 	/* unsynced blocks whose copy failed (fc_resync(), wb_lock): tried again later */
 	unsigned long *resync_failed;
@@ -515,10 +513,22 @@ static inline bool fc_leg_holds_lone(struct fc_pool *pool, unsigned int leg)
 	return pool->nr_twinless_leg[leg] || pool->nr_joining_leg[leg];
 }
 
+/* Twins being filled (joining), on both legs; lockless callers get an estimate. */
+static inline u64 fc_nr_joining(struct fc_pool *pool)
+{
+	return READ_ONCE(pool->nr_joining_leg[0]) + READ_ONCE(pool->nr_joining_leg[1]);
+}
+
+/* Dirty entries without a twin, on both legs (as fc_nr_joining()). */
+static inline u64 fc_nr_twinless(struct fc_pool *pool)
+{
+	return READ_ONCE(pool->nr_twinless_leg[0]) + READ_ONCE(pool->nr_twinless_leg[1]);
+}
+
 /* Dirty blocks with one good copy, redundant pools (status lone_dirty_blocks). */
 static inline u64 fc_lone_dirty(struct fc_pool *pool)
 {
-	return pool->nr_twinless + pool->nr_unsynced;
+	return fc_nr_twinless(pool) + pool->nr_unsynced;
 }
 
 static inline u32 fc_twin_of(struct fc_pool *pool, u32 eidx)

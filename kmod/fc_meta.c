@@ -1001,6 +1001,17 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 }
 
 /*
+ * Read both slots of metadata pages @l onward of @leg into md_buf, as many
+ * pages as it holds (*@n), for load_pool() and scan_other_leg().
+ */
+static int read_page_pairs(struct fc_pool *pool, unsigned int leg, u64 l, unsigned int *n)
+{
+	*n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
+	return md_io_leg(pool, leg, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+			 (sector_t)*n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+}
+
+/*
  * Load every metadata page.  @max_seen: the highest seq found on the flash
  * so far (the superblocks'); raised by every leftover page.
  */
@@ -1019,9 +1030,7 @@ static int load_pool(struct fc_pool *pool, unsigned int leg, u64 *max_seen, char
 		return -ENOMEM;
 	}
 	for (l = 0; l < pool->g.md_pages; l += n) {
-		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
-		r = md_io_leg(pool, leg, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
-			      (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		r = read_page_pairs(pool, leg, l, &n);
 		if (r) {
 			*error = "fcache-pool: cannot read the pool metadata (I/O error)";
 			goto out;
@@ -1071,9 +1080,7 @@ static int scan_other_leg(struct fc_pool *pool, unsigned int leg, u64 *max_seen,
 	int r;
 
 	for (l = 0; l < pool->g.md_pages; l += n) {
-		n = min_t(u64, pool->md_buf_pages / 2, pool->g.md_pages - l);
-		r = md_io_leg(pool, leg, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
-			      (sector_t)n * 2 * FC_PAGE_SECTORS, pool->md_buf);
+		r = read_page_pairs(pool, leg, l, &n);
 		if (r) {
 			*error = "fcache-pool: cannot read the metadata of the second flash device (I/O error)";
 			return r;

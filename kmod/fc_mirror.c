@@ -9,7 +9,7 @@
  * legs in service it has a twin, a block on the other leg holding a copy
  * of its dirty sub-blocks.  The invariants, each kept here:
  *  1. twinless: a hashed dirty entry without a twin has its bit in
- *     pool->twinless, counted in nr_twinless and nr_twinless_leg[leg of
+ *     pool->twinless, counted in nr_twinless_leg[leg of
  *     its block] (fc_lone_update(), called wherever an entry's dirty bits,
  *     twin or hash membership change).  joining: a twin given to data
  *     already dirty holds nothing until fc_resync() copied it; counted per
@@ -81,21 +81,17 @@ void fc_lone_update(struct fc_pool *pool, u32 i)
 	leg = fc_block_leg(&pool->g, i);
 	if (lone) {
 		__set_bit(i, pool->twinless);
-		pool->nr_twinless++;
 		pool->nr_twinless_leg[leg]++;
 	} else {
 		__clear_bit(i, pool->twinless);
-		pool->nr_twinless--;
 		pool->nr_twinless_leg[leg]--;
 	}
 }
 
 void fc_joining_clear(struct fc_pool *pool, u32 i)
 {
-	if (__test_and_clear_bit(i, pool->joining)) {
-		pool->nr_joining--;
+	if (__test_and_clear_bit(i, pool->joining))
 		pool->nr_joining_leg[fc_block_leg(&pool->g, i)]--;
-	}
 }
 
 bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
@@ -129,7 +125,6 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 		 * and the entry's leg holds its only copy (fc_leg_error()).
 		 */
 		__set_bit(idx, pool->joining);
-		pool->nr_joining++;
 		pool->nr_joining_leg[fc_block_leg(&pool->g, idx)]++;
 		if (!__test_and_set_bit(idx, pool->unsynced))
 			pool->nr_unsynced++;
@@ -345,7 +340,7 @@ u64 fc_join_twins(struct fc_pool *pool)
 		cond_resched();
 	}
 	spin_lock_irq(&pool->lock);
-	left = fc_redundant(pool) ? pool->nr_twinless : 0;
+	left = fc_redundant(pool) ? fc_nr_twinless(pool) : 0;
 	spin_unlock_irq(&pool->lock);
 	if (given)
 		DMINFO("mirrored pool: %llu dirty blocks get their second copy now (resync)%s",
@@ -475,7 +470,7 @@ void fc_resync(struct fc_pool *pool)
 				fc_joining_clear(pool, (u32)i);
 				fc_mark_page_dirty(pool, (u32)i);
 			}
-			if (!pool->nr_joining)
+			if (!fc_nr_joining(pool))
 				pool->joined_leg = -1;
 		} else if (r) {
 			__set_bit(i, pool->resync_failed);

@@ -121,7 +121,7 @@ static void fc_tick(struct work_struct *ws)
 	    time_after_eq(jiffies, pool->last_commit + msecs_to_jiffies(interval)))
 		queue_work(pool->wq, &pool->commit_work);
 	/* Dirty data with one copy while both legs serve: a twin for it. */
-	if (READ_ONCE(pool->nr_twinless) && fc_redundant(pool) && !pool->suspended &&
+	if (fc_nr_twinless(pool) && fc_redundant(pool) && !pool->suspended &&
 	    pool->md_mode == FC_MD_RW && time_after(jiffies, pool->last_join + HZ)) {
 		pool->last_join = jiffies;
 		fc_join_twins(pool);
@@ -593,7 +593,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 			DMEMIT("%s%s", i ? "," : "", !pool->leg[i].bdev ? "missing" :
 			       fc_leg_failed(pool, i) ? "failed" :
 			       READ_ONCE(pool->joined_leg) == (int)i &&
-			       READ_ONCE(pool->nr_joining) ? "resync" : "ok");
+			       fc_nr_joining(pool) ? "resync" : "ok");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);
