@@ -42,6 +42,7 @@ include $(wildcard $(TOP)/mk/*.mk)
 check: deps
 	$(MAKE) all
 	$(MAKE) fi-module
+	$(MAKE) fclog-module
 	@sh $(TOP)/tests/run-all.sh
 
 # every configuration runs DEMO_ROUNDS times in alternating order; the report

@@ -4,6 +4,7 @@
 #                                       guest; ends with the line
 #   "crash points: <n> replayed, <l> lost, <s> stale, <c> check failures"
 #   make crash-tools                    build/crash/{lw_replay,lw_mklog,cw_work}
+#   (make fclog-module, mk/fclog.mk: the walk's logging target)
 # See docs/TESTING.md, "Replay at every flush point".
 
 CRASH_POINTS ?= 2000
@@ -15,5 +16,7 @@ crash-tools:
 
 check-crash: deps
 	$(MAKE) all
+	$(MAKE) fi-module
+	$(MAKE) fclog-module
 	@sh $(TOP)/tests/crash/build.sh
 	@sh $(TOP)/tests/crash/run-crash.sh $(CRASH_POINTS)

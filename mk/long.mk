@@ -10,4 +10,5 @@
 check-long: deps
 	$(MAKE) all
 	$(MAKE) fi-module
+	$(MAKE) fclog-module
 	@FC_LONG=1 FC_SLUB_DEBUG=FZPU sh $(TOP)/tests/run-all.sh

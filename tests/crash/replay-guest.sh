@@ -6,6 +6,7 @@
 #   (the host's environment does not reach the guest: knobs are arguments,
 #   trace=1 (a timestamped line per step), progress=N, flash=MB (4),
 #   origin=MB (6), negative=N (a negative control over N prefixes),
+#   perdev=0|1 (1: one fclog device per slice; 0: one log-writes device),
 #   mirror=1 (every walk on a mirrored pool), mirror_points=N (after the
 #   one-device walks, a mirrored walk of N points at block size mirror_bs,
 #   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
@@ -16,10 +17,13 @@
 #   the resync to copy))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
-#  1. one null_blk with a volatile write cache (so flushes and FUA reach it)
-#     wrapped by log-writes (log on a second null_blk); two dm-linear slices
-#     of it: the fcache flash and the origin.  One log orders every write and
-#     flush of both.
+#  1. one null_blk holds the fcache flash and the origin as slices; each
+#     slice is an fclog device (tests/crash/kmod/dm-fclog.c, build/fclog/
+#     dm-fclog.ko) with its own volatile cache, all writing one log in
+#     dm-log-writes' format (on a second null_blk): a write is logged when a
+#     flush of its own device (or its FUA) makes it durable.  perdev=0: the
+#     old layout, one log-writes device under dm-linear slices (a flush of
+#     any slice logs the writes of all; it misses flush_one_leg).
 #  2. cw_work runs TXNS transactions in each of three phases on the writeback
 #     volume (phase 2 with low writeback watermarks: writeback and
 #     write-around), with a clean teardown and reload of volume and pool
@@ -74,6 +78,7 @@ for kv in "$@"; do
 	mirror_bs=*) MIRROR_BS=${kv#*=} ;;
 	legfail_writeback=*) LEGFAIL_WB=${kv#*=} ;;
 	resync_delay=*) RESYNC_DELAY=${kv#*=} ;;
+	perdev=*) PERDEV=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
@@ -88,6 +93,12 @@ if [ -n "${MUTANT:-}" ]; then
 	info "module mutant $MUTANT on: the walk must find failures"
 fi
 modprobe dm-log-writes && modprobe dm-snapshot || die "dm-log-writes / dm-snapshot missing"
+PERDEV=${PERDEV:-1}
+if [ "$PERDEV" = 1 ]; then
+	_fk=$FC_TOP/build/fclog/dm-fclog.ko
+	[ -f "$_fk" ] || die "no $_fk (make fclog-module)" setup
+	insmod "$_fk" || die "insmod $_fk failed" setup
+fi
 FLASH_MB=${FC_REPLAY_FLASH_MB:-4} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-6} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
 FS=$((FLASH_MB * 2048)) OS=$((ORIGIN_MB * 2048))
 MIRROR=${MIRROR:-0} MIRROR_POINTS=${MIRROR_POINTS:-0}
@@ -238,7 +249,7 @@ mirror_phase4() {
 	fi
 	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
 		modprobe dm-delay && dmsetup message fpool 0 writeback_jobs 1 &&
-			dm_reload lworigin "0 $OS delay /dev/mapper/lw $((2 * FS)) $RESYNC_DELAY" &&
+			dm_reload lworigin "0 $OS delay $ORIGIN_UNDER $RESYNC_DELAY" &&
 			dmsetup suspend lworigin && dmsetup resume lworigin || return 1
 	fi
 	_b=$(status_field fvol $V_WRITES)
@@ -293,7 +304,7 @@ mirror_phase4() {
 	fi
 	if [ "${RESYNC_DELAY:-0}" -gt 0 ]; then
 		info "bs$bs first writer done: pool $(dmsetup status fpool | cut -d' ' -f4-)"
-		dm_reload lworigin "0 $OS linear /dev/mapper/lw $((2 * FS))" &&
+		dm_reload lworigin "0 $OS linear $ORIGIN_UNDER" &&
 			dmsetup suspend lworigin && dmsetup resume lworigin || return 1
 	fi
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 6 2>"$W/cw.err" ||
@@ -322,15 +333,32 @@ run_size() {
 	LOGDEV=$(mk_null fcrlog "$LOG_MB") || die "null_blk log" setup
 	grep -q 'write back' "/sys/block/$(basename "$DATA")/queue/write_cache" ||
 		die "$DATA has no volatile write cache: flushes would not be logged" setup
-	dm_create lw "0 $TS log-writes $DATA $LOGDEV" || die "log-writes" setup
+	# each slice: NAME SIZE OFFSET (in the logged address space)
 	if [ -n "$MTAG" ]; then
-		dm_create lwleg0 "0 $FS linear /dev/mapper/lw 0" &&
-			dm_create lwleg1 "0 $FS linear /dev/mapper/lw $FS" &&
-			dm_create lworigin "0 $OS linear /dev/mapper/lw $((2 * FS))" &&
-			dm_create lwleg2 "0 $FS linear /dev/mapper/lw $((2 * FS + OS))" || die "slices" setup
+		SLICES="lwleg0:$FS:0 lwleg1:$FS:$FS lworigin:$OS:$((2 * FS)) lwleg2:$FS:$((2 * FS + OS))"
 	else
-		dm_create lwflash "0 $FS linear /dev/mapper/lw 0" &&
-			dm_create lworigin "0 $OS linear /dev/mapper/lw $FS" || die "slices" setup
+		SLICES="lwflash:$FS:0 lworigin:$OS:$FS"
+	fi
+	if [ "$PERDEV" = 1 ]; then
+		# one fclog device per slice (its own volatile cache), all in
+		# one log; the origin's is "lw" (cw_work's marks go to it)
+		for _sl in $SLICES; do
+			_n=${_sl%%:*} _o=${_sl##*:} _sz=${_sl#*:}
+			_sz=${_sz%:*}
+			_l=lwc${_n#lw}
+			[ "$_n" = lworigin ] && _l=lw
+			dm_create "$_l" "0 $_sz fclog $DATA $_o $LOGDEV $_o" &&
+				dm_create "$_n" "0 $_sz linear /dev/mapper/$_l 0" || die "fclog slice $_n" setup
+		done
+		ORIGIN_UNDER="/dev/mapper/lw 0"
+	else
+		dm_create lw "0 $TS log-writes $DATA $LOGDEV" || die "log-writes" setup
+		for _sl in $SLICES; do
+			_n=${_sl%%:*} _o=${_sl##*:} _sz=${_sl#*:}
+			_sz=${_sz%:*}
+			dm_create "$_n" "0 $_sz linear /dev/mapper/lw $_o" || die "slice $_n" setup
+		done
+		ORIGIN_UNDER="/dev/mapper/lw $(echo "$SLICES" | tr ' ' '\n' | awk -F: '$1 == "lworigin" { print $3 }')"
 	fi
 	rm -f "$W/oracle" "$W/state" "$W/why"
 	"$B/cw_work" init "$W/state" "$W/oracle" "$OS" 4096 "$((SEED * 100 + bs))" || die "cw_work init" setup
@@ -362,11 +390,13 @@ run_size() {
 		[ -n "$_wp" ] && wait "$_wp"
 	fi
 	LOGUSED=$(dmsetup status lw | awk '{ print $5 }')
+	[ "$PERDEV" = 1 ] && [ "$(dmsetup status lw | awk '{ print $6 }')" != 0 ] &&
+		step_failed "the log overflowed (log=$LOG_MB MB)"
 	dm_remove fvol; dm_remove fpool
-	for _s in lwflash lwleg0 lwleg1 lwleg2 lworigin; do
+	for _s in lwflash lwleg0 lwleg1 lwleg2 lworigin lwcflash lwcleg0 lwcleg1 lwcleg2; do
 		[ -b "/dev/mapper/$_s" ] && dm_remove $_s
 	done
-	dm_remove lw || step_failed "log-writes teardown"	# its destructor logs the rest and the super
+	dm_remove lw || step_failed "log teardown"	# the last one logs the rest and the super
 	if [ $ok = 1 ]; then
 		pass "bs$bs$MTAG-workload ($(grep -c '^[WD]' "$W/oracle") writes/discards, $(grep -c '^M' "$W/oracle") marks, log $((LOGUSED / 2048)) MiB, $(($(date +%s) - c0)) s)"
 	else

@@ -8,7 +8,9 @@
 # mirrored pool (replay-guest.sh mirror_points=: a leg fails at run time, a
 # new device replaces it, crash points fall in the resync), at one block
 # size of FC_CRASH_SIZES in turn; a line per mode before the last one.
-# Exit 0 only if all three counts are 0 and n >= N.
+# Then a mirrored walk with the test build's mutant_flush_one_leg (commits
+# flush one leg only) must be caught (build/fi/dm-fcache.ko: make fi-module).
+# Exit 0 only if all three counts are 0, n >= N and the mutant was caught.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/vm/suite-lib.sh"
@@ -60,6 +62,26 @@ while [ "$N" -lt "$want" ] && [ "$boot" -lt "$maxboots" ]; do
 		rc=1
 	fi
 done
+# the mutant only a log per device can see: commits flush leg 0 and not
+# leg 1 (the test build's mutant_flush_one_leg); the mirrored walk must
+# find failures (leg 1 alone holds a superblock whose pages it never made
+# durable)
+fi_ko=$top/build/fi/dm-fcache.ko
+mres=$top/build/vm/results-crash-mutant
+rm -rf "$mres"
+mkdir -p "$mres"
+if [ ! -f "$fi_ko" ]; then
+	echo "# no $fi_ko (make fi-module): the flush_one_leg mutant was not run"
+	rc=1
+elif { FC_KO=$fi_ko guest_run check-crash-mutant --results "$mres" --timeout 1500 \
+	tests/crash/replay-guest.sh "${FC_CRASH_MUTANT_POINTS:-40}" "$base" 64 20 mirror=1 \
+	mutant=flush_one_leg >"$mres/out" 2>&1; grep -q '^PASS: .*mutant-flush_one_leg-caught' "$mres/out"; }; then
+	grep '^PASS: .*mutant-flush_one_leg-caught' "$mres/out" | sed 's/^PASS: /# mutant caught: /'
+else
+	echo "# the flush_one_leg mutant was NOT caught (build/vm/results-crash-mutant/out):"
+	grep -E '^(PASS|FAIL): ' "$mres/out" | sed 's/^/#   /'
+	rc=1
+fi
 echo "# check-crash: $boot boots, $(($(date +%s) - t0)) s"
 echo "crash points, one device: $((N - MN)) replayed, $((L - ML)) lost, $((S - MS)) stale, $((C - MC)) check failures"
 echo "crash points, mirrored: $MN replayed, $ML lost, $MS stale, $MC check failures"

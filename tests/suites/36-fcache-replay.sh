@@ -18,6 +18,10 @@
 # FC_REPLAY_TXNS, FC_REPLAY_SEED.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-replay || exit 0
+if [ ! -f "$SUITE_TOP/build/fclog/dm-fclog.ko" ]; then
+	echo "FAIL: fcache-replay (no build/fclog/dm-fclog.ko: make fclog-module)"
+	exit 0
+fi
 if ! sh "$SUITE_TOP/tests/crash/build.sh"; then
 	echo "FAIL: fcache-replay (cannot build the replay tools)"
 	exit 0
@@ -65,4 +69,10 @@ else
 	mkdir -p "$mres"
 	FC_KO=$fi_ko guest_run fcache-replay-mutant --results "$mres" --timeout 900 \
 		tests/crash/replay-guest.sh "${FC_REPLAY_MUTANT_POINTS:-30}" "$seed" 64 "${FC_REPLAY_TXNS:-20}" mutant=skip_commit_flush
+	# check-long: the mutant only a log per device sees (make check-crash
+	# runs it too)
+	if [ "${FC_LONG:-0}" = 1 ]; then
+		FC_KO=$fi_ko guest_run fcache-replay-mutant-leg --results "$mres" --timeout 1500 \
+			tests/crash/replay-guest.sh 30 "$seed" 64 20 mirror=1 mutant=flush_one_leg
+	fi
 fi
