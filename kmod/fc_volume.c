@@ -52,8 +52,51 @@ static void wt_hold(void)
 	if (ms)
 		msleep(ms);
 }
+
+/*
+ * The next fault_twin_write copies of mirrored writes to the twin fail
+ * as if the device had (BLK_STS_IOERR), without reaching it; the next
+ * bio the worker decides again after a flash error (retry_bio(), which
+ * marks it FC_BF_NOFILL) waits retry_hold_ms first, one-shot, so a test
+ * can let another write to its block end in between
+ * (tests/guest/fc_mirror_faults.sh, case dc).
+ */
+static int fault_twin_write;
+module_param(fault_twin_write, int, 0644);
+MODULE_PARM_DESC(fault_twin_write, "test build: fail the next N twin copies of mirrored writes");
+static unsigned int retry_hold_ms;
+module_param(retry_hold_ms, uint, 0644);
+MODULE_PARM_DESC(retry_hold_ms, "test build: hold the next retried bio in the worker this long (one-shot)");
+
+static bool twin_write_fault(void)
+{
+	if (READ_ONCE(fault_twin_write) <= 0)
+		return false;
+	WRITE_ONCE(fault_twin_write, fault_twin_write - 1);
+	return true;
+}
+
+static void retry_hold(struct fc_bio *fb)
+{
+	unsigned int ms;
+
+	if (!(fb->flags & FC_BF_NOFILL))
+		return;
+	ms = xchg(&retry_hold_ms, 0);
+	if (ms)
+		msleep(ms);
+}
 #else
 static inline void wt_hold(void)
+{
+}
+
+static inline bool twin_write_fault(void)
+{
+	return false;
+}
+
+static inline void retry_hold(struct fc_bio *fb)
 {
 }
 #endif
@@ -109,7 +152,10 @@ static void remap_twin(struct fc_pool *pool, struct bio *bio, u32 twin, sector_t
 	fc_bio(bio)->flags |= FC_BF_TWIN;
 	atomic_inc(&pool->twin_io[fc_block_leg(&pool->g, twin)]);
 	bio_inc_remaining(bio);
-	submit_bio_noacct(clone);
+	if (twin_write_fault())
+		bio_io_error(clone);
+	else
+		submit_bio_noacct(clone);
 }
 
 static void remap_origin(struct fc_volume *v, struct bio *bio)
@@ -908,6 +954,7 @@ static void fc_bio_work(struct work_struct *ws)
 		wt_submit_flash(fb->v, bio);
 		return;
 	}
+	retry_hold(fb);
 	switch (map_bio(fb->v, bio, true)) {
 	case FC_DONE_REMAP:
 		submit_bio_noacct(bio);
