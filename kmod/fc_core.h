@@ -12,8 +12,16 @@
  *   struct fc_entry   one per cache block (24 bytes, see docs/DESIGN.md).
  *
  * Locking:
+ *   pool->replace_lock (mutex) a replace (pool_preresume(), fc_attach_leg())
+ *                             against the checks of a reload of the pool
+ *                             device (pool_ctr()): they see the pool before
+ *                             or after it.  Held across the replace's
+ *                             commits, so never by anything else that long.
  *   fc_registry_lock (mutex)  registry list, pool refcounts, vslot
- *                             registration and activation.
+ *                             registration and activation, pool->flash and
+ *                             flash2 (written under replace_lock too).
+ *                             Held across I/O only by a pool's creation
+ *                             (pool_create(): the load, the first commit).
  *   pool->lock (spinlock, irq-safe: end_io runs in irq context)
  *                             every fc_entry field (but see inflight:
  *                             read hits end without it), the hash, the free and
@@ -22,7 +30,7 @@
  *   pool->commit_lock (mutex) serialises commits and metadata writes.
  *   pool->wb_lock (mutex)     one writeback worker at a time (it overlaps
  *                             two batches).
- * Order: fc_registry_lock -> commit_lock -> pool->lock.
+ * Order: replace_lock -> fc_registry_lock -> commit_lock -> pool->lock.
  */
 #ifndef FC_CORE_H
 #define FC_CORE_H
@@ -135,7 +143,8 @@ struct fc_leg {
 struct fc_pool {
 	struct list_head list;
 	struct mapped_device *md;	/* the pool device (registry key) */
-	struct block_device *flash;	/* the table's first device */
+	/* the table's devices (fc_registry_lock, or replace_lock) */
+	struct block_device *flash;	/* the first */
 	struct block_device *flash2;	/* its mirror device, NULL if none or missing */
 	struct fc_leg leg[FC_MAX_LEGS];	/* g.nr_legs of them */
 	u32 failed_legs;		/* legs missing or failed: recorded in the superblocks */
@@ -231,6 +240,7 @@ struct fc_pool {
 	struct bio_list deferred;	/* to the worker: fills, retries, waits */
 	struct bio_list busy_wait;	/* waiting on a BUSY entry / in-flight */
 
+	struct mutex replace_lock;
 	struct mutex commit_lock;
 	struct mutex wb_lock;
 	struct dm_io_client *io;
