@@ -339,7 +339,7 @@ enum fc_bio_kind {
 #define FC_BF_NOFILL	0x08	/* a fill or a flash I/O of it failed: the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
 #define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools): filled_twin */
-#define FC_BF_TWIN	0x40	/* a write sent to the twin too (remap_twin()) */
+#define FC_BF_TWIN	0x40	/* a write sent to the twin too (submit_mirrored()) */
 #define FC_BF_TWIN_ERR	0x80	/* ... and that copy failed */
 
 struct fc_bio {
@@ -354,6 +354,7 @@ struct fc_bio {
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
 	u32 filled_twin;	/* FC_BF_TWIN_FILLED: the twin block the fill wrote */
+	atomic_t copies;	/* FC_BF_TWIN: copies in flight (submit_mirrored()) */
 	struct work_struct work;	/* deferred processing (fill_wq) */
 };
 

@@ -267,7 +267,8 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		*error = "fcache-pool: cannot create a dm-kcopyd client";
 		goto bad;
 	}
-	r = bioset_init(&pool->bs, 64, 0, 0);
+	/* Clones, two at once for a mirrored write (submit_mirrored()). */
+	r = bioset_init(&pool->bs, 64, 0, BIOSET_NEED_RESCUER);
 	if (r) {
 		*error = "fcache-pool: cannot create a bio set";
 		goto bad;
