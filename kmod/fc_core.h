@@ -363,6 +363,20 @@ static inline struct fc_bio *fc_bio(struct bio *bio)
 	return dm_per_bio_data(bio, sizeof(struct fc_bio));
 }
 
+#ifdef FC_FAULT_INJECT
+/*
+ * Test build (make fi-module): a hook's count of faults still asked for
+ * (a module parameter); true, one fewer, if any is.
+ */
+static inline bool fc_fault_take(int *left)
+{
+	if (READ_ONCE(*left) <= 0)
+		return false;
+	WRITE_ONCE(*left, *left - 1);
+	return true;
+}
+#endif
+
 /* fc_main.c */
 extern struct mutex fc_registry_lock;
 extern struct list_head fc_pools;

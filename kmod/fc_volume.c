@@ -70,10 +70,7 @@ MODULE_PARM_DESC(retry_hold_ms, "test build: hold the next retried bio in the wo
 
 static bool twin_write_fault(void)
 {
-	if (READ_ONCE(fault_twin_write) <= 0)
-		return false;
-	WRITE_ONCE(fault_twin_write, fault_twin_write - 1);
-	return true;
+	return fc_fault_take(&fault_twin_write);
 }
 
 static void retry_hold(struct fc_bio *fb)
