@@ -48,21 +48,6 @@ P_RED=16 P_LONE=17 P_LEGS=18
 IMG=/tmp/fc_mirror_faults
 mkdir -p $IMG
 
-# swap_error LEG: the device fails (every I/O errors from now on)
-swap_error() {
-	dm_reload "$1" "0 $(dev_sectors /dev/mapper/"$1") error" &&
-		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
-}
-# swap_table LEG TABLE: the device's table now (suspend, resume)
-swap_table() {
-	printf '%s\n' "$2" | dmsetup reload "$1" &&
-		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
-}
-# vacated: the pool has moved every entry off the failed device (dump line)
-vacated() {
-	dmsetup message mp 0 dump &&
-		dmesg | grep 'dump: md' | tail -n 1 | grep -q 'vacating 0'
-}
 # synced: mirrored, no dirty block with one copy
 synced() { status_is mp $P_RED mirrored && status_is mp $P_LONE 0; }
 # blkcmp NAME DEV EXPECTED BS MAX_EIO: no block reads back other data, at

@@ -39,16 +39,6 @@ d0=$(mk_fast_disk 64) && d1=$(mk_fast_disk 64) && d2=$(mk_fast_disk 64) &&
 S=$(dev_sectors "$d0")
 OS=$(dev_sectors "$org")
 
-# swap_table DEV TABLE: the device's table now (suspend, resume)
-swap_table() {
-	printf '%s\n' "$2" | dmsetup reload "$1" &&
-		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
-}
-# vacated: the pool has moved every entry off the failed device (dump line)
-vacated() {
-	dmsetup message mp 0 dump &&
-		dmesg | grep 'dump: md' | tail -n 1 | grep -q 'vacating 0'
-}
 synced() { status_is mp $P_RED mirrored && status_is mp $P_LONE 0; }
 # pool_table LEG1 [WORDS...]: a table of mp, l0 and LEG1, WORDS added
 pool_table() {
