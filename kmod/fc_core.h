@@ -12,8 +12,16 @@
  *   struct fc_entry   one per cache block (24 bytes, see docs/DESIGN.md).
  *
  * Locking:
+ *   pool->replace_lock (mutex) a replace (pool_preresume(), fc_attach_leg())
+ *                             against the checks of a reload of the pool
+ *                             device (pool_ctr()): they see the pool before
+ *                             or after it.  Held across the replace's
+ *                             commits, so never by anything else that long.
  *   fc_registry_lock (mutex)  registry list, pool refcounts, vslot
- *                             registration and activation.
+ *                             registration and activation, pool->flash and
+ *                             flash2 (written under replace_lock too).
+ *                             Held across I/O only by a pool's creation
+ *                             (pool_create(): the load, the first commit).
  *   pool->lock (spinlock, irq-safe: end_io runs in irq context)
  *                             every fc_entry field (but see inflight:
  *                             read hits end without it), the hash, the free and
@@ -22,7 +30,7 @@
  *   pool->commit_lock (mutex) serialises commits and metadata writes.
  *   pool->wb_lock (mutex)     one writeback worker at a time (it overlaps
  *                             two batches).
- * Order: fc_registry_lock -> commit_lock -> pool->lock.
+ * Order: replace_lock -> fc_registry_lock -> commit_lock -> pool->lock.
  */
 #ifndef FC_CORE_H
 #define FC_CORE_H
@@ -135,7 +143,8 @@ struct fc_leg {
 struct fc_pool {
 	struct list_head list;
 	struct mapped_device *md;	/* the pool device (registry key) */
-	struct block_device *flash;	/* the table's first device */
+	/* the table's devices (fc_registry_lock, or replace_lock) */
+	struct block_device *flash;	/* the first */
 	struct block_device *flash2;	/* its mirror device, NULL if none or missing */
 	struct fc_leg leg[FC_MAX_LEGS];	/* g.nr_legs of them */
 	u32 failed_legs;		/* legs missing or failed: recorded in the superblocks */
@@ -231,6 +240,7 @@ struct fc_pool {
 	struct bio_list deferred;	/* to the worker: fills, retries, waits */
 	struct bio_list busy_wait;	/* waiting on a BUSY entry / in-flight */
 
+	struct mutex replace_lock;
 	struct mutex commit_lock;
 	struct mutex wb_lock;
 	struct dm_io_client *io;
@@ -329,7 +339,7 @@ enum fc_bio_kind {
 #define FC_BF_NOFILL	0x08	/* a fill or a flash I/O of it failed: the origin */
 #define FC_BF_WT_FLASH	0x10	/* writethrough: origin done, flash copy next */
 #define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools): filled_twin */
-#define FC_BF_TWIN	0x40	/* a write sent to the twin too (remap_twin()) */
+#define FC_BF_TWIN	0x40	/* a write sent to the twin too (submit_mirrored()) */
 #define FC_BF_TWIN_ERR	0x80	/* ... and that copy failed */
 
 struct fc_bio {
@@ -344,6 +354,7 @@ struct fc_bio {
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
 	u32 filled_twin;	/* FC_BF_TWIN_FILLED: the twin block the fill wrote */
+	atomic_t copies;	/* FC_BF_TWIN: copies in flight (submit_mirrored()) */
 	struct work_struct work;	/* deferred processing (fill_wq) */
 };
 
@@ -351,6 +362,20 @@ static inline struct fc_bio *fc_bio(struct bio *bio)
 {
 	return dm_per_bio_data(bio, sizeof(struct fc_bio));
 }
+
+#ifdef FC_FAULT_INJECT
+/*
+ * Test build (make fi-module): a hook's count of faults still asked for
+ * (a module parameter); true, one fewer, if any is.
+ */
+static inline bool fc_fault_take(int *left)
+{
+	if (READ_ONCE(*left) <= 0)
+		return false;
+	WRITE_ONCE(*left, *left - 1);
+	return true;
+}
+#endif
 
 /* fc_main.c */
 extern struct mutex fc_registry_lock;

@@ -55,10 +55,7 @@ MODULE_PARM_DESC(fault_twin_join, "test build: refuse the next N twins asked for
 
 static bool twin_join_fault(void)
 {
-	if (READ_ONCE(fault_twin_join) <= 0)
-		return false;
-	WRITE_ONCE(fault_twin_join, fault_twin_join - 1);
-	return true;
+	return fc_fault_take(&fault_twin_join);
 }
 #else
 static inline bool twin_join_fault(void)

@@ -9,6 +9,11 @@
  *
  * I/O sent to the pool device itself is refused (DM_MAPIO_KILL).
  *
+ * A replace (a reload with "replace 1") brings its device in at preresume
+ * under the pool's replace_lock, not the registry lock: its commits write
+ * every metadata page, and other pools and volumes go on meanwhile.  A
+ * reload's checks take replace_lock (check_reload()).
+ *
  * The commit worker (fc_commit_work) implements group commit: every queued
  * empty flush and every completed FUA write waits for one commit, which is
  * then shared by all of them.
@@ -223,6 +228,7 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	pool->refs = 1;
 	pool->opts = *opts;
 	spin_lock_init(&pool->lock);
+	mutex_init(&pool->replace_lock);
 	mutex_init(&pool->commit_lock);
 	mutex_init(&pool->wb_lock);
 	bio_list_init(&pool->flush_bios);
@@ -261,7 +267,8 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		*error = "fcache-pool: cannot create a dm-kcopyd client";
 		goto bad;
 	}
-	r = bioset_init(&pool->bs, 64, 0, 0);
+	/* Clones, two at once for a mirrored write (submit_mirrored()). */
+	r = bioset_init(&pool->bs, 64, 0, BIOSET_NEED_RESCUER);
 	if (r) {
 		*error = "fcache-pool: cannot create a bio set";
 		goto bad;
@@ -349,7 +356,7 @@ static bool same_legs(struct fc_pool *pool, struct fc_pool_c *pc)
  * is the leg in service, the other one comes in for the failed (or
  * missing) leg at preresume (fc_attach_leg()).  A pool no longer
  * degraded with the same devices: a plain reload (the table was reloaded
- * again after its replace).  Registry lock held.
+ * again after its replace).  replace_lock held.
  */
 static int check_replace(struct fc_pool *pool, struct fc_pool_c *pc, char **error)
 {
@@ -382,6 +389,31 @@ static int check_replace(struct fc_pool *pool, struct fc_pool_c *pc, char **erro
 	return 0;
 }
 
+/*
+ * A reload of the live pool device of @pool (held by @pc): the same
+ * devices and block size, or a replace.  Under replace_lock: a replace
+ * running at preresume (pool_preresume()) changes the legs and the
+ * devices, and this sees the pool before or after it, never in between.
+ */
+static int check_reload(struct fc_pool *pool, struct fc_pool_c *pc, char **error)
+{
+	int r = 0;
+
+	mutex_lock(&pool->replace_lock);
+	if (pc->replace) {
+		r = check_replace(pool, pc, error);
+	} else if (!same_legs(pool, pc)) {
+		*error = "fcache-pool: this pool device already uses other flash devices";
+		r = -EINVAL;
+	}
+	if (!r && pool->g.block_sectors != pc->block_sectors) {
+		*error = "fcache-pool: block_size differs from the pool's superblock";
+		r = -EINVAL;
+	}
+	mutex_unlock(&pool->replace_lock);
+	return r;
+}
+
 /* fcache-pool <flash_dev> <block_size> [<#opt_args> <opt_arg>...] */
 static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
@@ -389,6 +421,7 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	struct fc_pool_legs legs;
 	struct fc_pool_c *pc;
 	struct fc_pool *pool;
+	bool reload = false;
 	const char *why;
 	int r;
 
@@ -430,27 +463,10 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	mutex_lock(&fc_registry_lock);
 	pool = fc_pool_lookup(md);
 	if (pool) {
-		/* A reload of a live pool device: same flash, same block size. */
-		if (pc->replace) {
-			r = check_replace(pool, pc, &ti->error);
-			if (!r && pool->g.block_sectors != pc->block_sectors) {
-				ti->error = "fcache-pool: block_size differs from the pool's superblock";
-				r = -EINVAL;
-			}
-			if (!r) {
-				pool->refs++;
-				pc->pool = pool;
-			}
-		} else if (!same_legs(pool, pc)) {
-			ti->error = "fcache-pool: this pool device already uses other flash devices";
-			r = -EINVAL;
-		} else if (pool->g.block_sectors != pc->block_sectors) {
-			ti->error = "fcache-pool: block_size differs from the pool's superblock";
-			r = -EINVAL;
-		} else {
-			pool->refs++;
-			pc->pool = pool;
-		}
+		/* A reload of a live pool device: held, then checked. */
+		pool->refs++;
+		pc->pool = pool;
+		reload = true;
 	} else if (pc->replace) {
 		ti->error = "fcache-pool: replace 1 brings a device into a live degraded pool; load it with mirror - degraded 1 first";
 		r = -EINVAL;
@@ -470,6 +486,8 @@ static int pool_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		}
 	}
 	mutex_unlock(&fc_registry_lock);
+	if (!r && reload)
+		r = check_reload(pool, pc, &ti->error);
 	if (r)
 		goto bad;
 	ti->num_flush_bios = 0;
@@ -497,14 +515,25 @@ static int pool_preresume(struct dm_target *ti)
 	pool->opts = pc->opts;
 	if (!pc->replace_bdev)
 		return 0;
-	mutex_lock(&fc_registry_lock);
+	/*
+	 * Not under fc_registry_lock: the attach's last commit writes every
+	 * metadata page to both devices (minutes on a large pool), and every
+	 * other pool and volume would wait for it.  Nothing that lock guards
+	 * changes here but flash and flash2, at the end; this table holds
+	 * the pool; volumes of the pool come and go meanwhile as they do
+	 * during any commit, and those that commit wait for commit_lock.  A
+	 * reload of this pool waits for replace_lock (check_reload()).
+	 */
+	mutex_lock(&pool->replace_lock);
 	r = fc_attach_leg(pool, pc->replace_leg, pc->replace_bdev, &why);
 	if (!r) {
 		/* A later reload names these two devices. */
+		mutex_lock(&fc_registry_lock);
 		pool->flash = pc->flash_dev->bdev;
 		pool->flash2 = pc->mirror_dev->bdev;
+		mutex_unlock(&fc_registry_lock);
 	}
-	mutex_unlock(&fc_registry_lock);
+	mutex_unlock(&pool->replace_lock);
 	pc->replace_bdev = NULL;
 	if (r)
 		DMERR("%s (%d)", why, r);

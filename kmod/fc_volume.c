@@ -52,8 +52,48 @@ static void wt_hold(void)
 	if (ms)
 		msleep(ms);
 }
+
+/*
+ * The next fault_twin_write copies of mirrored writes to the twin fail
+ * as if the device had (BLK_STS_IOERR), without reaching it; the next
+ * bio the worker decides again after a flash error (retry_bio(), which
+ * marks it FC_BF_NOFILL) waits retry_hold_ms first, one-shot, so a test
+ * can let another write to its block end in between
+ * (tests/guest/fc_mirror_faults.sh, case dc).
+ */
+static int fault_twin_write;
+module_param(fault_twin_write, int, 0644);
+MODULE_PARM_DESC(fault_twin_write, "test build: fail the next N twin copies of mirrored writes");
+static unsigned int retry_hold_ms;
+module_param(retry_hold_ms, uint, 0644);
+MODULE_PARM_DESC(retry_hold_ms, "test build: hold the next retried bio in the worker this long (one-shot)");
+
+static bool twin_write_fault(void)
+{
+	return fc_fault_take(&fault_twin_write);
+}
+
+static void retry_hold(struct fc_bio *fb)
+{
+	unsigned int ms;
+
+	if (!(fb->flags & FC_BF_NOFILL))
+		return;
+	ms = xchg(&retry_hold_ms, 0);
+	if (ms)
+		msleep(ms);
+}
 #else
 static inline void wt_hold(void)
+{
+}
+
+static inline bool twin_write_fault(void)
+{
+	return false;
+}
+
+static inline void retry_hold(struct fc_bio *fb)
 {
 }
 #endif
@@ -71,45 +111,94 @@ static void remap_flash(struct fc_pool *pool, struct bio *bio, u32 eidx, sector_
 	bio->bi_iter.bi_sector = fc_block_sector(pool, eidx) + off;
 }
 
-static void twin_end_io(struct bio *clone)
+/*
+ * Mirrored pools: a write goes to the entry's block and to its twin on the
+ * other leg as two clones of @bio, and @bio itself is never submitted: it
+ * ends once, when both copies have (fb->copies), and then fc_end_io()
+ * settles it.  So a dirty write is acknowledged on two devices, or on the
+ * one in service if the other failed meanwhile.
+ *
+ * The count is ours.  Counting the twin with bio_inc_remaining() on @bio,
+ * as this did before, borrowed the block layer's own count of @bio, which
+ * its chained completion leaves at 0, not 1: a write retried after that
+ * completion (retry_bio(): a copy failed on a leg that holds the only copy
+ * of other dirty blocks) and mirrored again (another write made its block
+ * dirty meanwhile) took it from 0 to 1, so its first copy to end ended
+ * @bio, which was then submitted, or ended again, by the second.
+ *
+ * Each copy's status is written by its own completion only, and read
+ * after the count's last decrement (a full barrier): the entry's block's
+ * in @bio->bi_status, the twin's in FC_BF_TWIN_ERR.
+ */
+static void copy_done(struct bio *bio)
+{
+	if (atomic_dec_and_test(&fc_bio(bio)->copies))
+		bio_endio(bio);
+}
+
+static void block_copy_end_io(struct bio *clone)
+{
+	struct bio *bio = clone->bi_private;
+
+	if (clone->bi_status)
+		bio->bi_status = clone->bi_status;
+	bio_put(clone);
+	copy_done(bio);
+}
+
+static void twin_copy_end_io(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
 	struct fc_bio *fb = fc_bio(bio);
 	struct fc_pool *pool = fb->v->pool;
 
-	/*
-	 * fc_end_io() settles it: a failed copy fails the write unless its
-	 * leg can be failed with the other copy written (fc_leg_error()).
-	 * Only this completion writes the flag; fc_end_io() runs after it.
-	 */
 	if (clone->bi_status)
 		fb->flags |= FC_BF_TWIN_ERR;
 	/* fc_attach_leg() waits for none to be in flight to a failed leg. */
 	atomic_dec(&pool->twin_io[!fc_block_leg(&pool->g, fb->eidx)]);
 	bio_put(clone);
-	bio_endio(bio);
+	copy_done(bio);
+}
+
+static struct bio *copy_of(struct fc_pool *pool, struct bio *bio, struct block_device *bdev,
+			   sector_t sector, bio_end_io_t *end_io)
+{
+	struct bio *clone = bio_alloc_clone(bdev, bio, GFP_NOIO, &pool->bs);
+
+	clone->bi_iter.bi_sector = sector;
+	clone->bi_end_io = end_io;
+	clone->bi_private = bio;
+	return clone;
 }
 
 /*
- * Mirrored pools: the same write to the twin on the other leg.  @bio
- * (remapped to the entry's block) completes, and fc_end_io() runs, only
- * when both copies have: a dirty write is acknowledged on two devices,
- * or on the one in service if the other failed meanwhile.
+ * @bio, remapped to the entry's block (remap_flash()), and the same write
+ * to twin @twin (above).  False if the twin's leg failed since the
+ * decision (the sweep drops the twin): @bio goes to its block alone.
  */
-static void remap_twin(struct fc_pool *pool, struct bio *bio, u32 twin, sector_t off)
+static bool submit_mirrored(struct fc_pool *pool, struct bio *bio, u32 twin, sector_t off)
 {
-	struct bio *clone;
+	struct fc_bio *fb = fc_bio(bio);
+	struct bio *copy;
 
 	if (fc_block_failed(pool, twin))
-		return;		/* failed since the decision: the sweep drops the twin */
-	clone = bio_alloc_clone(fc_block_bdev(pool, twin), bio, GFP_NOIO, &pool->bs);
-	clone->bi_iter.bi_sector = fc_block_sector(pool, twin) + off;
-	clone->bi_end_io = twin_end_io;
-	clone->bi_private = bio;
-	fc_bio(bio)->flags |= FC_BF_TWIN;
+		return false;
+	fb->flags |= FC_BF_TWIN;
+	atomic_set(&fb->copies, 2);
 	atomic_inc(&pool->twin_io[fc_block_leg(&pool->g, twin)]);
-	bio_inc_remaining(bio);
-	submit_bio_noacct(clone);
+	/*
+	 * Two clones from one bio_set in one submission: its rescuer
+	 * (BIOSET_NEED_RESCUER) submits the first if the second must wait.
+	 */
+	submit_bio_noacct(copy_of(pool, bio, bio->bi_bdev, bio->bi_iter.bi_sector,
+				  block_copy_end_io));
+	copy = copy_of(pool, bio, fc_block_bdev(pool, twin), fc_block_sector(pool, twin) + off,
+		       twin_copy_end_io);
+	if (twin_write_fault())
+		bio_io_error(copy);
+	else
+		submit_bio_noacct(copy);
+	return true;
 }
 
 static void remap_origin(struct fc_volume *v, struct bio *bio)
@@ -824,8 +913,8 @@ again:
 		return done;
 	if (d.act == FC_ACT_FLASH_READ || d.act == FC_ACT_FLASH_WRITE) {
 		remap_flash(pool, bio, fb->eidx, f.off);
-		if (twin != FC_NONE)
-			remap_twin(pool, bio, twin, f.off);
+		if (twin != FC_NONE && submit_mirrored(pool, bio, twin, f.off))
+			return FC_DONE_SUBMITTED;
 	} else {
 		remap_origin(v, bio);
 	}
@@ -908,6 +997,7 @@ static void fc_bio_work(struct work_struct *ws)
 		wt_submit_flash(fb->v, bio);
 		return;
 	}
+	retry_hold(fb);
 	switch (map_bio(fb->v, bio, true)) {
 	case FC_DONE_REMAP:
 		submit_bio_noacct(bio);

@@ -35,11 +35,6 @@ rc() {
 }
 err_has() { if grep -q -- "$2" "$L/rc.err"; then pass "$1"; else fail "$1" "$(head -c 400 "$L/rc.err")"; fi; }
 out_has() { if grep -q -- "$2" "$L/rc.out"; then pass "$1"; else fail "$1" "$(head -c 400 "$L/rc.out")"; fi; }
-# swap_error LEG: the device fails (every I/O errors from now on)
-swap_error() {
-	dm_reload "$1" "0 $(dev_sectors /dev/mapper/"$1") error" &&
-		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
-}
 # same_dev A B: two paths of one block device
 same_dev() { [ "$(majmin "$1")" = "$(majmin "$2")" ]; }
 

@@ -36,11 +36,6 @@ legs_up() {
 	dm_create l0 "0 $(dev_sectors "$d0") linear $d0 0" &&
 		dm_create l1 "0 $(dev_sectors "$d1") linear $d1 0"
 }
-# swap_error LEG: the device fails (every I/O errors from now on)
-swap_error() {
-	dm_reload "$1" "0 $(dev_sectors /dev/mapper/"$1") error" &&
-		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
-}
 # swap_back LEG DEV: the device is back, with what it held when it failed
 swap_back() {
 	dm_reload "$1" "0 $(dev_sectors "$2") linear $2 0" &&
@@ -144,11 +139,6 @@ run_case m0 l0 l1 "$d1" "$d0" failed,ok --sync=dsync
 # both halves of every move, the twin's page naming the entry and the old
 # entry's page no longer naming it, else the survivor alone holds two
 # mappings of one origin block and is refused as damaged.
-# vacated: the pool has moved every entry off the failed device (dump line)
-vacated() {
-	dmsetup message mp 0 dump &&
-		dmesg | grep 'dump: md' | tail -n 1 | grep -q 'vacating 0'
-}
 # holds_pat DEV: its first 2 MiB, read past the page cache, are the pattern
 holds_pat() { dd if="$1" bs=1M count=2 iflag=direct 2>/dev/null | cmp - $IMG/pat; }
 for d in "$d0" "$d1"; do dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null; done

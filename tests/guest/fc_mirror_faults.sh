@@ -21,10 +21,21 @@
 #      free block does).  The pool says degraded, with those blocks in
 #      lone_dirty_blocks, until the tick's retry gave each its twin;
 #      then mirrored, and the old device fails: every block reads back.
-# Arguments: the cases to run (default: rs jm).
+#  dc  A mirrored write retried after a copy failed (the hook
+#      fault_twin_write; its leg holds the only copy of dirty blocks whose
+#      join the hook fault_twin_join refuses, so it stays in service and
+#      the write fails, to be retried around the cache) is mirrored again
+#      when another write made its block dirty meanwhile (the hook
+#      retry_hold_ms holds the retry).  It must end once, after both
+#      copies: with the new device's writes held (dm-delay), it has not
+#      returned while its copy there is in flight; once they go on it
+#      returns, and its data is on both devices.  (The module that
+#      counted the two copies with bio_inc_remaining() on dm's bio ended
+#      the retried write at its first copy, then submitted it, ended.)
+# Arguments: the cases to run (default: rs jm dc).
 FC_T=fc_mirror_faults
 . "$FC_TOP/tests/guest/lib.sh"
-CASES=${*:-rs jm}
+CASES=${*:-rs jm dc}
 want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 # the test build (suite 32 boots the guest with FC_KO=build/fi/dm-fcache.ko)
 load_fcache || die "insmod $FC_KO failed" module-load
@@ -37,21 +48,6 @@ P_RED=16 P_LONE=17 P_LEGS=18
 IMG=/tmp/fc_mirror_faults
 mkdir -p $IMG
 
-# swap_error LEG: the device fails (every I/O errors from now on)
-swap_error() {
-	dm_reload "$1" "0 $(dev_sectors /dev/mapper/"$1") error" &&
-		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
-}
-# swap_table LEG TABLE: the device's table now (suspend, resume)
-swap_table() {
-	printf '%s\n' "$2" | dmsetup reload "$1" &&
-		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
-}
-# vacated: the pool has moved every entry off the failed device (dump line)
-vacated() {
-	dmsetup message mp 0 dump &&
-		dmesg | grep 'dump: md' | tail -n 1 | grep -q 'vacating 0'
-}
 # synced: mirrored, no dirty block with one copy
 synced() { status_is mp $P_RED mirrored && status_is mp $P_LONE 0; }
 # blkcmp NAME DEV EXPECTED BS MAX_EIO: no block reads back other data, at
@@ -211,6 +207,86 @@ jm_case() {
 	teardown
 }
 want jm && jm_case
+
+# ---- dc: a mirrored write retried, then mirrored again ----
+FI=/sys/module/dm_fcache/parameters
+# inflight_is N: the pool's dump counts N entries with bios in flight
+inflight_is() {
+	dmsetup message mp 0 dump &&
+		[ "$(dmesg | grep 'dump: free' | tail -n 1 | sed 's/.* inflight //')" = "$1" ]
+}
+dc_case() {
+	BS=64
+	d0=$(mk_fast_disk 32) && d1=$(mk_fast_disk 32) && d2=$(mk_fast_disk 32) &&
+		org=$(mk_fast_disk 32) && worg=$(mk_fast_disk 16) || die "disks dc"
+	S=$(dev_sectors "$d0")
+	HELD="0 $S delay $d2 0 0 $d2 0 600000"
+	dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" || die "legs" dc-legs
+	check dc-new-leg dm_create l2 "0 $S linear $d2 0"
+	check dc-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
+	[ -b /dev/mapper/mp ] || finish
+	check dc-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+	check dc-vol2 fc_vol mw mp "$worg" 2 writeback sequential_cutoff 0
+	check dc-keeper-vol fc_vol mk mp "$ok" 9 passthrough
+	start_keeper /dev/mapper/mk
+	check dc-pattern pattern_file $IMG/pat 1024
+	check dc-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
+	# the volume suspended: its dirty blocks stay dirty (no writeback)
+	check dc-suspend-vol dmsetup suspend mv
+	check dc-fail-l1 swap_error l1
+	check dc-meet-failure dd if=$IMG/pat of=/dev/mapper/mw bs=$((BS * 512)) count=1 oflag=direct,dsync conv=notrunc status=none
+	check dc-degraded poll_until 300 status_is mp $P_LEGS ok,failed
+	check dc-vacated poll_until 600 vacated
+	# a replace whose join is refused: the old device holds the only copy
+	# of those blocks, so an error on it does not fail it (rule 3)
+	echo 1000000 >$FI/fault_twin_join
+	check dc-replace replace l2
+	check dc-lone status_above mp $P_LONE 0
+	field_is dc-legs-ok /dev/mapper/mp $P_LEGS = ok,ok
+	check dc-w1-data pattern_file $IMG/w1 4
+	check dc-w2-data pattern_file $IMG/w2 4
+	# W1 and W2 go to a new block (on the new device, the one with more
+	# free blocks; its twin on the old one), W2 while W1 is in flight
+	X=$((4 * 1024 / 4))
+	check dc-hold swap_table l2 "$HELD"
+	echo 1 >$FI/fault_twin_write
+	echo 8000 >$FI/retry_hold_ms
+	base=$(status_field mw $V_WRITES)
+	dd if=$IMG/w1 of=/dev/mapper/mw bs=4k seek=$X count=1 oflag=direct conv=notrunc status=none 2>$IMG/w1.err &
+	w1=$!
+	check dc-w1-mapped poll_until 300 status_above mw $V_WRITES "$base"
+	dd if=$IMG/w2 of=/dev/mapper/mw bs=4k seek=$X count=1 oflag=direct conv=notrunc status=none 2>$IMG/w2.err &
+	w2=$!
+	check dc-w2-mapped poll_until 300 status_above mw $V_WRITES $((base + 1))
+	check dc-twin-failed sh -c "[ \$(cat $FI/fault_twin_write) = 0 ]"
+	# the held writes go on (W1's first, then W2's), later ones are held
+	check dc-let-go swap_table l2 "$HELD"
+	if wait $w2; then pass dc-w2; else fail dc-w2 "$(cat $IMG/w2.err)"; fi
+	check dc-kept-in-service sh -c "dmesg | grep -q 'kept in service'"
+	check dc-w1-retried poll_until 300 sh -c "[ \$(cat $FI/retry_hold_ms) = 0 ]"
+	# W1 mirrored again after its hold: its copy on the new device is held
+	check dc-w1-again poll_until 300 inflight_is 1
+	sleep 1
+	if kill -0 $w1 2>/dev/null; then
+		pass dc-w1-waits-for-both
+	else
+		fail dc-w1-waits-for-both "the write returned with its copy on the new device in flight"
+	fi
+	check dc-release swap_table l2 "0 $S linear $d2 0"
+	if wait $w1; then pass dc-w1; else fail dc-w1 "$(cat $IMG/w1.err)"; fi
+	check dc-reads-w1 sh -c "dd if=/dev/mapper/mw bs=4k skip=$X count=1 iflag=direct status=none | cmp - $IMG/w1"
+	# and from its twin alone: the new device fails (the read meets it)
+	check dc-fail-l2 swap_error l2
+	check dc-reads-w1-from-twin sh -c "dd if=/dev/mapper/mw bs=4k skip=$X count=1 iflag=direct status=none | cmp - $IMG/w1"
+	check dc-degraded-again poll_until 300 status_is mp $P_LEGS ok,failed
+	check dc-vacated-again poll_until 600 vacated
+	check dc-reads-w1-on-old sh -c "dd if=/dev/mapper/mw bs=4k skip=$X count=1 iflag=direct status=none | cmp - $IMG/w1"
+	echo 0 >$FI/fault_twin_join
+	check dc-resume-vol dmsetup resume mv
+	blkcmp dc-reads /dev/mapper/mv $IMG/pat 32768 0
+	teardown
+}
+want dc && dc_case
 
 check rmmod unload_fcache
 dmesg_clean

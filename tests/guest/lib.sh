@@ -12,6 +12,10 @@
 #   dm_create NAME TABLE          dmsetup create + mknodes + assert block device
 #   dm_remove NAME                dmsetup remove (retries while busy); an fcache
 #                                 volume gets the "detach" message first (orderly)
+#   swap_table NAME TABLE         NAME's table now (reload, suspend, resume)
+#   swap_error NAME               NAME fails: the error target, every I/O errors
+#   vacated [POOL]                a mirrored pool (mp) has moved every entry off
+#                                 its failed device (its dump line says so)
 #   fio_verify DEV ARGS...        fio with verify=crc32c, do_verify, verify_fatal
 #   dev_sectors DEV               size in 512-byte sectors
 #   status_field DEV N            N-th (1-based) target status field of DEV
@@ -196,6 +200,23 @@ dm_remove() {
 		_i=$((_i + 1))
 	done
 	dmsetup remove "$1"
+}
+
+# swap_table NAME TABLE: NAME's table now; I/O it holds goes on (noflush),
+# as a device that fails or comes back under the I/O in flight
+swap_table() {
+	printf '%s\n' "$2" | dmsetup reload "$1" &&
+		dmsetup suspend --noflush --nolockfs "$1" && dmsetup resume "$1"
+}
+
+# swap_error NAME: the device fails (every I/O errors from now on)
+swap_error() { swap_table "$1" "0 $(dev_sectors /dev/mapper/"$1") error"; }
+
+# vacated [POOL]: the mirrored pool (default mp) has moved every entry off
+# its failed device (its dump line, on the kernel log)
+vacated() {
+	dmsetup message "${1:-mp}" 0 dump &&
+		dmesg | grep 'dump: md' | tail -n 1 | grep -q 'vacating 0'
 }
 
 # fio_verify DEV ARGS...: write with crc32c verify headers and verify them.
