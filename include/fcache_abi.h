@@ -38,6 +38,7 @@
  *           registered_volumes free_blocks
  *           redundancy(single|mirrored|degraded) lone_dirty_blocks
  *           leg_states (ok or missing per flash device, comma separated)
+ *           unwritable_blocks flushes(ok|draining|failing)
  *   volume: mode cached_blocks dirty_blocks reads read_hits writes
  *           write_hits bypassed writeback_inflight errors promotions
  *           writebacks volume_id
@@ -60,7 +61,7 @@
 #define FC_DEFAULT_COMMIT_INTERVAL	1000	/* ms */
 #define FC_DEFAULT_SEQ_CUTOFF_KIB	1024
 
-#define FC_POOL_STATUS_FIELDS		18
+#define FC_POOL_STATUS_FIELDS		20
 #define FC_VOLUME_STATUS_FIELDS		13
 
 #endif

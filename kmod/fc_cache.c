@@ -256,6 +256,14 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 	dirty &= valid;
 	if (valid == e->valid && dirty == e->dirty)
 		return;
+	/*
+	 * A sub-block the flash may still record as dirty leaves the cache:
+	 * the origin can get newer data than that record's block holds, so
+	 * until a commit records the drop no flush may succeed read-only
+	 * (fc_ro_flush()).
+	 */
+	if ((e->flags & FC_E_PDIRTY) && (e->valid & ~valid))
+		pool->pdirty_drops++;
 	if (!e->valid && valid) {
 		pool->nr_used++;
 		s->cached++;
@@ -305,9 +313,27 @@ void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
 		e->flags |= FC_E_PENDING;
 		e->next = pool->pending_head;
 		pool->pending_head = fc_eidx(pool, e);
+		pool->nr_pending++;
 		return;
 	}
 	free_entry(pool, e);
+}
+
+/*
+ * Read-only metadata: the pending list holds the blocks the flash may
+ * still record as dirty data of an origin block that has no entry any
+ * more (ro_write() in fc_decide.c).  A list walk: it holds what was
+ * released since the last commit (commit_interval, 1 s by default) and
+ * grows no more once no commit succeeds.
+ */
+bool fc_pending_maps(struct fc_pool *pool, u8 vol, u64 oblock)
+{
+	u32 i;
+
+	for (i = pool->pending_head; i != FC_NONE; i = pool->e[i].next)
+		if (pool->e[i].oblock == oblock && pool->e[i].vol == vol)
+			return true;
+	return false;
 }
 
 /* After a commit: pending entries no longer PDIRTY become free. */
@@ -324,6 +350,7 @@ void fc_release_pending(struct fc_pool *pool)
 			keep = i;
 		} else {
 			free_entry(pool, e);
+			pool->nr_pending--;
 		}
 		i = next;
 	}

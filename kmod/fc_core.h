@@ -169,6 +169,7 @@ struct fc_pool {
 	u32 hash_mask;
 	u32 free_head[FC_MAX_LEGS];	/* one free list per leg */
 	u32 pending_head;
+	u64 nr_pending;			/* entries on the pending list */
 	u64 nr_free, nr_dirty, nr_used;
 	u64 nr_free_leg[FC_MAX_LEGS];
 	/*
@@ -260,6 +261,16 @@ struct fc_pool {
 
 	enum fc_md_mode md_mode;
 	bool md_lost;			/* a commit failed: flash != in-core state */
+	/*
+	 * Sub-blocks that a PDIRTY entry lost (pool->lock): the origin may
+	 * get data newer than the flash block that the flash's metadata
+	 * still names for it.  drops_committed: the count when the last
+	 * commit that succeeded began (commit_lock); it recorded all of
+	 * those.  Read-only metadata: no flush succeeds once they differ
+	 * (fc_ro_flush(), docs/DESIGN.md "Metadata modes").
+	 */
+	u64 pdirty_drops, drops_committed;
+	bool ro_drained;		/* read-only: "flushes succeed again" logged */
 	bool needs_check;
 	bool no_new_dirty;		/* a flash write failed */
 	bool suspended;
@@ -341,14 +352,15 @@ enum fc_bio_kind {
 #define FC_BF_TWIN_FILLED 0x20	/* a fill wrote the twin too (mirrored pools): filled_twin */
 #define FC_BF_TWIN	0x40	/* a write sent to the twin too (submit_mirrored()) */
 #define FC_BF_TWIN_ERR	0x80	/* ... and that copy failed */
+#define FC_BF_IN_PLACE	0x100	/* writethrough in place: read-only metadata (ro_write()) */
 
 struct fc_bio {
 	struct fc_volume *v;
 	u32 eidx;
 	u32 stripe;
 	u16 gen;
+	u16 flags;
 	u8 kind;
-	u8 flags;
 	u8 mask;
 	s64 ow_mark;		/* FC_BK_FLUSH: ow_done when it was sent */
 	struct bvec_iter iter;	/* as mapped, for retries */
@@ -386,6 +398,8 @@ void *fc_ctr_alloc(struct dm_target *ti, unsigned int argc, unsigned int min_arg
 /* fc_meta.c */
 int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error);
 int fc_commit(struct fc_pool *pool, bool clean);
+/* Read-only metadata: flush the flash for a REQ_PREFLUSH, or -EIO. */
+int fc_ro_flush(struct fc_pool *pool);
 /* "replace 1": @bdev becomes leg @leg of a degraded pool (pool_preresume()). */
 int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
 		  const char **why);
@@ -452,6 +466,8 @@ void fc_entry_release(struct fc_pool *pool, struct fc_entry *e);
 void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx);
 void fc_cache_build_free(struct fc_pool *pool);
 void fc_release_pending(struct fc_pool *pool);
+/* A pending entry maps block @oblock of volume slot @vol (pool->lock held). */
+bool fc_pending_maps(struct fc_pool *pool, u8 vol, u64 oblock);
 /* Every entry under pool->lock, a batch per lock hold; may sleep. */
 void fc_walk_entries(struct fc_pool *pool,
 		     bool (*visit)(struct fc_pool *pool, u32 idx, void *arg), void *arg);

@@ -31,13 +31,30 @@ static void kill_bio(struct fc_decision *d)
 	count(d, FC_ST_ERRORS);
 }
 
+/* Read-only metadata: a write that cannot be served (ro_write()). */
+static void ro_refuse(struct fc_decision *d)
+{
+	count(d, FC_ST_WRITE_RO_REFUSED);
+	kill_bio(d);
+}
+
 static void origin_whole(const struct fc_facts *f, struct fc_decision *d, enum fc_stat why)
 {
 	if (f->write) {
 		if (!f->worker)
 			count(d, FC_ST_WRITES);
+		/*
+		 * Read-only metadata: ro_write()'s rule.  A bio spanning blocks
+		 * comes here uncut only with nothing pending (cut_span()), or
+		 * in the worker, which cannot cut it nor look across it.
+		 */
+		if (!f->md_rw && (f->pending_here || (f->pending && !d->cut &&
+						      f->off + f->len > f->block_sectors))) {
+			ro_refuse(d);
+			return;
+		}
 		/* FUA: see write_around(); no entry here, only released blocks */
-		d->fua_commit = f->fua && f->pending;
+		d->fua_commit = f->fua && f->pending && f->md_rw;
 	} else if (!f->worker) {
 		count(d, FC_ST_READS);
 	}
@@ -298,6 +315,52 @@ static bool write_through(const struct fc_facts *f, struct fc_decision *d, __u8 
 	return true;
 }
 
+/*
+ * A write while the metadata is read-only (a commit failed, or the pool
+ * was loaded with needs_check; docs/DESIGN.md "Metadata modes").  Nothing
+ * can be recorded any more, so the next load replays the flash's last
+ * committed state, and every block it records as dirty belongs to an entry
+ * that stays hashed or pending in core (FC_E_PDIRTY: never evicted, never
+ * reused).  A write is served where that state cannot bring older data
+ * back over it:
+ *  - no entry: the origin alone; the flash records no dirty data for the
+ *    block (its clean records are dropped by that load, which is unclean);
+ *  - an entry: the origin and, in place, the entry's own block, which the
+ *    last commit may name for the block's dirty data (WT, in_place):
+ *    whichever of the two the next load reads holds the new data.  The
+ *    entry's bits stay as they are; dirty data is written back by
+ *    fc_wb_work(), which then lets flushes succeed (fc_ro_flush());
+ *  - refused (EIO, write_ro_refused): a block released while committed
+ *    dirty may be this block's (pending_here: its flash block is out of
+ *    use), the entry has a twin (a mirrored pool: the twin would need the
+ *    write too), or a failed flash write left dirty data it touches.
+ * No commit follows, none is waited for: REQ_FUA stays on both writes.
+ */
+static void ro_write(const struct fc_facts *f, struct fc_decision *d)
+{
+	const struct fc_efacts *e = &f->e;
+
+	if (f->pending_here ||
+	    (e->present && (e->twin || (f->nofill && (e->dirty & d->mask))))) {
+		ro_refuse(d);
+		return;
+	}
+	/* One at a time (see write_through()), and never beside a copy. */
+	if (e->present && (e->inflight || e->wb)) {
+		d->act = FC_ACT_WAIT;
+		return;
+	}
+	if (!e->present || f->nofill) {
+		around(d, FC_ACT_WRITE_AROUND, FC_ST_WRITE_AROUND_OTHER);
+		return;
+	}
+	if (!f->worker)
+		count(d, FC_ST_WRITE_HITS);
+	d->act = FC_ACT_WT;
+	d->in_place = true;
+	d->fb_mask = d->mask;
+}
+
 static void decide_write(const struct fc_facts *f, struct fc_decision *d, bool seq,
 			 __u8 partial)
 {
@@ -305,6 +368,10 @@ static void decide_write(const struct fc_facts *f, struct fc_decision *d, bool s
 
 	if (!f->worker)
 		count(d, FC_ST_WRITES);
+	if (!f->md_rw) {
+		ro_write(f, d);
+		return;
+	}
 	why = wb_refusal(f, seq);
 	if ((f->e.present && (f->e.dirty & d->mask)) || why == FC_ST_NR) {
 		flash_write(f, d, partial);
@@ -329,6 +396,9 @@ static bool cut_span(const struct fc_facts *f, bool seq)
 	if (f->worker)
 		return false;
 	if (f->e.present || f->span_cached)
+		return true;
+	/* Read-only metadata: pending blocks are looked up block by block. */
+	if (f->write && !f->md_rw && f->pending)
 		return true;
 	return !seq && f->mode != FC_MODE_PASSTHROUGH &&
 		(!f->write || f->mode == FC_MODE_WRITEBACK || f->mode == FC_MODE_WRITETHROUGH);

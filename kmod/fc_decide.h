@@ -46,6 +46,7 @@ enum fc_stat {
 	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
 	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
 	FC_ST_READ_AHEAD,		/* blocks filled ahead of a short read stream */
+	FC_ST_WRITE_RO_REFUSED,		/* writes refused: read-only metadata (ro_write()) */
 	FC_ST_NR
 };
 
@@ -97,6 +98,13 @@ struct fc_facts {
 	bool md_rw;		/* metadata mode rw */
 	bool no_new_dirty;	/* a flash write failed */
 	bool pending;		/* released blocks still committed dirty wait for a commit */
+	/*
+	 * Read-only metadata, a write: one of them belongs to this block (the
+	 * flash may still record it as the block's dirty data).  Looked up
+	 * only then; the block's alone (map cuts such a write at the block's
+	 * end, cut_span()).
+	 */
+	bool pending_here;
 	bool redundant;		/* mirrored, both legs present: dirty data gets a twin */
 	/*
 	 * Mirrored with one leg in service: no new dirty data (it would
@@ -113,7 +121,7 @@ struct fc_facts {
 enum fc_action {
 	FC_ACT_FLASH_READ,	/* remap to the entry's flash: read hit */
 	FC_ACT_FLASH_WRITE,	/* remap to the entry's flash: the write makes it dirty */
-	FC_ACT_WT,		/* writethrough: origin now, the flash copy after it */
+	FC_ACT_WT,		/* writethrough: origin now, the flash copy after it (or in_place) */
 	FC_ACT_WRITE_AROUND,	/* drop the touched sub-blocks, write the origin */
 	FC_ACT_ORIGIN_WHOLE,	/* to the origin uncut (a write there holds ow_big) */
 	FC_ACT_ORIGIN,		/* a read to the origin */
@@ -140,6 +148,11 @@ struct fc_decision {
 	bool fua_commit;
 	bool wait_stripe;	/* WAIT: for origin writes of the block's stripe too */
 	bool release;		/* ORIGIN: release the entry (empty and idle) */
+	/*
+	 * WT in place (read-only metadata, ro_write()): no sub-block is
+	 * dropped first or made valid after; the flash copy keeps REQ_FUA.
+	 */
+	bool in_place;
 	__u8 mask;		/* touched sub-blocks (after the cut) */
 	__u8 fb_mask;		/* FLASH_*: @mask; WT: the sub-blocks it makes valid */
 	__u8 fill;		/* FILL, DEFER: the sub-blocks to fill */

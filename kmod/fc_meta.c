@@ -492,11 +492,16 @@ static int write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags, bool p
 
 /*
  * Metadata I/O failed: metadata mode rw -> ro.  The in-core state now
- * differs from the flash (md_lost): from here on nothing is recorded, so
- * nothing may change what the flash or the origin holds: writes, discards
- * and flushes fail, writeback stops (docs/DESIGN.md, "Metadata modes").
- * The caller records needs_check on the flash if it can (ro), or goes to
- * fail if it cannot.
+ * differs from the flash (md_lost): from here on nothing is recorded, and
+ * the next load replays the flash's last committed state.  The volumes
+ * keep serving what that state cannot undo (docs/DESIGN.md, "Metadata
+ * modes"): reads; writes, to the origin and in place to the flash block
+ * the state may name (ro_write() in fc_decide.c), except to blocks
+ * released while committed dirty (unwritable_blocks); no discard.  The
+ * writeback worker writes the dirty data back (marked clean in core
+ * only), and a flush succeeds once its volume has none left
+ * (fc_ro_flush(), fc_commit_work()).  The caller records needs_check on
+ * the flash if it can (ro), or goes to fail if it cannot.
  */
 void fc_meta_error(struct fc_pool *pool, int err)
 {
@@ -505,7 +510,8 @@ void fc_meta_error(struct fc_pool *pool, int err)
 	pool->needs_check = true;
 	if (pool->md_mode == FC_MD_FAIL)
 		return;
-	DMERR_LIMIT("metadata write failed (%d): pool is read-only, run fcachectl check", err);
+	DMERR_LIMIT("metadata write failed (%d): metadata is read-only until fcachectl check --repair; the volumes keep serving reads and writes, except writes to the blocks the status counts as unwritable_blocks; flushes fail until the pool has written its %llu dirty blocks back to the origins",
+		    err, READ_ONCE(pool->nr_dirty));
 	WRITE_ONCE(pool->md_mode, FC_MD_RO);
 }
 
@@ -589,6 +595,29 @@ static void commit_stats(struct fc_pool *pool, u64 pages, u64 ns)
 }
 
 /*
+ * Read-only metadata: a REQ_PREFLUSH (fc_commit_work(), which also asks
+ * that the flush's volume have no dirty data left if a commit failed).
+ * The flash holds the last committed state and, in place, every write
+ * since (ro_write()); flushing it makes those durable, unless a PDIRTY
+ * sub-block was dropped since the last commit that succeeded began: then
+ * the origin may hold data newer than the block the next load replays
+ * over it, and no flush succeeds until fcachectl check --repair.
+ */
+int fc_ro_flush(struct fc_pool *pool)
+{
+	u64 drops;
+	int r;
+
+	mutex_lock(&pool->commit_lock);
+	spin_lock_irq(&pool->lock);
+	drops = pool->pdirty_drops;
+	spin_unlock_irq(&pool->lock);
+	r = drops != pool->drops_committed ? -EIO : flash_flush(pool);
+	mutex_unlock(&pool->commit_lock);
+	return r;
+}
+
+/*
  * One commit.  @clean: record a clean shutdown (last put of the pool).
  * Returns 0 or a negative errno (then the pool is ro or fail).
  */
@@ -596,7 +625,7 @@ int fc_commit(struct fc_pool *pool, bool clean)
 {
 	u64 *pg = pool->md_pg;
 	unsigned long *written;
-	u64 seq, l = 0, t0, pages = 0;
+	u64 seq, l = 0, t0, pages = 0, drops;
 	unsigned int n;
 	u32 flags;
 	bool any = false, sb_flush;
@@ -617,6 +646,10 @@ int fc_commit(struct fc_pool *pool, bool clean)
 		return r;
 	}
 	seq = pool->seq + 1;
+	/* Every drop so far marked its page: this commit records it (fc_ro_flush()). */
+	spin_lock_irq(&pool->lock);
+	drops = pool->pdirty_drops;
+	spin_unlock_irq(&pool->lock);
 	/* Pages written by this commit, to flip their slots after (no allocation). */
 	written = pool->page_written;
 	bitmap_zero(written, pool->g.md_pages);
@@ -698,6 +731,7 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	fc_release_pending(pool);
 	spin_unlock_irq(&pool->lock);
 out:
+	pool->drops_committed = drops;
 	commit_stats(pool, pages, ktime_get_ns() - t0);
 	mutex_unlock(&pool->commit_lock);
 	return 0;

@@ -50,6 +50,26 @@ static struct fc_pool *lookup_by_flash(struct block_device *bdev)
 
 /* ---- commit worker and periodic tick ---- */
 
+/*
+ * A REQ_PREFLUSH or a REQ_FUA write of volume slot @slot after a commit
+ * (or a read-only flush) that returned @r.  A failed commit leaves
+ * acknowledged writes whose mapping no commit recorded: the dirty data on
+ * the flash, until the writeback worker has written the volume's dirty
+ * blocks back to its origin (fc_wb_work(); the in-place writes since went
+ * to the origin too).  Until then its flushes fail.
+ */
+static int flush_result(struct fc_pool *pool, int slot, int r)
+{
+	u64 dirty = READ_ONCE(pool->vol[slot].dirty);
+
+	if (!r && READ_ONCE(pool->md_mode) != FC_MD_RW && READ_ONCE(pool->md_lost) && dirty) {
+		DMERR_LIMIT("flush of volume %u failed: read-only metadata, and %llu of its dirty blocks are not written back to the origin yet",
+			    pool->vol[slot].id, dirty);
+		return -EIO;
+	}
+	return r;
+}
+
 void fc_commit_work(struct work_struct *ws)
 {
 	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
@@ -65,7 +85,8 @@ void fc_commit_work(struct work_struct *ws)
 	bio_list_init(&pool->fua_bios);
 	spin_unlock_irq(&pool->lock);
 
-	r = fc_commit(pool, false);
+	/* Read-only metadata: nothing to record, flush the flash if that is enough. */
+	r = READ_ONCE(pool->md_mode) == FC_MD_RW ? fc_commit(pool, false) : fc_ro_flush(pool);
 	pool->last_commit = jiffies;
 	n = bio_list_size(&flushes) + bio_list_size(&fuas);
 	if (n) {
@@ -87,7 +108,7 @@ void fc_commit_work(struct work_struct *ws)
 		struct fc_bio *fb = fc_bio(bio);
 		struct fc_volume *v = fb->v;
 
-		if (r) {
+		if (flush_result(pool, v->slot, r)) {
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 			continue;
@@ -105,7 +126,7 @@ void fc_commit_work(struct work_struct *ws)
 	/* REQ_FUA writes: their data and mapping are now durable. */
 	while ((bio = bio_list_pop(&fuas))) {
 		fc_bio(bio)->flags |= FC_BF_COMMITTED;
-		if (r)
+		if (flush_result(pool, fc_bio(bio)->v->slot, r))
 			bio->bi_status = BLK_STS_IOERR;
 		fc_bio_endio_again(bio);
 	}
@@ -586,7 +607,8 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 	struct fc_pool_c *pc = ti->private;
 	struct fc_pool *pool = pc->pool;
 	unsigned int sz = 0, i, active = 0, registered = 0;
-	u64 used, dirty, nfree, lone;
+	u64 used, dirty, nfree, lone, unwritable = 0;
+	const char *flushes = "ok";
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -601,6 +623,14 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		dirty = pool->nr_dirty;
 		nfree = pool->nr_free;
 		lone = fc_lone_dirty(pool);
+		/* Read-only metadata: see ro_write() (fc_decide.c) and fc_ro_flush(). */
+		if (pool->md_mode != FC_MD_RW) {
+			unwritable = pool->nr_pending + pool->nr_twins;
+			if (pool->pdirty_drops != READ_ONCE(pool->drops_committed))
+				flushes = "failing";
+			else if (pool->md_lost && dirty)
+				flushes = "draining";
+		}
 		spin_unlock_irq(&pool->lock);
 		DMEMIT("%u %llu %llu %llu %s %u %lld %lld %lld %s %d %llu %u %u %llu",
 		       pool->g.block_sectors, pool->g.nr_blocks, used, dirty,
@@ -623,6 +653,8 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 			       fc_leg_failed(pool, i) ? "failed" :
 			       READ_ONCE(pool->joined_leg) == (int)i &&
 			       fc_nr_joining(pool) ? "resync" : "ok");
+		/* Read-only metadata: what cannot be written, whether flushes work. */
+		DMEMIT(" %llu %s", unwritable, flushes);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);
@@ -816,6 +848,7 @@ const char *const fc_stat_names[FC_ST_NR] = {
 	[FC_ST_FLUSHES] = "flushes",
 	[FC_ST_FLUSHES_ORIGIN] = "flushes_origin",
 	[FC_ST_READ_AHEAD] = "read_ahead",
+	[FC_ST_WRITE_RO_REFUSED] = "write_ro_refused",
 };
 
 u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st)

@@ -469,6 +469,9 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 		f->span_cached = span_cached(v, block, ((u64)f->off + f->len + bsz - 1) / bsz);
 	f->ow_busy = origin_writes_in_flight(pool, stripe_of(v, block));
 	entry_facts(f, pool, e);
+	/* Read-only metadata: may the flash record older dirty data of it? */
+	f->pending_here = f->write && pool->md_mode != FC_MD_RW &&
+		pool->pending_head != FC_NONE && fc_pending_maps(pool, v->slot, block);
 	/* The fill wrote this twin, not one the entry had before or got since. */
 	f->twin_filled = (fc_bio(bio)->flags & FC_BF_TWIN_FILLED) && e &&
 		fc_bio(bio)->filled_twin == fc_twin_of(pool, fc_eidx(pool, e));
@@ -578,7 +581,16 @@ static void start_wt(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e
 	/* Nothing in flight: no generation snapshot is live. */
 	e->gen_wrapped = 0;
 	fb->mask = d->fb_mask;
-	fc_entry_set(pool, e, e->valid & ~d->mask, e->dirty);
+	/*
+	 * In place (read-only metadata, ro_write() in fc_decide.c): the
+	 * sub-blocks keep their state, and the entry's block gets the data
+	 * too (wt_submit_flash()); reads meanwhile are concurrent with the
+	 * write.  Only a failure drops anything (wt_in_place_failed()).
+	 */
+	if (d->in_place)
+		fb->flags |= FC_BF_IN_PLACE;
+	else
+		fc_entry_set(pool, e, e->valid & ~d->mask, e->dirty);
 	atomic_inc(&e->inflight);
 	fb->eidx = fc_eidx(pool, e);
 	fb->gen = e->gen;
@@ -909,6 +921,9 @@ again:
 		break;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (d.count & FC_STAT_BIT(FC_ST_WRITE_RO_REFUSED))
+		DMERR_LIMIT("volume %u block %llu: write refused: the pool's metadata is read-only and the flash may still hold older dirty data of this block; it is writable again after fcachectl check --repair",
+			    v->id, block);
 	if (done != FC_DONE_REMAP)
 		return done;
 	if (d.act == FC_ACT_FLASH_READ || d.act == FC_ACT_FLASH_WRITE) {
@@ -921,6 +936,20 @@ again:
 	return FC_DONE_REMAP;
 }
 
+/*
+ * A writethrough in place failed on the origin or the flash (pool->lock
+ * held): the origin and the entry's block may now differ under the
+ * touched sub-blocks.  The clean ones are dropped (reads go to the origin;
+ * on a PDIRTY entry that stops read-only flushes: fc_entry_set()), the
+ * dirty ones stay (the flash holds the only copy), and the write fails.
+ */
+static void wt_in_place_failed(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e)
+{
+	fc_entry_bump(e);
+	fc_entry_set(pool, e, e->valid & ~(fb->mask & ~e->dirty), e->dirty);
+	fc_stat_inc(pool, fb->v->slot, FC_ST_ERRORS);
+}
+
 static void wt_flash_done(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
@@ -931,7 +960,15 @@ static void wt_flash_done(struct bio *clone)
 
 	spin_lock_irqsave(&pool->lock, flags);
 	atomic_dec(&e->inflight);
-	if (clone->bi_status) {
+	if (fb->flags & FC_BF_IN_PLACE) {
+		if (clone->bi_status) {
+			atomic64_inc(&pool->flash_write_errors);
+			DMERR_LIMIT("volume %u block %llu: read-only metadata: the flash write of a write failed: I/O error",
+				    fb->v->id, e->oblock);
+			wt_in_place_failed(pool, fb, e);
+			bio->bi_status = BLK_STS_IOERR;
+		}
+	} else if (clone->bi_status) {
 		atomic64_inc(&pool->flash_write_errors);
 		DMERR_LIMIT("writethrough: flash write failed; the data is on the origin");
 		/* Mirrored: the leg goes out of service (its clean blocks with it). */
@@ -964,7 +1001,9 @@ static void wt_submit_flash(struct fc_volume *v, struct bio *bio)
 	clone->bi_iter = fb->iter;
 	clone->bi_iter.bi_sector = fc_block_sector(pool, fb->eidx) +
 		(sector & (pool->g.block_sectors - 1));
-	clone->bi_opf = REQ_OP_WRITE;
+	/* In place: this block may be what the next load replays (ro_write()). */
+	clone->bi_opf = REQ_OP_WRITE |
+		(fb->flags & FC_BF_IN_PLACE ? fb->opf & REQ_FUA : 0);
 	clone->bi_end_io = wt_flash_done;
 	clone->bi_private = bio;
 	submit_bio_noacct(clone);
@@ -972,18 +1011,20 @@ static void wt_submit_flash(struct fc_volume *v, struct bio *bio)
 
 static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
 {
-	/*
-	 * Metadata ro/fail (fc_meta_error()): nothing can be recorded, so no
-	 * write may change what the flash or the origin holds.  Reads go on.
-	 */
-	if (op_is_write(bio_op(bio)) && READ_ONCE(v->pool->md_mode) != FC_MD_RW) {
-		DMERR_LIMIT("volume %u: write refused: the pool's metadata is read-only (run fcachectl check)",
-			    v->id);
-		fc_stat_inc(v->pool, v->slot, FC_ST_ERRORS);
-		return FC_DONE_KILL;
-	}
-	if (bio_op(bio) == REQ_OP_DISCARD)
+	if (bio_op(bio) == REQ_OP_DISCARD) {
+		/*
+		 * Metadata ro/fail: a discard would drop data the flash may
+		 * still record as dirty, and no commit can record the drop.
+		 * Reads and writes go on (ro_write() in fc_decide.c).
+		 */
+		if (READ_ONCE(v->pool->md_mode) != FC_MD_RW) {
+			DMERR_LIMIT("volume %u: discard refused: the pool's metadata is read-only (run fcachectl check --repair)",
+				    v->id);
+			fc_stat_inc(v->pool, v->slot, FC_ST_ERRORS);
+			return FC_DONE_KILL;
+		}
 		return map_discard(v, bio);
+	}
 	return map_rw(v, bio, worker);
 }
 
@@ -1222,7 +1263,10 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		if (*error) {
 			e = &pool->e[fb->eidx];
 			kick = atomic_dec_and_test(&e->inflight);
-			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
+			if (fb->flags & FC_BF_IN_PLACE)
+				wt_in_place_failed(pool, fb, e);
+			else
+				fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 			break;
 		}
 		fb->flags |= FC_BF_WT_FLASH;

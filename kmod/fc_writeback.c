@@ -595,11 +595,13 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 			/* A failed writeback keeps the block dirty. */
 			failed++;
 			fc_stat_inc(pool, it->vol, FC_ST_ERRORS);
-		} else if (!rewritten && READ_ONCE(pool->md_mode) == FC_MD_RW) {
+		} else if (!rewritten) {
 			/*
 			 * Writeback vs a new write: clean only if nobody wrote
-			 * since.  Metadata ro/fail: nothing is marked clean
-			 * that cannot be recorded.
+			 * since.  After a failed commit (read-only metadata,
+			 * md_lost) in core only: the flash may go on naming
+			 * the block dirty, which the next load replays; that
+			 * block holds what the origin now does (ro_write()).
 			 */
 			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
 			fc_stat_inc(pool, it->vol, FC_ST_WRITEBACKS);
@@ -631,10 +633,37 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 }
 
 /*
+ * The end of a batch: commit the clean state.  After a failed commit
+ * (read-only metadata) nothing can be recorded: the batch only frees the
+ * volumes' flushes (fc_commit_work()), and says so once when the last
+ * dirty block is written back.
+ */
+static int wb_commit(struct fc_pool *pool)
+{
+	u64 dirty;
+
+	if (READ_ONCE(pool->md_mode) == FC_MD_RW)
+		return fc_request_commit(pool);
+	dirty = READ_ONCE(pool->nr_dirty);
+	if (dirty || pool->ro_drained)
+		return 0;
+	pool->ro_drained = true;
+	if (READ_ONCE(pool->pdirty_drops) != READ_ONCE(pool->drops_committed))
+		DMERR("read-only metadata: every dirty block is written back to the origins, but flushes still fail: data the flash records as dirty left the cache after the last commit; run fcachectl check --repair");
+	else
+		DMWARN("read-only metadata: every dirty block is written back to the origins: flushes succeed again; run fcachectl check --repair to make the metadata writable");
+	return 0;
+}
+
+/*
  * Background writeback.  Batches overlap: the next batch is collected and
  * its copies started while the previous batch's last copies finish, so the
  * origins never wait for a batch's slowest copy, its origin flush and its
  * commit (the collect skips entries of the running batch: FC_E_WB).
+ * After a failed commit (read-only metadata, md_lost) every dirty block is
+ * written back at full pace, whatever the watermarks say: until its volume
+ * has none left, a flush cannot succeed (fc_commit_work()).  A pool loaded
+ * read-only (needs_check) has its dirty data committed: no writeback.
  */
 void fc_wb_work(struct work_struct *ws)
 {
@@ -645,17 +674,17 @@ void fc_wb_work(struct work_struct *ws)
 	unsigned long start = jiffies;
 	enum fc_wb_state st;
 	unsigned int n, cur = 0;
-	bool more, flushing;
+	bool more, flushing, drain = READ_ONCE(pool->md_lost);
 	u32 max;
 
-	if (pool->suspended || READ_ONCE(pool->md_mode) != FC_MD_RW ||
+	if (pool->suspended || (READ_ONCE(pool->md_mode) != FC_MD_RW && !drain) ||
 	    !mutex_trylock(&pool->wb_lock))
 		return;
 	/*
 	 * Both copies of every dirty block agree: a slice of resync, then
 	 * writeback (which reads the entry's own block, never the twin).
 	 */
-	if (READ_ONCE(pool->nr_unsynced))
+	if (READ_ONCE(pool->nr_unsynced) && !drain)
 		fc_resync(pool);
 	spin_lock_irq(&pool->lock);
 	in.dirty = fc_dirty_load(pool);
@@ -670,9 +699,9 @@ void fc_wb_work(struct work_struct *ws)
 	 */
 	in.low = fc_mirrored(pool) && !fc_redundant(pool) ? 0 :
 		pool->opts.val[FC_OPT_WRITEBACK_LOW];
-	in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
+	in.idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 	in.aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
-	in.flushing = flushing;
+	in.flushing = flushing || drain;
 	in.jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
 	st = fc_wb_decide(&in, &max);
 	pool->wb_state = st;
@@ -697,7 +726,7 @@ void fc_wb_work(struct work_struct *ws)
 			start_batch(pool, &batch[cur], it, n, max);
 		more = true;
 		if (prev) {
-			if (end_batch(pool, prev) || fc_request_commit(pool))
+			if (end_batch(pool, prev) || wb_commit(pool))
 				more = false;
 			prev = NULL;
 		}
@@ -713,19 +742,19 @@ void fc_wb_work(struct work_struct *ws)
 		 * the next tick rather than pay an origin flush and a commit for
 		 * every few blocks.
 		 */
-		if (!more || (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED && !flushing))
+		if (!more || (n < FC_WB_MAX_BATCH / 8 && st != FC_WB_THROTTLED && !in.flushing))
 			break;
 		spin_lock_irq(&pool->lock);
 		in.dirty = fc_dirty_load(pool);
 		flushing = flush_pending(pool);
 		spin_unlock_irq(&pool->lock);
-		in.flushing = flushing;
-		in.idle = time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
+		in.flushing = flushing || drain;
+		in.idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
 		st = fc_wb_decide(&in, &max);
 		pool->wb_state = st;
 	}
 	if (prev && !end_batch(pool, prev))
-		fc_request_commit(pool);
+		wb_commit(pool);
 	mutex_unlock(&pool->wb_lock);
 	/* Budget used up with work left: go on now rather than at the next tick. */
 	if (max && !pool->suspended && !time_before(jiffies, start + HZ))

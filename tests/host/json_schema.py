@@ -86,6 +86,7 @@ STATUS = {
         "metadata_errors": "int", "writeback_state": "str", "writeback_inflight": "int",
         "commit_seq": "int", "active_volumes": "int", "registered_volumes": "int",
         "redundancy": "str", "lone_dirty_blocks": "int",
+        "unwritable_blocks": "int", "flushes": "str",
         "devices": [{"path": "str|null", "leg": "int", "state": "str"}],
         "volumes": [STATUS_VOLUME],
         "unattached_volumes": [{"id": "int", "label": "str", "dirty_blocks": "int",

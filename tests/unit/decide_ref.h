@@ -7,6 +7,11 @@
  * allocation's and fc_alloc_twin()'s answers; an allocated entry is empty,
  * idle and without a twin, as fc_alloc_entry() makes it.  test_decide.c
  * compares fc_decide() with it.
+ *
+ * Writes with read-only metadata were refused by map_bio() before the
+ * decision until issue 32 (item 7); the rule that serves them since
+ * (ro_write() in fc_decide.c, docs/DESIGN.md "Metadata modes") is written
+ * here in the same style: the ro_* lines.
  */
 #ifndef DECIDE_REF_H
 #define DECIDE_REF_H
@@ -16,7 +21,7 @@
 struct ref_out {
 	enum fc_action act;
 	__u32 count;
-	bool cut, fua, wait_stripe, release;
+	bool cut, fua, wait_stripe, release, in_place;
 	__u8 mask, fb_mask, fill;
 	int ghost_asked, alloc_asked, twin_asked;
 };
@@ -58,7 +63,7 @@ static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, bo
 			RCNT(FC_ST_FUA);
 	}
 	if (off + len > bsz) {
-		if (!worker && (e || f->span_cached ||
+		if (!worker && (e || f->span_cached || (write && !f->md_rw && f->pending) ||
 				(!seq_bypass && f->mode != FC_MODE_PASSTHROUGH &&
 				 (!write || f->mode == FC_MODE_WRITEBACK ||
 				  f->mode == FC_MODE_WRITETHROUGH)))) {
@@ -118,6 +123,25 @@ static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, bo
 	}
 	if (!worker)
 		RCNT(FC_ST_WRITES);
+	if (!f->md_rw) {
+		/* ro_*: the origin, and in place the entry's block; never a commit */
+		if (f->pending_here || (e && e->twin) || (e && f->nofill && (e->dirty & mask)))
+			goto ro_refused;
+		if (e && (e->inflight || e->wb))
+			goto wait;
+		o->mask = mask;
+		if (!e || f->nofill) {
+			RCNT(FC_ST_WRITE_AROUND_OTHER);
+			o->act = FC_ACT_WRITE_AROUND;
+			return;
+		}
+		if (!worker)
+			RCNT(FC_ST_WRITE_HITS);
+		o->act = FC_ACT_WT;
+		o->in_place = true;
+		o->fb_mask = mask;
+		return;
+	}
 	around = ref_wb_refusal(f, e, seq_bypass);
 	if ((e && (e->dirty & mask)) || around == FC_ST_NR) {
 		if (!e) {
@@ -212,8 +236,11 @@ origin_whole:
 	if (write) {
 		if (!worker)
 			RCNT(FC_ST_WRITES);
+		/* ro_*: the worker cannot look across a span for pending blocks */
+		if (!f->md_rw && (f->pending_here || (f->pending && off + len > bsz)))
+			goto ro_refused;
 		RCNT(around);
-		if (f->fua && f->pending)
+		if (f->fua && f->pending && f->md_rw)
 			o->fua = true;
 		o->act = FC_ACT_ORIGIN_WHOLE;
 		return;
@@ -227,6 +254,8 @@ to_origin:
 	RCNT(around == FC_ST_NR ? FC_ST_READ_AROUND_OTHER : around);
 	o->act = FC_ACT_ORIGIN;
 	return;
+ro_refused:
+	RCNT(FC_ST_WRITE_RO_REFUSED);
 kill:
 	RCNT(FC_ST_ERRORS);
 	o->act = FC_ACT_KILL;

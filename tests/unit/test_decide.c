@@ -2,7 +2,8 @@
  * Unit tests of kmod/fc_decide.c: the data path's decision, row by row of
  * the table in docs/DESIGN.md ("Data path (map)"), the differences between
  * map's pass and the worker's, the counters, the two-step decisions
- * (ghost table, allocation), and a comparison with decide_ref.h (the
+ * (ghost table, allocation), writes with read-only metadata (issue 32
+ * item 7), and a comparison with decide_ref.h (the
  * classification as map_rw() did it before fc_decide.c) over random facts.
  */
 #include "kmod/fc_decide.h"
@@ -420,8 +421,100 @@ static void test_dirty_any_mode(void)
 	f.md_rw = false;
 	entry(&f, 0x01, 0x01);
 	r = run1(f);
-	CHECK("write on dirty data, metadata ro: still the flash (map_bio refuses it first)",
-	      r.d.act == FC_ACT_FLASH_WRITE);
+	CHECK("write on dirty data, metadata ro: the origin and the flash in place",
+	      r.d.act == FC_ACT_WT && r.d.in_place);
+}
+
+/* Read-only metadata (issue 32 item 7, ro_write()): every write served but these. */
+static void test_read_only(void)
+{
+	struct fc_facts f = base(true);
+	struct run r;
+	int mode;
+
+	f.md_rw = false;
+	f.fua = true;
+	f.pending = true;
+	r = run(f, true, true);
+	CHECK("ro write, no entry: the origin, no allocation, FUA kept, no commit",
+	      r.d.act == FC_ACT_WRITE_AROUND && r.alloc_asks == 0 && !r.d.fua_commit &&
+	      counted(&r.d, B(WRITES) | B(FUA) | B(WRITE_AROUND_OTHER)));
+	for (mode = 0; mode < 4; mode++) {
+		f = base(true);
+		f.md_rw = false;
+		f.mode = mode;
+		f.fua = true;
+		f.off = 2;
+		f.len = 12;
+		entry(&f, 0x01, mode & 1 ? 0x01 : 0);
+		f.e.pdirty = mode >= 2;
+		r = run1(f);
+		CHECK("ro write, an entry (any mode, clean or dirty, partial): WT in place, no fill",
+		      r.d.act == FC_ACT_WT && r.d.in_place && r.d.mask == 0x03 &&
+		      r.d.fb_mask == 0x03 && !r.d.fua_commit && r.d.fill == 0 &&
+		      counted(&r.d, B(WRITES) | B(FUA) | B(WRITE_HITS)));
+	}
+	f.e.inflight = true;
+	r = run1(f);
+	CHECK("ro write, entry in flight: one at a time (wait)", r.d.act == FC_ACT_WAIT);
+	f.e.inflight = false;
+	f.e.wb = true;
+	r = run1(f);
+	CHECK("ro write, writeback copy in flight: wait", r.d.act == FC_ACT_WAIT);
+	f.e.wb = false;
+	f.worker = true;
+	r = run1(f);
+	CHECK("... in the worker: nothing counted again", r.d.act == FC_ACT_WT && counted(&r.d, 0));
+	f = base(true);
+	f.md_rw = false;
+	f.pending_here = true;
+	r = run1(f);
+	CHECK("ro write of a block released while committed dirty: refused (EIO)",
+	      r.d.act == FC_ACT_KILL &&
+	      counted(&r.d, B(WRITES) | B(WRITE_RO_REFUSED) | B(ERRORS)));
+	f.pending_here = false;
+	entry(&f, FULL, FULL);
+	f.e.twin = true;
+	r = run1(f);
+	CHECK("ro write, entry with a twin: refused", r.d.act == FC_ACT_KILL);
+	f.e.twin = false;
+	f.nofill = true;
+	r = run1(f);
+	CHECK("ro write after a failed flash write, on dirty data: refused",
+	      r.d.act == FC_ACT_KILL);
+	f.e.dirty = 0;
+	r = run1(f);
+	CHECK("... on clean data: the origin", r.d.act == FC_ACT_WRITE_AROUND);
+
+	/* bios spanning blocks */
+	f = base(true);
+	f.md_rw = false;
+	f.mode = FC_MODE_WRITEAROUND;
+	f.off = BSZ - SUB;
+	f.len = 4 * SUB;
+	f.fua = true;
+	r = run1(f);
+	CHECK("ro spanning write, nothing cached or pending: origin whole, FUA kept",
+	      !r.cut && r.d.act == FC_ACT_ORIGIN_WHOLE && !r.d.fua_commit);
+	f.pending = true;
+	r = run1(f);
+	CHECK("... blocks pending: cut, each block looked up", r.cut &&
+	      r.d.act == FC_ACT_WRITE_AROUND);
+	f.worker = true;
+	r = run1(f);
+	CHECK("... in the worker (cannot cut): refused", !r.cut && r.d.act == FC_ACT_KILL);
+	f = base(true);
+	f.md_rw = false;
+	f.cacheable = false;
+	f.pending_here = true;
+	r = run1(f);
+	CHECK("ro write past the last whole block, pending: refused", r.d.act == FC_ACT_KILL);
+	f = base(false);
+	f.md_rw = false;
+	f.pending_here = true;
+	entry(&f, FULL, FULL);
+	r = run1(f);
+	CHECK("ro read: unchanged (a hit)", r.d.act == FC_ACT_FLASH_READ);
 }
 
 static void test_writethrough(void)
@@ -684,6 +777,7 @@ static struct fc_facts random_facts(void)
 	f.md_rw = rnd(6) != 0;
 	f.no_new_dirty = rnd(6) == 0;
 	f.pending = rnd(3) == 0;
+	f.pending_here = f.pending && rnd(3) == 0;
 	f.redundant = rnd(3) == 0;
 	f.one_copy = !f.redundant && rnd(3) == 0;
 	f.nr_dirty = dirty[rnd(8)];
@@ -704,6 +798,8 @@ static bool same(const struct run *r, const struct ref_out *o)
 	     a == FC_ACT_ORIGIN_WHOLE) && d->fua_commit != o->fua)
 		return false;
 	if ((a == FC_ACT_WT || a == FC_ACT_WRITE_AROUND) && d->mask != o->mask)
+		return false;
+	if (a == FC_ACT_WT && d->in_place != o->in_place)
 		return false;
 	if ((a == FC_ACT_FLASH_READ || a == FC_ACT_FLASH_WRITE || a == FC_ACT_WT) &&
 	    d->fb_mask != o->fb_mask)
@@ -750,7 +846,8 @@ static void test_against_reference(void)
 			B(ERRORS) | B(READ_AROUND_SEQ) | B(READ_AROUND_COLD) |
 			B(READ_AROUND_OTHER) | B(WRITE_ALLOCS) | B(WRITE_AROUND_SEQ) |
 			B(WRITE_AROUND_HIGH) | B(WRITE_AROUND_BUSY) | B(WRITE_AROUND_OTHER) |
-			B(WRITE_SYNC_KEPT) | B(WRITE_SYNC_HIGH) | B(FUA)));
+			B(WRITE_SYNC_KEPT) | B(WRITE_SYNC_HIGH) | B(FUA) |
+			B(WRITE_RO_REFUSED)));
 }
 
 int main(void)
@@ -760,6 +857,7 @@ int main(void)
 	test_span();
 	test_writeback();
 	test_dirty_any_mode();
+	test_read_only();
 	test_writethrough();
 	test_write_around();
 	test_high();

@@ -6,7 +6,8 @@
  * (a leg missing, its dirty blocks at risk), a leg failed at run time
  * (still in the table), a mirrored pool whose status
  * could not be read; the text's first line and the JSON keys redundancy,
- * lone_dirty_blocks and devices; the FLASH column of pool list.
+ * lone_dirty_blocks, devices, unwritable_blocks and flushes; the FLASH
+ * column of pool list; the pool status line of each module version.
  *
  *   test_status          the checks (PASS:/FAIL: lines)
  *   test_status --emit   only print the fcache.status document of the
@@ -48,7 +49,8 @@ static void pool(int i, const char *name, const char *table, const char *red, co
 		return;
 	p->st = (struct fc_pool_status){ .block_sectors = 64, .total_blocks = 64000,
 		.used_blocks = 100, .dirty_blocks = dirty, .metadata_mode = "rw",
-		.wb_state = "idle", .lone_dirty_blocks = lone, .free_blocks = 63900 };
+		.wb_state = "idle", .lone_dirty_blocks = lone, .free_blocks = 63900,
+		.flushes = "ok" };
 	snprintf(p->st.redundancy, sizeof(p->st.redundancy), "%s", red);
 	snprintf(p->st.legs, sizeof(p->st.legs), "%s", legs);
 }
@@ -173,6 +175,32 @@ int main(int argc, char **argv)
 	out = render(1, -1);
 	CHECK("json: a failed leg keeps its path, state failed",
 	      has(out, "\"redundancy\":\"degraded\",\"lone_dirty_blocks\":77,\"devices\":[{\"path\":\"/dev/fake8-112\",\"leg\":0,\"state\":\"failed\"},{\"path\":\"/dev/fake8-128\",\"leg\":1,\"state\":\"ok\"}]"));
+	free(out);
+
+	{
+		struct fc_pool_status st;
+
+		CHECK("status line: 20 fields, read-only metadata",
+		      !fc_parse_pool_status("64 2045 768 480 ro 1 0 0 1 active 3 15 1 1 1277 single 480 ok 2 draining", &st) &&
+		      !strcmp(st.metadata_mode, "ro") && st.needs_check == 1 &&
+		      st.unwritable_blocks == 2 && !strcmp(st.flushes, "draining") &&
+		      !strcmp(st.legs, "ok"));
+		CHECK("status line: 18 fields (before issue 32 item 7), ro: flushes failing",
+		      !fc_parse_pool_status("64 2045 768 480 ro 1 0 0 1 idle 0 15 1 1 1277 single 480 ok", &st) &&
+		      st.unwritable_blocks == 0 && !strcmp(st.flushes, "failing"));
+		CHECK("status line: 18 fields, rw: flushes ok",
+		      !fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 idle 0 15 1 1 1277 single 480 ok", &st) &&
+		      !strcmp(st.flushes, "ok"));
+		CHECK("status line: 15 fields (before mirrored pools)",
+		      !fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 idle 0 15 1 1 1277", &st) &&
+		      !strcmp(st.redundancy, "single") && st.lone_dirty_blocks == 480 &&
+		      !strcmp(st.flushes, "ok"));
+		CHECK("status line: 16 fields: refused", fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 idle 0 15 1 1 1277 single", &st));
+	}
+
+	out = render(1, -1);
+	CHECK("json: read-only metadata: unwritable_blocks and flushes after devices",
+	      has(out, "\"state\":\"ok\"}],\"unwritable_blocks\":0,\"flushes\":\"ok\""));
 	free(out);
 
 	out = render(1, -1);

@@ -26,6 +26,37 @@ static double rate(uint64_t now, uint64_t before, double dt)
 	return dt > 0 && now >= before ? (double)(now - before) / dt : 0;
 }
 
+/* A pool's status line (include/fcache_abi.h), from any module version. */
+int fc_parse_pool_status(const char *s, struct fc_pool_status *st)
+{
+	int n;
+
+	memset(st, 0, sizeof(*st));
+	n = sscanf(s, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %7s %d %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %15s %" SCNu64 " %31s %" SCNu64 " %15s",
+		   &st->block_sectors, &st->total_blocks, &st->used_blocks, &st->dirty_blocks,
+		   st->metadata_mode, &st->needs_check, &st->flash_read_errors,
+		   &st->flash_write_errors, &st->metadata_errors, st->wb_state,
+		   &st->wb_inflight, &st->commit_seq, &st->active_volumes,
+		   &st->registered_volumes, &st->free_blocks, st->redundancy,
+		   &st->lone_dirty_blocks, st->legs, &st->unwritable_blocks, st->flushes);
+	/* A module before mirrored pools prints 15 fields: one device. */
+	if (n == 15) {
+		snprintf(st->redundancy, sizeof(st->redundancy), "single");
+		st->lone_dirty_blocks = st->dirty_blocks;
+		snprintf(st->legs, sizeof(st->legs), "ok");
+		n = 18;
+	}
+	/* One before issue 32 (item 7) prints 18; read-only, it failed every flush. */
+	if (n == 18) {
+		snprintf(st->flushes, sizeof(st->flushes), "%s",
+			 strcmp(st->metadata_mode, "rw") ? "failing" : "ok");
+		return 0;
+	}
+	return n >= FC_POOL_STATUS_FIELDS ? 0 : -1;
+}
+
 void fc_parse_pool_table(struct fc_pool *p)
 {
 	char buf[sizeof(p->table)], *w[64], *sv = NULL, *t;
@@ -224,6 +255,8 @@ void fc_status_json(FILE *f, struct fc_live *cur, const struct fc_live *old, dou
 		fj_str(&j, "redundancy", fc_pool_redundancy(p));
 		fj_u64(&j, "lone_dirty_blocks", st->lone_dirty_blocks);
 		json_devices(&j, p, h->dev_path);
+		fj_u64(&j, "unwritable_blocks", st->unwritable_blocks);
+		fj_str(&j, "flushes", st->flushes);
 		fj_arr(&j, "volumes");
 		for (k = 0; k < cur->nvols; k++) {
 			const struct fc_vol *v = &cur->vols[k], *o = prev_vol(old, v);

@@ -113,6 +113,9 @@ struct fc_pool_status {
 	char redundancy[16];	/* single | mirrored | degraded */
 	uint64_t lone_dirty_blocks;
 	char legs[32];		/* "ok" or "ok,missing" ... */
+	/* read-only metadata (docs/DESIGN.md "Metadata modes") */
+	uint64_t unwritable_blocks;	/* blocks whose writes fail */
+	char flushes[16];		/* ok | draining | failing */
 };
 
 struct fc_vol_status {

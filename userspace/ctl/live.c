@@ -19,30 +19,6 @@
 #include "fc_dm.h"
 #include "fc_check.h"
 
-int fc_parse_pool_status(const char *s, struct fc_pool_status *st)
-{
-	int n;
-
-	memset(st, 0, sizeof(*st));
-	n = sscanf(s, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %7s %d %" SCNu64 " %" SCNu64
-		   " %" SCNu64 " %15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		   " %15s %" SCNu64 " %31s",
-		   &st->block_sectors, &st->total_blocks, &st->used_blocks, &st->dirty_blocks,
-		   st->metadata_mode, &st->needs_check, &st->flash_read_errors,
-		   &st->flash_write_errors, &st->metadata_errors, st->wb_state,
-		   &st->wb_inflight, &st->commit_seq, &st->active_volumes,
-		   &st->registered_volumes, &st->free_blocks, st->redundancy,
-		   &st->lone_dirty_blocks, st->legs);
-	/* A module before mirrored pools prints 15 fields: one device. */
-	if (n == 15) {
-		snprintf(st->redundancy, sizeof(st->redundancy), "single");
-		st->lone_dirty_blocks = st->dirty_blocks;
-		snprintf(st->legs, sizeof(st->legs), "ok");
-		return 0;
-	}
-	return n >= FC_POOL_STATUS_FIELDS ? 0 : -1;
-}
-
 int fc_parse_vol_status(const char *s, struct fc_vol_status *st)
 {
 	int n;

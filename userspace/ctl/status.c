@@ -146,6 +146,12 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 		printf("  writeback %s, %" PRIu64 " in flight, %s/s   errors: flash read %" PRIu64 ", flash write %" PRIu64 ", metadata %" PRIu64 "\n",
 		       st->wb_state, st->wb_inflight, old ? c : "-", st->flash_read_errors,
 		       st->flash_write_errors, st->metadata_errors);
+		if (strcmp(st->metadata_mode, "rw"))
+			printf("  READ-ONLY METADATA: writes to %" PRIu64 " blocks fail; flushes %s; run 'fcachectl check --repair %s' with the pool down\n",
+			       st->unwritable_blocks,
+			       !strcmp(st->flushes, "ok") ? "succeed" :
+			       !strcmp(st->flushes, "draining") ? "fail until the dirty data is written back" :
+			       "fail", fc_dev_path(p->flash));
 		printf("  volumes: %" PRIu64 " active, %" PRIu64 " registered\n", st->active_volumes,
 		       st->registered_volumes);
 		if (counters)
