@@ -339,14 +339,8 @@ static void devio_since(const char *dev, const struct bench_devio *io0,
 		*ok = 0;
 		return;
 	}
-	io->reads = a.reads - io0->reads;
-	io->writes = a.writes - io0->writes;
-	io->rd_sectors = a.rd_sectors - io0->rd_sectors;
-	io->wr_sectors = a.wr_sectors - io0->wr_sectors;
-	m->reads = b.reads - m0->reads;
-	m->writes = b.writes - m0->writes;
-	m->rd_sectors = b.rd_sectors - m0->rd_sectors;
-	m->wr_sectors = b.wr_sectors - m0->wr_sectors;
+	bench_devio_sub(io, &a, io0);
+	bench_devio_sub(m, &b, m0);
 }
 
 /* The offline optimum of the run's trace (compare --trace), into @x->orig. */

@@ -912,14 +912,8 @@ static void trace_end(struct engine *e)
 	    bench_devio_read(e->o->origin_io, &io, &m, &nm) == 0) {
 		g->end = io;
 		g->end_members = m;
-		g->run.reads = io.reads - e->io0.reads;
-		g->run.writes = io.writes - e->io0.writes;
-		g->run.rd_sectors = io.rd_sectors - e->io0.rd_sectors;
-		g->run.wr_sectors = io.wr_sectors - e->io0.wr_sectors;
-		g->run_members.reads = m.reads - e->io0m.reads;
-		g->run_members.writes = m.writes - e->io0m.writes;
-		g->run_members.rd_sectors = m.rd_sectors - e->io0m.rd_sectors;
-		g->run_members.wr_sectors = m.wr_sectors - e->io0m.wr_sectors;
+		bench_devio_sub(&g->run, &io, &e->io0);
+		bench_devio_sub(&g->run_members, &m, &e->io0m);
 	} else {
 		g->ok = 0;
 	}

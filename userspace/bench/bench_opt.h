@@ -157,5 +157,8 @@ struct bench_devio {
  */
 int bench_devio_read(const char *dev, struct bench_devio *io, struct bench_devio *slaves,
 		     int *nslaves);
+/* @d = @a - @b, counter by counter. */
+void bench_devio_sub(struct bench_devio *d, const struct bench_devio *a,
+		     const struct bench_devio *b);
 
 #endif

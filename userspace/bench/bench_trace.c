@@ -166,6 +166,15 @@ static int stat_file(const char *path, struct bench_devio *io)
 	return 0;
 }
 
+void bench_devio_sub(struct bench_devio *d, const struct bench_devio *a,
+		     const struct bench_devio *b)
+{
+	d->reads = a->reads - b->reads;
+	d->writes = a->writes - b->writes;
+	d->rd_sectors = a->rd_sectors - b->rd_sectors;
+	d->wr_sectors = a->wr_sectors - b->wr_sectors;
+}
+
 int bench_devio_read(const char *dev, struct bench_devio *io, struct bench_devio *slaves,
 		     int *nslaves)
 {
