@@ -3,7 +3,10 @@
 # guest: md RAID10 of null_blk spindles as the origin, brd as the flash.
 # Checks the report (tables, one well-formed summary line per
 # configuration), results.json against its schema with zero integrity
-# errors and verified page reads in every configuration, and the chart.
+# errors and verified page reads in every configuration, and the chart;
+# fcache's run traced (--trace): the trace file, the origin's requests of
+# every configuration, and the offline optimum of the trace beside fcache's
+# figures, within bounds any correct optimum keeps.
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
 H=$FC_TOP/tests/host
@@ -19,7 +22,7 @@ flash=$(mk_brd_flash 32) || die "mk_brd_flash failed"
 configs=baseline,fcache-writeback,dm-cache,dm-writecache
 "$CTL" bench compare --origin "$md" --flash "$flash" --anchors --size 64 \
 	--users 4,16 --time 3 --warmup 2 --report-interval 1 --buffer-pool 2 \
-	--output "$out" >"$L/compare.out" 2>"$L/compare.err"
+	--trace fcache-writeback --output "$out" >"$L/compare.out" 2>"$L/compare.err"
 rc=$?
 cp "$L/compare.out" "$L/compare.err" /results/ 2>/dev/null
 if [ $rc -eq 0 ]; then pass compare-exit-0; else
@@ -57,6 +60,42 @@ check chart-named-in-report grep -q "^chart (TPS and average response time versu
 check chart-well-formed python3 "$H/bench_check_svg.py" "$out/chart.svg" \
 	baseline fcache-writeback dm-cache dm-writecache
 cp "$out/results.json" "$out/chart.svg" /results/ 2>/dev/null
+
+# the limit (issue 33): fcache's trace, the origin's requests of each
+# configuration, the optimum of the trace against fcache's own figures
+if [ -s "$out/trace-fcache-writeback.fct" ] && [ ! -e "$out/trace-baseline.fct" ]; then
+	pass trace-of-fcache-only; else fail trace-of-fcache-only "$(ls "$out" | tr '\n' ' ')"; fi
+n=$(grep -cE '^[a-z-]+ origin requests per transaction: [0-9.]+ \(reads [0-9.]+, writes [0-9.]+\), and the backlog.s ([0-9.]+|-); its 4 members [0-9.]+; [1-9][0-9]* transactions$' "$L/compare.out")
+if [ "$n" -eq 4 ]; then pass origin-requests-each-config; else
+	fail origin-requests-each-config "$n lines: $(grep 'origin requests per' "$L/compare.out" | tr '\n' '|')"; fi
+grep '^offline optimum ' "$L/compare.out" >"$L/optimum" 2>/dev/null
+cp "$L/optimum" /results/ 2>/dev/null
+# read hit ratio: fill on miss <= with bypass <= 100%, and fcache's (it
+# counts bios of 16 KiB pages, the optimum 4 KiB pages of the same reads)
+# at most the optimum's with bypass; origin operations a transaction: the
+# bound > 0, at most the schedule, at most fcache's own (distance >= 1)
+if [ "$(wc -l <"$L/optimum")" -eq 1 ] && awk '
+	match($0, /^offline optimum \(Belady MIN, 32 MiB flash\) of fcache-writeback.s trace: read hit ratio [0-9.]+% \(fill on miss\) \/ [0-9.]+% \(with bypass\), fcache-writeback [0-9.]+%; least origin ops per txn [0-9.]+ \(a schedule reaches [0-9.]+\); fcache-writeback [0-9.]+ \(distance [0-9.]+x\)$/) {
+		gsub(/[^0-9. ]/, " "); n = split($0, v, " +")
+		# v: 32 fill bypass cache bound schedule fcache distance (after "MIN")
+		k = 0; for (i = 1; i <= n; i++) if (v[i] != "") w[++k] = v[i]
+		fill = w[2]; byp = w[3]; hit = w[4]; lb = w[5]; sch = w[6]; fc = w[7]; d = w[8]
+		ok = fill > 0 && fill <= byp + 0.05 && byp <= 100 && hit <= byp + 0.05 && lb > 0 && lb <= sch + 0.0005 && lb <= fc + 0.0005 && d >= 0.995
+		printf "fill %s bypass %s fcache %s bound %s schedule %s fcache ops %s distance %s: %s\n", fill, byp, hit, lb, sch, fc, d, ok ? "ok" : "OUT OF BOUNDS"
+		exit !ok }
+	END { if (NR == 0) exit 1 }' "$L/optimum" >"$L/optimum.check"; then
+	pass optimum-line-within-bounds
+	info "$(cat "$L/optimum.check")"
+else
+	fail optimum-line-within-bounds "$(cat "$L/optimum.check" "$L/optimum" | tr '\n' '|')"
+fi
+# the standalone verb reads the same trace and gives the same bound
+"$CTL" bench optimum "$out/trace-fcache-writeback.fct" >"$L/optverb.out" 2>&1
+a=$(sed -n 's/^offline optimum (Belady MIN, 32 MiB flash): .*least origin ops per txn \([0-9.]*\) .*/\1/p' "$L/optverb.out")
+b=$(sed -n 's/.*least origin ops per txn \([0-9.]*\) .*/\1/p' "$L/optimum")
+if [ -n "$a" ] && [ "$a" = "$b" ]; then pass optimum-verb-same-bound; else
+	fail optimum-verb-same-bound "verb '$a' compare '$b': $(tail -n 3 "$L/optverb.out" | tr '\n' '|')"; fi
+grep -h 'offline optimum of its trace\|origin requests per' "$L/compare.out" | head -8 | sed 's/^/# /'
 
 # the terminal model (issue 12): users think between transactions, so TPS
 # and response time are separate results; a terminals summary line each.

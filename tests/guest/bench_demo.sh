@@ -8,6 +8,9 @@
 #     fcache, dm-cache and dm-writecache (--anchors), every configuration
 #     --rounds times (`make demo`: 2), ending with the lines
 #     summary <config>: TPS <r>x baseline, avg response time <r>x baseline at <n> users
+#     and fcache's runs traced (--trace fcache-writeback) against the
+#     offline optimum of their trace (issue 33; docs/PERFORMANCE.md):
+#     offline optimum (Belady MIN, 64 MiB flash) of fcache-writeback's trace: ...
 #  2. terminals (as Dell's Fluid Cache study ran): users think 2 s on
 #     average between transactions, enough users for the baseline to
 #     saturate; TPS and response time are then separate results:
@@ -129,7 +132,7 @@ part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if part closed; then
 	echo "# demo 1/3: closed loop, every user submits its next transaction at once" | tee -a "$R"
-	compare closed /results --anchors --buffer-pool $BP_MB "$@"
+	compare closed /results --anchors --buffer-pool $BP_MB --trace fcache-writeback "$@"
 fi
 if part terminals; then
 	# 2 s of think time: N users offer N / (2 s + response time) TPS.
@@ -160,6 +163,7 @@ mdadm --stop "$md" >/dev/null 2>&1
 	echo
 	echo "== demo summary =="
 	part closed && grep -h '^summary [^ ]*: ' /tmp/demo.closed.out
+	part closed && grep -h '^offline optimum ' /tmp/demo.closed.out
 	part terminals && grep -h '^summary terminals ' /tmp/demo.terminals.out
 	part sweep && grep -h '^advice: ' /tmp/demo.sweep.out
 } >/tmp/demo.summary

@@ -164,6 +164,7 @@ def check(d, want_configs, zero_errors):
         errs.extend(check_search(c, where, w, search_max, users, cr))
         errs.extend(check_price(c, where, d))
         errs.extend(check_backlog(c, where))
+        errs.extend(check_origin_io(c, where))
     summ = need(d, "summary", list, "top") or []
     if [x.get("config") for x in summ] != names:
         errs.append("summary configs %s differ from configs %s"
@@ -381,6 +382,65 @@ def check_backlog(c, where):
     if "writeback_s" not in b or not (b["writeback_s"] is None or
                                       (isinstance(b["writeback_s"], NUM) and b["writeback_s"] >= 0)):
         errs.append("%s: backlog.writeback_s missing or not a number >= 0/null" % where)
+    return errs
+
+
+def check_origin_io(c, where):
+    """issue 33: the origin's requests a transaction are the counts over the
+    transactions; the optimum's bound is at most its schedule, MIN with
+    bypass hits at least as often as MIN, the distance is the cache's
+    figure over the bound; the configuration's figures are the medians of
+    its rounds'"""
+    errs = []
+    if "origin_io" not in c:
+        return ["%s: origin_io missing" % where]
+    o = c["origin_io"]
+    if o is None:
+        return errs
+    rounds = o.get("by_round") or []
+    if len(rounds) != (c.get("rounds") or 1):
+        errs.append("%s: origin_io.by_round has %d rounds, the configuration %r"
+                    % (where, len(rounds), c.get("rounds")))
+    per, opt = [], {}
+    for k, r in enumerate(rounds):
+        rw = "%s.origin_io.by_round[%d]" % (where, k)
+        t, rd, wr = r.get("transactions"), r.get("reads"), r.get("writes")
+        if rd is not None and t:
+            want = (rd + wr) / t
+            if r.get("ops_per_txn") is None or not close(r["ops_per_txn"], want):
+                errs.append("%s: ops_per_txn %r, (reads + writes) / transactions is %r"
+                            % (rw, r.get("ops_per_txn"), want))
+            per.append(want)
+        p = r.get("optimum")
+        if p is None:
+            continue
+        if p.get("transactions") != t:
+            errs.append("%s: the trace has %r transactions, the run %r"
+                        % (rw, p.get("transactions"), t))
+        lb, sch = p.get("ops_per_txn_bound"), p.get("ops_per_txn_schedule")
+        if lb is not None and sch is not None and lb > sch * (1 + 1e-9) + 1e-12:
+            errs.append("%s: optimum bound %r above its schedule %r" % (rw, lb, sch))
+        fill, byp = p.get("read_hit_ratio_fill"), p.get("read_hit_ratio_bypass")
+        if fill is not None and byp is not None and not (0 <= fill <= byp + 1e-12 <= 1 + 1e-9):
+            errs.append("%s: read hit ratios fill %r, bypass %r out of order" % (rw, fill, byp))
+        dist = p.get("distance")
+        if dist is not None and not (lb and r.get("ops_per_txn") is not None and
+                                     close(dist, r["ops_per_txn"] / lb)):
+            errs.append("%s: optimum distance %r is not ops_per_txn / bound" % (rw, dist))
+        for key in ("ops_per_txn_bound", "ops_per_txn_schedule", "read_hit_ratio_fill",
+                    "read_hit_ratio_bypass", "distance"):
+            if p.get(key) is not None:
+                opt.setdefault(key, []).append(p[key])
+    if per and (o.get("ops_per_txn") is None or not close(o["ops_per_txn"], median(per))):
+        errs.append("%s: origin_io.ops_per_txn %r is not the median of the rounds' %r"
+                    % (where, o.get("ops_per_txn"), per))
+    m = o.get("optimum")
+    if opt and m is None:
+        errs.append("%s: origin_io.optimum missing beside traced rounds" % where)
+    for key, v in opt.items():
+        if m is not None and (m.get(key) is None or not close(m[key], median(v))):
+            errs.append("%s: origin_io.optimum.%s %r is not the median of the rounds' %r"
+                        % (where, key, m.get(key), v))
     return errs
 
 

@@ -13,14 +13,6 @@ H=$top/tests/host
 BT_NAME=host
 . "$top/tests/host/bench_lib.sh"
 
-# rc NAME WANT CMD... : exit status check; output in $T/out, $T/err
-rc() {
-	_n=$1 _w=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	_g=$?
-	if [ "$_g" -eq "$_w" ]; then pass "$_n"; else
-		fail "$_n" "exit $_g, wanted $_w: $(tail -n 3 "$T/err" | tr '\n' ' ')"; fi
-}
 # py NAME FILE EXPR : python assertion over the JSON results d
 py() {
 	if python3 - "$2" "$3" >"$T/py.err" 2>&1 <<'EOF'

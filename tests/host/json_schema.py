@@ -113,6 +113,27 @@ COUNTS = {
     "verify_errors": "int", "read_us": "int", "write_us": "int", "log_write_us": "int",
     "fsync_us": "int", "cleaner_us": "int", "cleaner_slowest_write_us": "int",
 }
+OPTIMUM = {
+    "flash_bytes": "int", "read_hit_ratio_fill": "num|null", "read_hit_ratio_bypass": "num|null",
+    "cache_read_hit_ratio": "num|null", "ops_per_txn_bound": "num|null",
+    "ops_per_txn_schedule": "num|null", "distance": "num|null",
+}
+ORIGIN = {
+    "ops_per_txn": "num|null", "backlog_ops_per_txn": "num|null",
+    "member_ops_per_txn": "num|null", "optimum": ("null", OPTIMUM),
+    "by_round": [{
+        "transactions": "int", "reads": "int|null", "writes": "int|null",
+        "backlog_reads": "int|null", "backlog_writes": "int|null", "members": "int",
+        "member_reads": "int|null", "member_writes": "int|null", "ops_per_txn": "num|null",
+        "trace": "str|null",
+        "optimum": ("null", dict(OPTIMUM, **{
+            "trace_records": "int", "trace_bytes": "int", "seconds": "num",
+            "max_io_bytes": "int", "merge_window_requests": "int", "transactions": "int",
+            "read_pages": "int", "read_hit_ratio_schedule": "num|null",
+            "schedule_read_ops": "int", "schedule_write_ops": "int",
+            "schedule_dirty_pages_end": "int"})),
+    }],
+}
 BENCH = {
     "schema": "str", "schema_version": "int", "command": "str|null",
     "workload": {
@@ -139,6 +160,7 @@ BENCH = {
                              "under_limit": "bool"}],
         "counters": ("map", "int"), "interrupted": "str|null",
         "backlog": ("null", {"dirty_mib": "num", "writeback_s": "num|null"}),
+        "origin_io": ("null", ORIGIN),
         "warmup": COUNTS,
         "steps": [{
             "users": "int", "seconds": "num", "tps": "num", "avg_ms": "num", "p95_ms": "num",

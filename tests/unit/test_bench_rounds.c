@@ -10,6 +10,7 @@
  *                             host bench suite checks them against the
  *                             schema with tests/host/bench_check_json.py)
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -133,6 +134,53 @@ static void test_order(void)
 }
 
 /* baseline and fcache-writeback, three rounds each, and their aggregates */
+/*
+ * The origin's requests of round @k (issue 33): the baseline 3 a
+ * transaction; fcache 0.8, 0.9, 0.85 (medians 0.85) against an optimum of
+ * 0.5, 0.52, 0.51 (schedule 0.6), read hit ratios 90, 91, 90.5% (fill on
+ * miss), one more point with bypass, the cache's 80, 82, 81%.
+ */
+static void mk_origin(struct bench_origin *b, struct bench_origin *g, int k)
+{
+	static const uint64_t reads[3] = { 500, 600, 550 }, hits[3] = { 3600, 3640, 3620 };
+	static const double lbr[3] = { 400, 420, 410 }, hit[3] = { 0.80, 0.82, 0.81 };
+	struct bench_opt *o = &g->opt;
+
+	memset(b, 0, sizeof(*b));
+	b->ok = 1;
+	b->txns = 500;
+	b->run.reads = 1000;
+	b->run.writes = 500;
+	b->read_hit = -1;
+	memset(g, 0, sizeof(*g));
+	g->ok = 1;
+	g->txns = 1000;
+	g->run.reads = reads[k];
+	g->run.writes = 300;
+	g->members = 4;
+	g->run_members.reads = reads[k];
+	g->run_members.writes = 600;
+	g->backlog_ok = 1;
+	g->backlog.writes = 20;
+	g->read_hit = hit[k];
+	g->opt_ok = 1;
+	snprintf(g->trace, sizeof(g->trace), "trace-fcache-writeback-%d.fct", k + 1);
+	g->trace_bytes = 640000;
+	g->opt_s = 0.5;
+	o->records = 20000;
+	o->commits = 1000;
+	o->cap_pages = 16384;
+	o->max_io_pages = 64;
+	o->read_pages = 4000;
+	o->min_hits = hits[k];
+	o->byp_hits = hits[k] + 40;
+	o->s_hits = hits[k];
+	o->lb_reads = lbr[k];
+	o->lb_writes = 100;
+	o->s_read_ops = 450;
+	o->s_write_ops = 150;
+}
+
 static struct bench_result base_run[3], fc_run[3], agg[2];
 
 static void mk_compare(void)
@@ -162,6 +210,7 @@ static void mk_compare(void)
 		fc_run[k].backlog_ok = 1;
 		fc_run[k].backlog_mib = fmib[k];
 		fc_run[k].backlog_s = fsec[k];
+		mk_origin(&base_run[k].orig, &fc_run[k].orig, k);
 		b[k] = &base_run[k];
 		f[k] = &fc_run[k];
 	}
@@ -341,6 +390,57 @@ static void test_reports(void)
  * dm-writecache count reads, dm-cache read misses; the report's section
  * appears only when a configuration has one.
  */
+/* Issue 33: the origin's requests and the optimum in the reports. */
+static void test_limit(void)
+{
+	const struct bench_origin *g = &agg[1].orig_round[0];
+	char *txt, line[640];
+
+	CHECK("limit: each round's origin figures kept in order",
+	      agg[1].norig == 3 && agg[1].orig_round[2].run.reads == 550 &&
+	      agg[0].orig_round[1].txns == 500);
+	CHECK("limit: requests a transaction, during the run and with the backlog",
+	      bench_origin_per_txn(g, BENCH_ORIG_RUN) == 0.8 &&
+	      fabs(bench_origin_per_txn(g, BENCH_ORIG_ALL) - 0.82) < 1e-12 &&
+	      bench_origin_per_txn(g, BENCH_ORIG_BACKLOG) == 0.02 &&
+	      bench_origin_per_txn(g, BENCH_ORIG_MEMBERS) == 1.1 &&
+	      bench_origin_per_txn(&agg[0].orig_round[0], BENCH_ORIG_BACKLOG) == -1);
+	CHECK("limit: the distance is the cache's requests over the bound",
+	      fabs(bench_origin_distance(g) - 1.6) < 1e-12 &&
+	      bench_origin_distance(&agg[0].orig_round[0]) == -1);
+	CHECK("limit: medians of the rounds",
+	      fabs(bench_limit_median(&agg[1], BENCH_LIM_RUN) - 0.85) < 1e-12 &&
+	      fabs(bench_limit_median(&agg[1], BENCH_LIM_LB) - 0.51) < 1e-12 &&
+	      fabs(bench_limit_median(&agg[1], BENCH_LIM_DISTANCE) - 0.85 / 0.51) < 1e-12 &&
+	      fabs(bench_limit_median(&agg[1], BENCH_LIM_FILL) - 0.905) < 1e-12 &&
+	      bench_limit_median(&agg[0], BENCH_LIM_LB) == -1 &&
+	      bench_limit_median(&agg[0], BENCH_LIM_RUN) == 3);
+	bench_line_optimum(line, sizeof(line), &agg[1]);
+	CHECK("limit: the offline optimum line",
+	      !strcmp(line, "offline optimum (Belady MIN, 64 MiB flash) of fcache-writeback's "
+		      "trace: read hit ratio 90.5% (fill on miss) / 91.5% (with bypass), "
+		      "fcache-writeback 81.0%; least origin ops per txn 0.510 (a schedule "
+		      "reaches 0.600); fcache-writeback 0.850 (distance 1.67x) (medians of "
+		      "the rounds)"));
+	CAPTURE(txt, bench_print_limit(f, agg, 2));
+	CHECK("limit: the table and the optimum line in the comparison",
+	      strstr(txt, "\nbaseline                    2.000    1.000    3.000        -        -"
+		     "        -         -\n") &&
+	      strstr(txt, "\nfcache-writeback            0.550    0.300    0.850    0.020    1.150"
+		     "    0.510     1.67x\n") &&
+	      strstr(txt, line));
+	free(txt);
+	CAPTURE(txt, bench_print_origin(f, "fcache-writeback", g));
+	CHECK("limit: the lines of one run",
+	      strstr(txt, "fcache-writeback origin requests per transaction: 0.800 (reads 0.500, "
+		     "writes 0.300), and the backlog's 0.020; its 4 members 1.100; 1000 "
+		     "transactions\n") &&
+	      strstr(txt, "least 0.500 (reads 0.400, writebacks 0.100), an offline schedule "
+		     "0.600 (reads 0.450, writebacks 0.150); fcache-writeback 0.800 during "
+		     "the run (1.60x the bound)\n"));
+	free(txt);
+}
+
 static void test_hit_ratio(void)
 {
 	struct bench_result *r = calloc(3, sizeof(*r));
@@ -661,6 +761,7 @@ int main(int argc, char **argv)
 	mk_compare();
 	test_aggregate();
 	test_reports();
+	test_limit();
 	test_hit_ratio();
 	CHECK("json: a directory for it", dir != NULL);
 	if (dir) {

@@ -38,7 +38,7 @@ if [ $quick -eq 1 ]; then timeout=$((300 + 400 * rounds + 300)); else timeout=$(
 "$top/userspace/fcachectl" bench --help >/dev/null 2>&1 || [ "${1:-}" = --ctl ] ||
 	{ echo "demo: userspace/fcachectl is not built with bench (make userspace)" >&2; exit 1; }
 mkdir -p "$res"
-rm -rf "$res/report.txt" "$res/results.json" "$res/chart.svg" "$res/terminals" "$res/sweep"
+rm -rf "$res/report.txt" "$res/results.json" "$res/chart.svg" "$res/terminals" "$res/sweep" "$res"/trace-*.fct
 echo "demo: booting the guest (TCG: slow CPU, so every figure is a ratio to the baseline run)"
 start=$(date +%s)
 sh "$top/tests/vm/run-guest.sh" --name demo --results "$res" --timeout "$timeout" \
@@ -57,6 +57,8 @@ if [ -s "$res/report.txt" ]; then
 	[ -s "$res/chart.svg" ] && echo "demo: chart (TPS and average response time versus users) $res/chart.svg"
 	[ -s "$res/terminals/results.json" ] && echo "demo: terminals $res/terminals/ (results.json, chart.svg)"
 	[ -d "$res/sweep" ] && echo "demo: buffer pool sweep $res/sweep/ (results.json; bp-<size>/ each size)"
+	ls "$res"/trace-*.fct >/dev/null 2>&1 &&
+		echo "demo: block traces of fcache's runs $res/trace-*.fct (fcachectl bench optimum FILE)"
 	echo
 	sed -n '/^== demo summary ==$/,$p' "$res/report.txt"
 else

@@ -18,6 +18,7 @@
 #include "bench_int.h"
 #include "bench_stack.h"
 #include "fc_check.h"
+#include "fc_dev.h"
 #include "fc_probe.h"
 
 static volatile sig_atomic_t stop_sig;
@@ -267,6 +268,7 @@ static int cmd_run(struct bench_cli *c, char **pos, int npos, int argc, char **a
 	r = calloc(1, sizeof(*r));
 	snprintf(r->config, sizeof(r->config), "%s", c->label ? c->label : "run");
 	c->o.label = c->label ? c->label : "";
+	c->o.trace = c->trace;
 	catch_stop(&c->o);
 	header(stdout, &c->o, "run");
 	ret = bench_run(pos[0], &c->o, r);
@@ -279,6 +281,9 @@ static int cmd_run(struct bench_cli *c, char **pos, int npos, int argc, char **a
 			ret = 1;
 		free(cmd);
 	}
+	if (c->trace && ret != -1)
+		printf("trace: %s (fcachectl bench optimum %s --flash-size MB)\n", c->trace,
+		       c->trace);
 	if (ret == BENCH_RUN_STOPPED)
 		fc_err(BENCH_CLI, "run %s; the datafile is closed cleanly",
 			r->stopped);
@@ -288,6 +293,67 @@ static int cmd_run(struct bench_cli *c, char **pos, int npos, int argc, char **a
 	free(r->final_ver);
 	free(r);
 	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+/* `bench optimum TRACE`: the offline optimum of a trace (docs/PERFORMANCE.md). */
+static int cmd_optimum(struct bench_cli *c, char **pos, int npos)
+{
+	struct bench_trace_hdr h;
+	struct bench_opt o;
+	double secs;
+
+	if (npos != 1)
+		return bench_usage("optimum needs one trace file%s", "");
+	if (bench_trace_optimum(pos[0], (uint64_t)(c->flash_size_mb * 1048576), c->o.opt_max_io,
+				&h, &o, &secs) < 0)
+		return EXIT_FAIL;
+	bench_print_opt(stdout, pos[0], &h, &o, secs);
+	return EXIT_OK;
+}
+
+/* Is @cfg in the list of compare --trace (or is it "all")? */
+static int traced(const struct bench_cli *c, const char *cfg)
+{
+	const char *p = c->trace;
+	size_t n = strlen(cfg);
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+
+		if ((len == n && !strncmp(p, cfg, n)) || (len == 3 && !strncmp(p, "all", 3)))
+			return 1;
+		p += len + !!p[len];
+	}
+	return 0;
+}
+
+/* The origin's counters into @io and @m, minus those in @io0 and @m0 (taken before). */
+static void devio_since(const char *dev, const struct bench_devio *io0,
+			const struct bench_devio *m0, struct bench_devio *io,
+			struct bench_devio *m, int *ok)
+{
+	struct bench_devio a, b;
+	int n;
+
+	if (!*ok || bench_devio_read(dev, &a, &b, &n) < 0) {
+		*ok = 0;
+		return;
+	}
+	bench_devio_sub(io, &a, io0);
+	bench_devio_sub(m, &b, m0);
+}
+
+/* The offline optimum of the run's trace (compare --trace), into @x->orig. */
+static void compare_optimum(struct bench_cli *c, struct bench_result *x)
+{
+	struct bench_origin *g = &x->orig;
+	struct bench_trace_hdr h;
+	struct stat st;
+
+	if (stat(g->trace, &st) == 0)
+		g->trace_bytes = st.st_size;
+	g->opt_ok = bench_trace_optimum(g->trace, 0, c->o.opt_max_io, &h, &g->opt,
+					&g->opt_s) == 0;
 }
 
 /*
@@ -320,19 +386,43 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 	}
 	snprintf(x->config, sizeof(x->config), "%s", cfg);
 	c->o.label = cfg;
+	c->o.origin_io = c->origin;
+	c->o.trace = NULL;
+	if (traced(c, cfg)) {
+		const char *out = c->output ? c->output : ".";
+
+		if (rounds > 1)
+			snprintf(x->orig.trace, sizeof(x->orig.trace), "%s/trace-%s-%d.fct", out,
+				 cfg, round + 1);
+		else
+			snprintf(x->orig.trace, sizeof(x->orig.trace), "%s/trace-%s.fct", out, cfg);
+		if (fc_path_size(c->flash, &c->o.trace_flash) < 0)
+			c->o.trace_flash = 0;
+		c->o.trace = x->orig.trace;
+	}
 	rc = bench_run(top, &c->o, x);
+	c->o.trace = NULL;
 	bench_stack_status(cfg, st, sizeof(st));
 	if (st[0])
 		printf("%s status: %s\n", cfg, st);
 	bench_stack_counters(cfg, x->counters, sizeof(x->counters));
 	if (x->counters[0])
 		printf("%s counters: %s\n", cfg, x->counters);
-	if (!bench_read_hit_ratio(x->counters, &hits, &reads, &q))
+	x->orig.read_hit = -1;
+	if (!bench_read_hit_ratio(x->counters, &hits, &reads, &q)) {
 		printf("%s read hit ratio: %.1f%% (read_hits %llu of %llu reads)\n", cfg,
 		       100 * q, (unsigned long long)hits, (unsigned long long)reads);
-	/* the dirty data the cache leaves is work still owed: written back and timed */
+		x->orig.read_hit = q;
+	}
+	/*
+	 * the dirty data the cache leaves is work still owed: written back and
+	 * timed; the origin's requests since the end of the run's window
+	 */
 	if (strcmp(cfg, "baseline") && !rc &&
 	    bench_stack_backlog(cfg, &x->backlog_mib, &x->backlog_s) == 0) {
+		x->orig.backlog_ok = x->orig.ok;
+		devio_since(c->origin, &x->orig.end, &x->orig.end_members, &x->orig.backlog,
+			    &x->orig.backlog_members, &x->orig.backlog_ok);
 		x->backlog_ok = 1;
 		if (x->backlog_s >= 0)
 			printf("%s backlog: %.1f MiB dirty at the end, written back in %.1f s\n",
@@ -347,6 +437,9 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 		if (c->flash2)
 			bench_mark_flash(c->flash2);
 	}
+	if (x->orig.trace[0] && rc != -1)
+		compare_optimum(c, x);
+	bench_print_origin(stdout, cfg, &x->orig);
 	if (x->nsteps)
 		bench_print_table(stdout, x, c->o.rt_limit_s);
 	if (rc == BENCH_RUN_STOPPED) {
@@ -529,6 +622,7 @@ static void compare_report(struct bench_cli *c, struct cmp *m, const char *out,
 	if (nr > 1 || (nr == 1 && !m->failed)) {
 		bench_print_compare(stdout, r, nr);
 		bench_print_prices(stdout, &c->o, r, nr);
+		bench_print_limit(stdout, r, nr);
 	}
 	compare_files(c, m, out, r, nr);
 }
@@ -586,6 +680,36 @@ static void compare_sweep(struct bench_cli *c, struct cmp *m, const char *out,
 		printf("chart (TPS versus buffer pool): %s\n", svg);
 }
 
+/*
+ * compare --trace LIST: every item one of the configurations that run, or
+ * "all"; 0, or EXIT_USAGE (said).
+ */
+static int trace_configs(const struct bench_cli *c, const struct cmp *m)
+{
+	const char *p = c->trace;
+	int i;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+
+		for (i = 0; i < m->ncfg; i++)
+			if (len == strlen(m->cfg[i]) && !strncmp(p, m->cfg[i], len))
+				break;
+		if (i == m->ncfg && !(len == 3 && !strncmp(p, "all", 3))) {
+			fc_err(BENCH_CLI, "bad --trace '%s': '%.*s' is not a configuration "
+				"of this compare (the configurations it runs, comma-separated, "
+				"or all)", c->trace, (int)len, p);
+			return EXIT_USAGE;
+		}
+		p += len;
+		if (*p && !*++p) {
+			fc_err(BENCH_CLI, "bad --trace '%s': an empty item", c->trace);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 {
 	struct cmp m;
@@ -599,8 +723,11 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 	memset(&sw, 0, sizeof(sw));
 	if (!c->origin || !c->flash)
 		return bench_usage("compare needs --origin DEV and --flash DEV%s", "");
-	if (compare_configs(c, &m))
+	if (compare_configs(c, &m) || trace_configs(c, &m))
 		return EXIT_USAGE;
+	if (c->trace && c->nsweep)
+		return bench_usage("--trace goes without --buffer-pool-sweep (one trace a "
+				   "configuration and round)%s", "");
 	if (c->flash2) {
 		int rc = flash2_check(c);
 
@@ -716,7 +843,8 @@ int fc_cmd_bench(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		free(c);
-		return bench_usage(argc < 2 ? "missing verb (prepare, run, compare)%s" : NULL, "");
+		return bench_usage(argc < 2 ? "missing verb (prepare, run, compare, optimum)%s" :
+				   NULL, "");
 	}
 	verb = argv[1];
 	ret = bench_parse(c, argc - 1, argv + 1, pos, &npos);
@@ -735,6 +863,14 @@ int fc_cmd_bench(int argc, char **argv)
 				  "--buffer-pool goes without it%s", "");
 	else if (c->flash2 && strcmp(verb, "compare"))
 		ret = bench_usage("--flash2 is an option of compare%s", "");
+	else if (c->trace && strcmp(verb, "compare") && strcmp(verb, "run"))
+		ret = bench_usage("--trace is an option of run (a file) and compare "
+				  "(configurations)%s", "");
+	else if (c->maxio_set && strcmp(verb, "compare") && strcmp(verb, "optimum"))
+		ret = bench_usage("--max-io is an option of compare and optimum%s", "");
+	else if (c->flash_size_mb && strcmp(verb, "optimum"))
+		ret = bench_usage("--flash-size is an option of optimum (compare takes the "
+				  "flash's)%s", "");
 	else if (c->o.log_dev && !strcmp(verb, "prepare"))
 		ret = bench_usage("--log-dev is an option of run and compare (prepare lays "
 				  "out the datafile's own log region, which --log-dev leaves "
@@ -750,8 +886,10 @@ int fc_cmd_bench(int argc, char **argv)
 	else if (!strcmp(verb, "compare"))
 		ret = npos ? bench_usage("compare takes no positional argument ('%s')", pos[0]) :
 			     cmd_compare(c, argc, argv);
+	else if (!strcmp(verb, "optimum"))
+		ret = cmd_optimum(c, pos, npos);
 	else
-		ret = bench_usage("unknown verb '%s' (prepare, run, compare)", verb);
+		ret = bench_usage("unknown verb '%s' (prepare, run, compare, optimum)", verb);
 	free(c);
 	reraise_stop();
 	return ret;

@@ -14,13 +14,15 @@ static const char usage_text[] =
 "usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
 "                               [--force]\n"
 "       fcachectl bench run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
-"                               [--log-dev DEV [--force]]\n"
+"                               [--log-dev DEV [--force]] [--trace FILE]\n"
 "       fcachectl bench compare --origin DEV --flash DEV [--flash2 DEV]\n"
 "                               [--anchors] [--quick]\n"
 "                               [--output DIR] [--size MB] [--configs LIST]\n"
 "                               [--cache-block KiB] [--rounds N] [--force]\n"
 "                               [--price CONFIG=AMOUNT]...\n"
-"                               [--buffer-pool-sweep SIZES] [RUN OPTIONS]\n"
+"                               [--buffer-pool-sweep SIZES] [--trace CONFIGS]\n"
+"                               [--max-io KiB] [RUN OPTIONS]\n"
+"       fcachectl bench optimum TRACE [--flash-size MB] [--max-io KiB]\n"
 "\n"
 "prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
 "         creates it): every page carries a checksum, its page number and a\n"
@@ -93,6 +95,25 @@ static const char usage_text[] =
 "           the TPS of baseline at 1G buffer pool (128 users)\n"
 "         DIR/results.json holds the comparison at the smallest size and\n"
 "         the sweep.\n"
+"         Every run gives the origin's requests (reads and writes the origin\n"
+"         device completed, from its sysfs counters; an md array's members\n"
+"         too) per transaction, and those of the backlog written back.\n"
+"         --trace CONFIGS (configurations, comma-separated, or all) records\n"
+"         the block trace of their runs in DIR/trace-CONFIG[-ROUND].fct and\n"
+"         compares the cache with the offline optimum of its trace (below):\n"
+"         offline optimum (Belady MIN, 64 MiB flash) of <config>'s trace:\n"
+"           read hit ratio <x>% (fill on miss) / <y>% (with bypass), <config>\n"
+"           <h>%; least origin ops per txn <z> (a schedule reaches <s>);\n"
+"           <config> <w> (distance <w/z>x)\n"
+"         --max-io KiB (4..4096, a multiple of 4; default 256) the optimum's\n"
+"         largest merged writeback.\n"
+"optimum  the offline optimum of a trace (run --trace, compare --trace): what\n"
+"         an ideal cache of the same flash (--flash-size MB; the trace of a\n"
+"         compare carries it) would do with the same request stream: the\n"
+"         read hit ratio of Belady's MIN (every miss cached, or with bypass)\n"
+"         and the least origin operations per transaction (a lower bound,\n"
+"         and an offline schedule that reaches its own figure); the model\n"
+"         is in docs/PERFORMANCE.md, \"The offline optimum\".\n"
 "\n"
 "prepare and compare overwrite their devices: they refuse a device in use\n"
 "(mounted, held by RAID, LVM or a pool) or holding a filesystem, RAID, LVM,\n"
@@ -163,6 +184,8 @@ static const char usage_text[] =
 "                       RWF_DSYNC, one write in flight, as InnoDB's log writer;\n"
 "                       the report gives the records per write.  off (default,\n"
 "                       the figures of earlier runs): one write per commit\n"
+"  --trace FILE         (run) record the block trace of the run in FILE: one\n"
+"                       record per I/O to the datafile's device and per commit\n"
 "  --no-direct          buffered I/O (for files on filesystems without O_DIRECT)\n"
 "  --quiet              no interval lines\n"
 "  --inject-stale S     test hook: S seconds into the run, write an older\n"
@@ -177,7 +200,7 @@ enum {
 	O_JSON, O_LABEL, O_SIZE, O_PAGESIZE, O_LOGSIZE, O_ORIGIN, O_FLASH,
 	O_ANCHORS, O_QUICK, O_OUTPUT, O_HELP, O_CONFIGS, O_CBLOCK, O_ROUNDS, O_FORCE,
 	O_THINK, O_KEYING, O_TERMINALS, O_RTSEARCH, O_PRICE, O_LOGDEV, O_GROUP,
-	O_BPSWEEP, O_FLASH2,
+	O_BPSWEEP, O_FLASH2, O_TRACE, O_MAXIO, O_FLASHSIZE,
 };
 
 static const struct option lopts[] = {
@@ -200,6 +223,8 @@ static const struct option lopts[] = {
 	{ "rt-search", 1, 0, O_RTSEARCH }, { "price", 1, 0, O_PRICE },
 	{ "log-dev", 1, 0, O_LOGDEV }, { "group-commit", 1, 0, O_GROUP },
 	{ "buffer-pool-sweep", 1, 0, O_BPSWEEP }, { "flash2", 1, 0, O_FLASH2 },
+	{ "trace", 1, 0, O_TRACE }, { "max-io", 1, 0, O_MAXIO },
+	{ "flash-size", 1, 0, O_FLASHSIZE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -244,6 +269,8 @@ static const struct num_opt num_opts[] = {
 	{ O_THINK, "think-time", 0, 3600, 0, 0, "seconds, or tpcc" },
 	{ O_KEYING, "keying-time", 0, 3600, 0, 0, "seconds, or tpcc" },
 	{ O_RTSEARCH, "rt-search", 0, BENCH_MAX_SEARCH, 1, 0, "a whole number of extra steps" },
+	{ O_MAXIO, "max-io", 4, 4096, 1, 0, "KiB, a multiple of 4" },
+	{ O_FLASHSIZE, "flash-size", 0.004, 16777216, 0, 0, "MiB" },
 };
 
 /* One line, no usage text: the value, what is accepted, and nothing to scroll past. */
@@ -269,7 +296,8 @@ static const struct num_opt *num_opt_of(int opt)
 static int num_arg(const struct num_opt *n, const char *a, double *v)
 {
 	if (fc_parse_num(a, n->min, n->max, n->integer, v) ||
-	    (n->pow2 && ((unsigned)*v & ((unsigned)*v - 1))))
+	    (n->pow2 && ((unsigned)*v & ((unsigned)*v - 1))) ||
+	    (n->opt == O_MAXIO && (unsigned)*v % 4))
 		return bad_value(n->name, a, n->what, n->min, n->max);
 	return 0;
 }
@@ -477,6 +505,7 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 	o->inject_stale_s = -1;
 	o->out = stdout;
 	o->rounds = 1;
+	o->opt_max_io = BENCH_OPT_MAX_IO;
 	c->page_kib = 16;
 	c->cblock_kib = 32;	/* fcachectl's default pool block */
 	*npos = 0;
@@ -548,6 +577,14 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 			if (bench_parse_sweep(c, a))
 				return EXIT_USAGE;
 			break;
+		case O_TRACE:
+			if (!*a) {
+				fc_err(BENCH_CLI, "bad --trace '' (run: a file; compare: "
+					"configurations, or all)");
+				return EXIT_USAGE;
+			}
+			c->trace = a;
+			break;
 		case 'h':
 		case O_HELP:
 			bench_usage(NULL, NULL);
@@ -579,6 +616,8 @@ int bench_parse(struct bench_cli *c, int argc, char **argv, char **pos, int *npo
 			case O_THINK: o->think_s = v; break;
 			case O_KEYING: o->keying_s = v; break;
 			case O_RTSEARCH: o->rt_search = (int)v; break;
+			case O_MAXIO: o->opt_max_io = (uint32_t)v * 1024; c->maxio_set = 1; break;
+			case O_FLASHSIZE: c->flash_size_mb = v; break;
 			}
 		}
 	}

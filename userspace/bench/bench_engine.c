@@ -46,6 +46,23 @@ struct io_uring_sqe *bench_get_sqe(struct engine *e)
 	return sqe;
 }
 
+void bench_trace_io(struct engine *e, int fd, int op, uint64_t off, uint32_t len, int ui)
+{
+	struct bench_trace_rec r;
+
+	if (!e->trace || fd != e->fd)
+		return;
+	r.t_ns = fc_now_ns() - e->trace_t0;
+	r.off = off;
+	r.len = len;
+	r.txn = ui >= 0 ? e->u[ui].txn : 0;
+	r.op = op;
+	r.phase = e->phase;
+	r.user = ui >= 0 ? ui : BENCH_TR_CLEANER;
+	r.reserved = 0;
+	bench_trace_add(e->trace, &r);
+}
+
 void bench_fail(struct engine *e, const char *fmt, const char *what)
 {
 	if (!e->failed)
@@ -99,6 +116,7 @@ static void user_begin(struct engine *e, int ui, uint64_t now)
 	}
 	u->idx = 0;
 	u->nupd = 0;
+	u->txn = ++e->txn_seq;
 	u->t0 = now;
 	u->state = U_RUN;
 	e->ready[e->r_tail++ % e->nusers] = ui;
@@ -233,6 +251,7 @@ static void submit_log(struct engine *e, int ui)
 	sqe->rw_flags = RWF_DSYNC;
 	u->io_t0 = fc_now_ns();
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_LOG << 32 | ui);
+	bench_trace_io(e, e->log_fd, BENCH_TR_SYNC, log_pos(e, lsn), BENCH_LOG_REC, ui);
 }
 
 /*
@@ -267,6 +286,7 @@ static void log_flush(struct engine *e)
 	io_uring_prep_write(sqe, e->log_fd, e->gbuf, n * BENCH_LOG_REC, log_pos(e, lsn));
 	sqe->rw_flags = RWF_DSYNC;
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_GLOG << 32);
+	bench_trace_io(e, e->log_fd, BENCH_TR_SYNC, log_pos(e, lsn), n * BENCH_LOG_REC, e->g_head);
 }
 
 static void txn_commit(struct engine *e, int ui)
@@ -275,6 +295,8 @@ static void txn_commit(struct engine *e, int ui)
 	uint64_t us = (fc_now_ns() - u->t0) / 1000;
 
 	/* counted in the step it completes in (users run on across steps) */
+	bench_trace_io(e, e->fd, BENCH_TR_COMMIT, 0, 0, ui);
+	e->commits++;
 	e->cur->txns++;
 	e->cur->txn_by_type[u->type]++;
 	bh_add(e->hcur, us);
@@ -340,6 +362,8 @@ static void user_step(struct engine *e, int ui)
 					   e->h.data_off + pg * e->h.page_size);
 			u->io_t0 = fc_now_ns();
 			io_uring_sqe_set_data64(sqe, (uint64_t)K_READ << 32 | ui);
+			bench_trace_io(e, e->fd, BENCH_TR_READ, e->h.data_off + pg * e->h.page_size,
+				       e->h.page_size, ui);
 			u->state = U_WAIT_READ;
 			return;
 		}
@@ -647,6 +671,7 @@ static void step_finish(struct engine *e, struct bench_step *s)
 /* What completes from now on is not measured (between the warm-up and a step, at the end). */
 static void unmeasured(struct engine *e)
 {
+	e->phase = BENCH_TR_UNMEASURED;
 	e->cur = &e->unmeasured;
 	e->hcur = &e->scratch;
 }
@@ -670,6 +695,11 @@ static int measure_step(struct engine *e, struct bench_step *st, int users,
 	int t;
 
 	st->users = users;
+	/* the trace's phase: the step's number, the search's after the ladder's */
+	if (st >= e->r->step && st < e->r->step + BENCH_MAX_STEPS)
+		e->phase = st - e->r->step + 1;
+	else
+		e->phase = e->r->nsteps + 1 + (st - e->r->search);
 	e->cur = &st->c;
 	e->hcur = &st->lat;
 	for (t = 0; t < e->p->ntypes; t++)
@@ -759,6 +789,7 @@ static void warm_up(struct engine *e, int maxu, struct ivl *iv, const char *labe
 
 	e->cur = &r->warm;
 	e->hcur = &e->scratch;
+	e->phase = 0;
 	e->phase_end = e->t_start + (uint64_t)(e->o->warmup_s * 1e9);
 	phase_start(e, maxu);
 	loop(e, e->phase_end, 0, &iv->next, &iv->t0, label);
@@ -848,6 +879,49 @@ static int log_dev_open(struct engine *e)
 	return 0;
 }
 
+/*
+ * The window of the trace and of the origin's counters opens: the trace
+ * file (--trace) is created with its header, the counters read.  0, or -1
+ * (said): the trace cannot be written.
+ */
+static int trace_start(struct engine *e, const char *dev)
+{
+	const struct bench_opts *o = e->o;
+	struct bench_trace_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	if (fc_path_size(dev, &h.dev_bytes) < 0)
+		h.dev_bytes = 0;
+	h.flash_bytes = o->trace_flash;
+	h.page_size = e->h.page_size;
+	h.flags = o->group_commit ? BENCH_TRACE_F_GROUP_COMMIT : 0;
+	snprintf(h.label, sizeof(h.label), "%s", o->label && o->label[0] ? o->label : "run");
+	e->trace = bench_trace_open(o->trace, &h);
+	return e->trace ? 0 : -1;
+}
+
+/* The window closes: the trace's counts written, the origin's I/O in it kept in r->orig. */
+static void trace_end(struct engine *e)
+{
+	struct bench_origin *g = &e->r->orig;
+	struct bench_devio io, m;
+	int nm;
+
+	g->txns = e->commits;
+	if (e->o->origin_io && g->ok &&
+	    bench_devio_read(e->o->origin_io, &io, &m, &nm) == 0) {
+		g->end = io;
+		g->end_members = m;
+		bench_devio_sub(&g->run, &io, &e->io0);
+		bench_devio_sub(&g->run_members, &m, &e->io0m);
+	} else {
+		g->ok = 0;
+	}
+	if (e->trace && bench_trace_close(e->trace) < 0)
+		bench_fail(e, "%s", "the trace could not be written (see above)");
+	e->trace = NULL;
+}
+
 int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *r)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -924,7 +998,12 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		fc_err(BENCH_WHO, "io_uring is not available on this kernel");
 		goto out_close;
 	}
+	if (o->trace && trace_start(e, dev) < 0)
+		goto out_close;
+	r->orig.ok = o->origin_io &&
+		bench_devio_read(o->origin_io, &e->io0, &e->io0m, &r->orig.members) == 0;
 	e->t_start = fc_now_ns();
+	e->trace_t0 = e->t_start;
 	if (o->inject_stale_s >= 0)
 		e->inject_at = e->t_start + (uint64_t)(o->inject_stale_s * 1e9);
 	t_run = e->t_start;
@@ -933,6 +1012,7 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		e->cur = &e->unmeasured;	/* final checkpoint I/O */
 		checkpoint(e);
 	}
+	trace_end(e);
 	r->elapsed_s = (fc_now_ns() - t_run) / 1e9;
 	if (e->failed) {
 		fc_err(BENCH_WHO, "%s: %s", dev, r->error);

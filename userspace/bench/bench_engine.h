@@ -54,6 +54,7 @@ struct user {
 	int frame;		/* frame this user reads into */
 	int wnext;		/* next user on a wait list (or in a commit group) */
 	int own_read;		/* the current access missed */
+	uint32_t txn;		/* its transaction's number in the trace */
 	void *buf, *logbuf;
 };
 
@@ -120,6 +121,13 @@ struct engine {
 	double think[BENCH_MAX_TYPES], keying[BENCH_MAX_TYPES];
 	struct sleeper *sl;	/* users thinking or keying */
 	int sl_n;
+	/* --trace (bench_trace.c): the file, its start (ns), the phase its records are in */
+	struct bench_trace *trace;
+	uint64_t trace_t0;
+	uint8_t phase;
+	uint32_t txn_seq;	/* transactions begun */
+	uint64_t commits;	/* transactions committed in the run */
+	struct bench_devio io0, io0m;	/* the origin's counters at the start (o->origin_io) */
 };
 
 /* bench_layout.c */
@@ -160,6 +168,12 @@ void bench_cleaner_sync_done(struct engine *e, int res);
 
 /* bench_engine.c */
 struct io_uring_sqe *bench_get_sqe(struct engine *e);
+/*
+ * A record of the trace, if there is one: an I/O of BENCH_TR_* @op to
+ * @fd (only those to the datafile's device are the cache's), or a commit,
+ * by user @ui (-1: the page cleaner).
+ */
+void bench_trace_io(struct engine *e, int fd, int op, uint64_t off, uint32_t len, int ui);
 /* The run failed: the first message (@fmt with @what) goes to r->error. */
 void bench_fail(struct engine *e, const char *fmt, const char *what);
 

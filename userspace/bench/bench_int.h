@@ -24,6 +24,9 @@
  *                   dm-writecache) built with libdevmapper through fc_dm
  *   bench_sweep.c   compare --buffer-pool-sweep: the table of the sizes and
  *                   the advice (pure functions, unit-tested on the host)
+ *   bench_trace.c   the block trace of a run (--trace) and the origin's
+ *                   I/O counters; bench_opt.c the offline optimum of a
+ *                   trace (pure, unit-tested); bench_opt.h has both
  *
  * On-device layout (all offsets in bytes from the start of DEV):
  *   0                 header (4 KiB): struct bench_hdr
@@ -47,6 +50,7 @@
 #include <stdio.h>
 #include "fc_err.h"
 #include "fc_util.h"
+#include "bench_opt.h"
 
 /*
  * Who speaks in the benchmark's messages (fc_err): the engine and the
@@ -231,6 +235,37 @@ struct bench_opts {
 	const struct bench_sweep *sweep;
 	/* the signal that asked the run to stop (see bench_run), or NULL / 0 */
 	volatile sig_atomic_t *stop;
+	/* --trace: the file of this run's block trace (NULL: none), and the flash it goes in the header with */
+	const char *trace;
+	uint64_t trace_flash;
+	/* compare: the origin device, whose I/O counters the run reads at its start and end (NULL: none) */
+	const char *origin_io;
+	/* compare --trace: the configurations traced (comma-separated, "all"), NULL: none */
+	const char *trace_configs;
+	uint32_t opt_max_io;	/* --max-io: the optimum's largest merged writeback, bytes */
+};
+
+/*
+ * One run of compare, against the limit (docs/PERFORMANCE.md, "The offline
+ * optimum"): the requests that reached the origin device in it (its sysfs
+ * counters, over the trace's window: from the first I/O of the warm-up to
+ * the end of the last page cleaner write) and while its backlog was
+ * written back, and with --trace the optimum of its trace.
+ */
+struct bench_origin {
+	int ok;			/* the origin's counters were read (a block device) */
+	uint64_t txns;		/* transactions committed in that window */
+	struct bench_devio run, run_members;	/* the origin's, and its members' (md) */
+	int members;		/* members of the origin (0: none) */
+	struct bench_devio end, end_members;	/* their counters at the end of the window */
+	int backlog_ok;		/* measured while the backlog was written back */
+	struct bench_devio backlog, backlog_members;
+	double read_hit;	/* the cache's read hit ratio (its counters), -1: none */
+	int opt_ok;		/* the optimum of the trace below */
+	char trace[256];	/* the trace file ("": not traced) */
+	uint64_t trace_bytes;
+	double opt_s;		/* time to read the trace and compute its optimum */
+	struct bench_opt opt;
 };
 
 struct bench_result {
@@ -262,6 +297,10 @@ struct bench_result {
 	double backlog_mib;		/* dirty data at the end of the run */
 	double backlog_s;		/* time to write it back; < 0: not done in BENCH_BACKLOG_MAX_S */
 	char stopped[160];		/* "": ran to the end; else how a signal stopped it */
+	/* compare: the origin's requests and the optimum (one run's; bench_aggregate: each round's) */
+	struct bench_origin orig;
+	int norig;
+	struct bench_origin orig_round[BENCH_MAX_ROUNDS];
 };
 
 /*
@@ -414,6 +453,40 @@ void bench_sweep_advice(const struct bench_sweep *sw, struct bench_advice *a);
 /* The table (a row per size: the baseline's TPS, each cached one's and its ratio) and the advice. */
 void bench_print_sweep(FILE *f, const struct bench_sweep *sw);
 
+/* bench_limit.c: the origin's requests and the optimum in the reports (pure) */
+enum {
+	BENCH_ORIG_READS, BENCH_ORIG_WRITES,	/* during the run */
+	BENCH_ORIG_BACKLOG,			/* while the backlog was written back */
+	BENCH_ORIG_RUN,				/* reads and writes during the run */
+	BENCH_ORIG_ALL,				/* ... and the backlog's */
+	BENCH_ORIG_MEMBERS,			/* the origin's members' during the run */
+};
+/* Origin requests a transaction of kind BENCH_ORIG_*; -1: not measured. */
+double bench_origin_per_txn(const struct bench_origin *g, int what);
+/* @ops of @o's trace a transaction (its commits); -1: no commit. */
+double bench_opt_per_txn(const struct bench_opt *o, double ops);
+/* The cache's origin requests during the run over the optimum's lower bound; -1: none. */
+double bench_origin_distance(const struct bench_origin *g);
+/* The lines of one run of compare: its origin requests, and the optimum of its trace. */
+void bench_print_origin(FILE *f, const char *cfg, const struct bench_origin *g);
+/* Medians over the rounds of @r (the rounds that have the figure), -1: none. */
+enum {
+	BENCH_LIM_READS, BENCH_LIM_WRITES, BENCH_LIM_BACKLOG, BENCH_LIM_RUN, BENCH_LIM_ALL,
+	BENCH_LIM_MEMBERS,		/* origin requests a transaction (BENCH_ORIG_*) */
+	BENCH_LIM_LB, BENCH_LIM_SCHED,	/* the optimum's, a transaction */
+	BENCH_LIM_FILL, BENCH_LIM_BYPASS, BENCH_LIM_HIT,	/* read hit ratios, 0..1 */
+	BENCH_LIM_DISTANCE,		/* the cache's requests / the lower bound */
+	BENCH_LIM_KINDS
+};
+double bench_limit_median(const struct bench_result *r, int what);
+/* "offline optimum (Belady MIN, 64 MiB flash) of <config>'s trace: ..." */
+void bench_line_optimum(char *buf, size_t len, const struct bench_result *r);
+/* compare: the table of origin requests per transaction and the "offline optimum" lines. */
+void bench_print_limit(FILE *f, const struct bench_result *r, int nr);
+/* `bench optimum`: the optimum of the trace @path. */
+void bench_print_opt(FILE *f, const char *path, const struct bench_trace_hdr *h,
+		     const struct bench_opt *o, double secs);
+
 /* bench_report.c */
 int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
@@ -434,6 +507,9 @@ struct bench_cli {
 	int price_set, bp_set;
 	int nsweep;		/* --buffer-pool-sweep: the sizes, increasing (0: none) */
 	double sweep_mb[BENCH_MAX_SWEEP];
+	const char *trace;	/* --trace: run's file, compare's configurations */
+	double flash_size_mb;	/* optimum --flash-size (0: the trace's) */
+	int maxio_set;		/* --max-io given */
 };
 /*
  * @fmt NULL: the usage text on stdout, EXIT_OK; else "fcachectl bench:

@@ -162,6 +162,8 @@ void bench_cleaner_start(struct engine *e, uint64_t now, int force)
 		io_uring_prep_write(sqe, e->fd, b, e->h.page_size,
 				    e->h.data_off + fr->page * e->h.page_size);
 		io_uring_sqe_set_data64(sqe, (uint64_t)K_CWRITE << 32 | n);
+		bench_trace_io(e, e->fd, BENCH_TR_WRITE, e->h.data_off + fr->page * e->h.page_size,
+			       e->h.page_size, -1);
 		e->c_frames[n++] = f;
 	}
 	e->c_busy = 1;
@@ -196,6 +198,7 @@ void bench_cleaner_write_done(struct engine *e, int res)
 	io_uring_prep_fsync(sqe, e->fd, IORING_FSYNC_DATASYNC);
 	e->c_t0 = fc_now_ns();
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_CSYNC << 32);
+	bench_trace_io(e, e->fd, BENCH_TR_FLUSH, 0, 0, -1);
 	e->c_syncing = 1;
 }
 

@@ -270,6 +270,113 @@ static void json_price(struct fc_json *j, const struct bench_opts *o,
 	json_num_or_null(j, "price_per_tps", priced && per > 0, per);
 }
 
+/* A figure of bench_limit.c: the number, or null if it is not there (< 0). */
+static void json_fig(struct fc_json *j, const char *key, double v)
+{
+	json_num_or_null(j, key, v >= 0, v);
+}
+
+/* A count, or null if it was not measured. */
+static void json_count(struct fc_json *j, const char *key, int ok, uint64_t v)
+{
+	if (ok)
+		fj_u64(j, key, v);
+	else
+		fj_null(j, key);
+}
+
+/* The optimum of one traced run (configs[].origin_io.by_round[].optimum). */
+static void json_opt_round(struct fc_json *j, const struct bench_origin *g)
+{
+	const struct bench_opt *o = &g->opt;
+
+	fj_obj(j, "optimum");
+	fj_u64(j, "trace_records", o->records);
+	fj_u64(j, "trace_bytes", g->trace_bytes);
+	fj_dbl(j, "seconds", g->opt_s);
+	fj_u64(j, "flash_bytes", o->cap_pages * BENCH_OPT_PAGE);
+	fj_u64(j, "max_io_bytes", (uint64_t)o->max_io_pages * BENCH_OPT_PAGE);
+	fj_u64(j, "merge_window_requests", BENCH_OPT_MERGE_WINDOW);
+	fj_u64(j, "transactions", o->commits);
+	fj_u64(j, "read_pages", o->read_pages);
+	json_fig(j, "read_hit_ratio_fill", bench_opt_ratio(o, o->min_hits));
+	json_fig(j, "read_hit_ratio_bypass", bench_opt_ratio(o, o->byp_hits));
+	json_fig(j, "read_hit_ratio_schedule", bench_opt_ratio(o, o->s_hits));
+	json_fig(j, "cache_read_hit_ratio", g->read_hit);
+	json_fig(j, "ops_per_txn_bound", bench_opt_per_txn(o, bench_opt_lb(o)));
+	json_fig(j, "ops_per_txn_schedule", bench_opt_per_txn(o, bench_opt_sched(o)));
+	fj_u64(j, "schedule_read_ops", o->s_read_ops);
+	fj_u64(j, "schedule_write_ops", o->s_write_ops);
+	fj_u64(j, "schedule_dirty_pages_end", o->s_end_pages);
+	json_fig(j, "distance", bench_origin_distance(g));
+	fj_end(j);
+}
+
+/*
+ * configs[].origin_io: the origin's requests a transaction and the offline
+ * optimum of the traces (medians of the rounds), and each round's figures;
+ * null with neither the origin's counters (run, an origin that is a file)
+ * nor a trace.
+ */
+static void json_origin(struct fc_json *j, const struct bench_result *x)
+{
+	int k, any = 0, opt = 0;
+
+	for (k = 0; k < x->norig; k++) {
+		any |= x->orig_round[k].ok || x->orig_round[k].opt_ok;
+		opt |= x->orig_round[k].opt_ok;
+	}
+	if (!any) {
+		fj_null(j, "origin_io");
+		return;
+	}
+	fj_obj(j, "origin_io");
+	json_fig(j, "ops_per_txn", bench_limit_median(x, BENCH_LIM_RUN));
+	json_fig(j, "backlog_ops_per_txn", bench_limit_median(x, BENCH_LIM_BACKLOG));
+	json_fig(j, "member_ops_per_txn", bench_limit_median(x, BENCH_LIM_MEMBERS));
+	if (opt) {
+		uint64_t flash = 0;
+
+		for (k = 0; k < x->norig && !flash; k++)
+			if (x->orig_round[k].opt_ok)
+				flash = x->orig_round[k].opt.cap_pages * BENCH_OPT_PAGE;
+		fj_obj(j, "optimum");
+		fj_u64(j, "flash_bytes", flash);
+		json_fig(j, "read_hit_ratio_fill", bench_limit_median(x, BENCH_LIM_FILL));
+		json_fig(j, "read_hit_ratio_bypass", bench_limit_median(x, BENCH_LIM_BYPASS));
+		json_fig(j, "cache_read_hit_ratio", bench_limit_median(x, BENCH_LIM_HIT));
+		json_fig(j, "ops_per_txn_bound", bench_limit_median(x, BENCH_LIM_LB));
+		json_fig(j, "ops_per_txn_schedule", bench_limit_median(x, BENCH_LIM_SCHED));
+		json_fig(j, "distance", bench_limit_median(x, BENCH_LIM_DISTANCE));
+		fj_end(j);
+	} else {
+		fj_null(j, "optimum");
+	}
+	fj_arr(j, "by_round");
+	for (k = 0; k < x->norig; k++) {
+		const struct bench_origin *g = &x->orig_round[k];
+
+		fj_obj(j, NULL);
+		fj_u64(j, "transactions", g->txns);
+		json_count(j, "reads", g->ok, g->run.reads);
+		json_count(j, "writes", g->ok, g->run.writes);
+		json_count(j, "backlog_reads", g->backlog_ok, g->backlog.reads);
+		json_count(j, "backlog_writes", g->backlog_ok, g->backlog.writes);
+		fj_u64(j, "members", g->members);
+		json_count(j, "member_reads", g->ok && g->members, g->run_members.reads);
+		json_count(j, "member_writes", g->ok && g->members, g->run_members.writes);
+		json_fig(j, "ops_per_txn", bench_origin_per_txn(g, BENCH_ORIG_RUN));
+		fj_str(j, "trace", g->trace[0] ? g->trace : NULL);
+		if (g->opt_ok)
+			json_opt_round(j, g);
+		else
+			fj_null(j, "optimum");
+		fj_end(j);
+	}
+	fj_end(j);
+	fj_end(j);
+}
+
 static void json_config(struct fc_json *j, const struct bench_opts *o,
 			const struct bench_result *x, const struct bench_result *base)
 {
@@ -302,6 +409,7 @@ static void json_config(struct fc_json *j, const struct bench_opts *o,
 	} else {
 		fj_null(j, "backlog");
 	}
+	json_origin(j, x);
 	fj_dbl(j, "warmup_s", x->warm_s);
 	json_counts(j, "warmup", &x->warm, p);
 	fj_arr(j, "steps");

@@ -177,6 +177,11 @@ int bench_aggregate(const struct bench_result *const *run, int n,
 	out->rounds = n;
 	memcpy(out->counters, run[n - 1]->counters, sizeof(out->counters));
 	backlog_of(run, n, out);
+	/* the origin's requests and the optimum: each round's, in order */
+	out->orig = run[n - 1]->orig;
+	out->norig = n;
+	for (k = 0; k < n; k++)
+		out->orig_round[k] = run[k]->orig;
 	for (k = 0; k < n; k++) {
 		counts_add(&out->warm, &run[k]->warm);
 		out->warm_s += run[k]->warm_s;
