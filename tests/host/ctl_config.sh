@@ -97,11 +97,7 @@ expect_rc 1 "enable: broken config refused first" "$CTL" enable /dev/null --pool
 grep -q 'no-persist' "$T/err" && pass "enable: broken config message names --no-persist" || fail "enable: broken config message names --no-persist" "$(cat "$T/err")"
 
 # ---- recording enable / disable / set (fc_conf_record_*) ----
-make -s -C "$top/userspace" fcachectl >/dev/null 2>&1
-objs=$(ls "$top"/userspace/obj/fc_format.o "$top"/userspace/obj/fc_parse.o "$top"/userspace/obj/lib/*.o "$top"/userspace/obj/ctl/*.o | grep -v '/fcachectl.o$')
-if cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -I"$top/userspace/ctl" $(pkg-config --cflags devmapper blkid) \
-	-o "$BIN/ctl_confedit" "$top/tests/host/ctl_confedit.c" $objs $(pkg-config --libs devmapper blkid) -lm -pthread \
-	>"$T/cc.log" 2>&1; then
+if ctl_confedit_build; then
 	E=$BIN/ctl_confedit
 	C=$T/sub/fcache.conf
 	flash=$node
