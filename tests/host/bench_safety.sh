@@ -18,16 +18,8 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BT_NAME=safety
 . "$top/tests/host/bench_lib.sh"
+RC_TIMEOUT=20	# a hang is a failure (rc)
 
-# rc NAME WANT CMD... : exit status within 20 s (124: hung); output in $T/out, $T/err
-rc() {
-	_n=$1 _w=$2; shift 2
-	timeout 20 "$@" >"$T/out" 2>"$T/err"
-	_g=$?
-	if [ "$_g" -eq "$_w" ]; then pass "$_n"; else
-		[ "$_g" -eq 124 ] && _g="124 (hung, killed after 20 s)"
-		fail "$_n" "exit $_g, wanted $_w: $(tail -n 2 "$T/err" | tr '\n' ' ')"; fi
-}
 # err_is NAME REGEX: the last command's stderr is one line matching REGEX
 err_is() {
 	if [ "$(grep -c . "$T/err")" -eq 1 ] && grep -qE -- "$2" "$T/err"; then pass "$1"; else
@@ -45,21 +37,7 @@ truncate -s 64M "$T/flash.img"
 RUN="bench run $F --warmup 0 --time 1 --users 2 --quiet"
 
 # ---- 1. SIGHUP, SIGPIPE
-# sigrun SIG DELAY CMD... : CMD in the background, SIG after DELAY s; its
-# exit status in $got (124: still running 20 s later, killed)
-sigrun() {
-	_s=$1 _d=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err" &
-	_p=$!
-	sleep "$_d"
-	kill -s "$_s" "$_p"
-	( sleep 20; kill -KILL "$_p" ) >/dev/null 2>&1 &
-	_dog=$!
-	{ wait "$_p"; got=$?; } 2>/dev/null
-	{ kill "$_dog"; wait "$_dog"; } 2>/dev/null
-	[ "$got" -eq 137 ] && got=124
-}
-sigrun HUP 5 "$CTL" bench run "$F" --warmup 0.5 --time 3 --users 2,4,8 --report-interval 1 \
+sigrun sighup HUP 5 "$CTL" bench run "$F" --warmup 0.5 --time 3 --users 2,4,8 --report-interval 1 \
 	--json "$T/hup.json"
 if [ "$got" -eq 129 ]; then pass sighup-run-dies-of-sighup; else
 	fail sighup-run-dies-of-sighup "exit $got: $(tail -n 2 "$T/err" | tr '\n' ' ')"; fi
@@ -71,12 +49,12 @@ json_ok sighup-json "$T/hup.json" '"SIGHUP" in c["interrupted"] and [s["users"] 
 rc sighup-next-run-no-prepare 0 "$CTL" $RUN
 
 # nohup: SIGHUP ignored before the run stays ignored (the run goes to its end)
-sigrun HUP 1 sh -c 'trap "" HUP; exec "$@"' sh "$CTL" bench run "$F" --warmup 0 --time 2 --users 2 --quiet
+sigrun sighup HUP 1 sh -c 'trap "" HUP; exec "$@"' sh "$CTL" bench run "$F" --warmup 0 --time 2 --users 2 --quiet
 if [ "$got" -eq 0 ] && grep -q '^integrity: ' "$T/out"; then pass sighup-ignored-nohup; else
 	fail sighup-ignored-nohup "exit $got: $(tail -n 2 "$T/err" | tr '\n' ' ')"; fi
 
 # the first round completes (4 s), the second is cut short
-sigrun HUP 6 "$CTL" bench compare --origin "$F" --flash "$T/flash.img" --configs baseline \
+sigrun sighup HUP 6 "$CTL" bench compare --origin "$F" --flash "$T/flash.img" --configs baseline \
 	--rounds 2 --users 2,4 --warmup 0 --time 2 --quiet --output "$T/cmph"
 if [ "$got" -eq 129 ] && grep -q "^fcachectl bench: compare stopped by SIGHUP" "$T/err" &&
    grep -q '^summary baseline: ' "$T/out"; then

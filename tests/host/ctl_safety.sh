@@ -149,7 +149,10 @@ grep -q -- "--force-dirty" "$T/out" && pass "wipe: --help names --force-dirty" |
 "$CTL" --help >"$T/help"
 grep -q "^  wipe " "$T/help" && pass "wipe: listed by --help" || fail "wipe: listed by --help"
 grep -q "^\.B wipe\|^\.SS wipe\|wipe DEVICE" "$top/man/fcachectl.8" && pass "wipe: in the man page" || fail "wipe: in the man page"
-grep -q "wipe" "$top/completion/fcachectl" && pass "wipe: in the completion" || fail "wipe: in the completion"
+comp_fake
+cmp_out "wipe: completion offers the verb" "wipe" fcachectl wi
+cmp_out "wipe: completion offers its options" "--force-dirty" fcachectl wipe /dev/x --force
+cmp_out "remove: completion offers pool remove's config options" "--no-persist" fcachectl pool remove p0 --no
 grep -q "fcachectl wipe" "$top/docs/FCACHECTL.md" && pass "wipe: in docs/FCACHECTL.md" || fail "wipe: in docs/FCACHECTL.md"
 
 # what the common tools do to a pool image: they do not know fcache

@@ -67,7 +67,7 @@ grep -qx '  --mode  writeback (default) | writethrough | writearound' "$T/h.enab
 grep -q '@' "$T/h.pool" "$T/h.set" "$T/h.show" "$T/h.get" "$T/h.enable" &&
 	fail "tunables: no '@' placeholder left in the help" || pass "tunables: no '@' placeholder left in the help"
 long=""
-for v in pool enable disable status set show get reset-counters forget flush resolve check dump up down udev-probe; do
+for v in pool enable disable status set show get reset-counters forget flush resolve check dump wipe up down udev-probe; do
 	"$CTL" $v --help | tail -n +2 | awk -v v=$v 'length($0) > 80 { print v": "$0 }' >>"$T/long"
 done
 [ ! -s "$T/long" ] && pass "tunables: help lines (after the usage line) within 80 columns" ||

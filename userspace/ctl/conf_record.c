@@ -326,6 +326,20 @@ int fc_conf_record_disable(const char *file, const char *pool, unsigned int id)
 	return r;
 }
 
+int fc_conf_has_pool(const char *file, const char *pool)
+{
+	struct conf_text t;
+	int at;
+
+	if (access(file, F_OK) && errno == ENOENT)
+		return 0;
+	if (text_read(&t, file))
+		return 0;
+	at = text_find(&t, pool, 0);
+	text_free(&t);
+	return at >= 0;
+}
+
 int fc_conf_record_pool_gone(const char *file, const char *pool)
 {
 	char buf[FC_CONF_MAX_LINE + 2], *w[CONF_MAX_WORDS];

@@ -323,7 +323,7 @@ static int same_dev(const char *path, dev_t dev, const char *devnode, const char
  * A device the config file does not list: does it hold an fcache pool (a
  * superblock, or what check calls a damaged pool) and no signature libblkid
  * knows (a filesystem, swap or LVM written over a pool's first pages wins:
- * the device is that now)?  Then it is an unassembled pool's flash, marked
+ * the device is that now; a probe that fails does not)?  Then it is an unassembled pool's flash, marked
  * as a listed one is (FCACHE_FLASH=1, FCACHE_UNLISTED=1): nothing mounts or
  * offers it, and 'fcachectl wipe' is what erases it.  Always EXIT_OK.
  */
@@ -331,14 +331,18 @@ static int probe_unlisted(const char *node)
 {
 	char what[256];
 	uint32_t bs;
-	int fd = open(node, O_RDONLY | O_DIRECT | O_CLOEXEC), pool;
+	/* O_DIRECT for our reads (the pool writes with bios); libblkid's buffers need a plain fd */
+	int fd = open(node, O_RDONLY | O_DIRECT | O_CLOEXEC), pool, bfd;
 
 	if (fd < 0)
 		return EXIT_OK;
 	pool = fc_probe_pool(fd, &bs) || fc_probe_damaged(fd, what, sizeof(what)) == 1;
-	if (pool && fc_probe_signatures(fd, what, sizeof(what), 0) == 0)
-		printf("FCACHE_FLASH=1\nFCACHE_UNLISTED=1\n");
 	close(fd);
+	bfd = pool ? open(node, O_RDONLY | O_CLOEXEC) : -1;
+	if (bfd >= 0 && fc_probe_signatures(bfd, what, sizeof(what), 0) != 1)
+		printf("FCACHE_FLASH=1\nFCACHE_UNLISTED=1\n");
+	if (bfd >= 0)
+		close(bfd);
 	return EXIT_OK;
 }
 

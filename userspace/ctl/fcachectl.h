@@ -268,6 +268,8 @@ int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int 
  * or the line is missing.
  */
 int fc_conf_record_pool_gone(const char *file, const char *pool);
+/* Has @file (missing: no) a line for pool @pool? */
+int fc_conf_has_pool(const char *file, const char *pool);
 /* pool replace: the device of pool @pool's line that is not @keep becomes @newdev */
 int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev);
 /*

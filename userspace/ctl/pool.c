@@ -383,7 +383,7 @@ int fc_pool_remove(const char *arg, const char *conf)
 		return EXIT_FAIL;
 	}
 	fc_live_free(&l);
-	if (!conf)
+	if (!conf || !fc_conf_has_pool(conf, name))
 		return EXIT_OK;
 	if (keep) {
 		fc_warn("pool %s %s: its line stays in %s, so that 'up' assembles it again with its data (to drop the data too: 'fcachectl wipe --force-dirty FLASHDEV')",
