@@ -112,8 +112,8 @@ if ctl_confedit_build; then
 	printf '# kept comment\n' >>"$C"
 	rec_ok "set volume keys" "$E" "$C" set p0 2 mode=writeback sequential_cutoff=256
 	has "set replaces keys in place" "volume p0 /dev/v2 id=2 mode=writeback name=db sequential_cutoff=256"
-	rec_ok "set pool keys" "$E" "$C" set p0 0 writeback_jobs=16 writeback_high=90
-	has "set adds and replaces pool keys" "pool p0 $flash writeback_low=95 writeback_high=90 block_size=32K writeback_jobs=16"
+	rec_ok "set pool keys" "$E" "$C" set p0 0 writeback_jobs=16 writeback_high=97
+	has "set adds and replaces pool keys" "pool p0 $flash writeback_low=95 writeback_high=97 block_size=32K writeback_jobs=16"
 	grep -qx '# kept comment' "$C" && pass "record: comments kept" || fail "record: comments kept"
 	rec_ok "enable again with the same id replaces the line" "$E" "$C" enable p0 "$flash" "7:0 64" /dev/v1 1 writearound - -1
 	has "the replaced line" "volume p0 /dev/v1 id=1 mode=writearound"

@@ -153,7 +153,7 @@ comp_fake
 cmp_out "wipe: completion offers the verb" "wipe" fcachectl wi
 cmp_out "wipe: completion offers its options" "--force-dirty" fcachectl wipe /dev/x --force
 cmp_out "remove: completion offers pool remove's config options" "--no-persist" fcachectl pool remove p0 --no
-grep -q "fcachectl wipe" "$top/docs/FCACHECTL.md" && pass "wipe: in docs/FCACHECTL.md" || fail "wipe: in docs/FCACHECTL.md"
+grep -q '^\* \*\*wipe\*\*' "$top/docs/FCACHECTL.md" && pass "wipe: in docs/FCACHECTL.md" || fail "wipe: in docs/FCACHECTL.md"
 
 # what the common tools do to a pool image: they do not know fcache
 "$MK" "$T/tool.img" --size 64 --mdseq >/dev/null 2>&1

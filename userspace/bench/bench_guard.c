@@ -23,22 +23,24 @@
 #include "fc_probe.h"
 
 /*
- * What the benchmark reads and writes is a block device or a file:
- * opening a FIFO would wait for a writer forever, a directory or a
- * character device is no place for a datafile.  A path that does not
- * exist passes (prepare --size creates it; the others say so when they
- * open it).  0, or EXIT_FAIL (said, with @what: "--origin" ...).
+ * What the benchmark reads and writes is a block device or a file: opening
+ * a FIFO would wait for a writer forever, and a directory (or a socket) is
+ * no place for a datafile (it used to get a --force hint that then
+ * failed).  A character device passes, as before (/dev/null is a flash
+ * that cannot be discarded; as a datafile its size says no), and so does
+ * a path that does not exist (prepare --size creates it; the others say
+ * so when they open it).  0, or EXIT_FAIL (said, with @what: "--origin").
  */
 int bench_dev_kind(const char *what, const char *dev)
 {
 	struct stat st;
 	const char *kind;
 
-	if (stat(dev, &st) < 0 || S_ISBLK(st.st_mode) || S_ISREG(st.st_mode))
+	if (stat(dev, &st) < 0 || S_ISBLK(st.st_mode) || S_ISREG(st.st_mode) ||
+	    S_ISCHR(st.st_mode))
 		return 0;
 	kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-	       S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" :
-	       "neither a block device nor a file";
+	       S_ISSOCK(st.st_mode) ? "a socket" : "neither a block device nor a file";
 	fc_err(BENCH_CLI, "%s%s%s is %s: the benchmark needs a block device or a file "
 		"(prepare --size MB creates one)", what, *what ? " " : "", dev, kind);
 	return EXIT_FAIL;

@@ -340,7 +340,7 @@ int bench_out_gone(const struct bench_opts *o);
 
 /* bench_guard.c: what bench checks before it touches anything */
 struct stat;
-/* 0, or EXIT_FAIL (said, @what "--origin"... first): not a block device or file (a FIFO, a directory) */
+/* 0, or EXIT_FAIL (said, @what "--origin"... first): a FIFO, a directory, a socket */
 int bench_dev_kind(const char *what, const char *dev);
 /*
  * May prepare or compare overwrite @dev (not in use, no signature, unless
