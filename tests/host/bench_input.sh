@@ -13,16 +13,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BT_NAME=input
 . "$top/tests/host/bench_lib.sh"
-
-# rc NAME WANT CMD... : exit status within 20 s (124: hung); output in $T/out, $T/err
-rc() {
-	_n=$1 _w=$2; shift 2
-	timeout 20 "$@" >"$T/out" 2>"$T/err"
-	_g=$?
-	if [ "$_g" -eq "$_w" ]; then pass "$_n"; else
-		[ "$_g" -eq 124 ] && _g="124 (hung, killed after 20 s)"
-		fail "$_n" "exit $_g, wanted $_w: $(tail -n 2 "$T/err" | tr '\n' ' ')"; fi
-}
+RC_TIMEOUT=20	# a hang is a failure (rc)
 
 F=$T/data.img
 "$CTL" bench prepare "$F" --size 32 >/dev/null 2>&1 || fail prepare-datafile
@@ -281,21 +272,6 @@ else
 fi
 
 # ---- signals: stop cleanly, partial report, datafile clean
-# sigrun NAME SIG DELAY CMD... : CMD in the background, SIG after DELAY s;
-# its exit status in $got (124: still running 20 s later, killed)
-sigrun() {
-	_n=$1 _s=$2 _d=$3; shift 3
-	"$@" >"$T/out" 2>"$T/err" &
-	_p=$!
-	sleep "$_d"
-	kill -s "$_s" "$_p"
-	( sleep 20; kill -KILL "$_p" ) >/dev/null 2>&1 &
-	_dog=$!
-	# (the shell's "Terminated" notice is no output of the test)
-	{ wait "$_p"; got=$?; } 2>/dev/null
-	{ kill "$_dog"; wait "$_dog"; } 2>/dev/null
-	[ "$got" -eq 137 ] && got=124
-}
 "$CTL" bench prepare "$F" >/dev/null 2>&1
 sigrun sigint INT 5 "$CTL" bench run "$F" --warmup 0.5 --time 3 --users 2,4,8 \
 	--report-interval 1 --json "$T/int.json"

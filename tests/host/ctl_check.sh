@@ -273,7 +273,8 @@ head -c 1048576 /dev/zero >"$T/zero.img"
 expect_rc 3 "check: zeroed device exits 3 (not a pool)" "$CTL" check "$T/zero.img"
 grep -q 'no fcache superblock' "$T/out" && pass "check: zeroed device says no superblock" || fail "check: zeroed device says no superblock"
 head -c 3000 /dev/zero >"$T/tiny.img"
-expect_rc 1 "check: truncated device exits 1" "$CTL" check "$T/tiny.img"
+# shorter than the two superblock slots: no pool (issue 35; it said damaged, "No space left")
+expect_rc 3 "check: a 3000-byte device exits 3 (too small for a pool)" "$CTL" check "$T/tiny.img"
 "$MK" "$T/good.img" >/dev/null
 truncate -s 1M "$T/good.img"
 expect_rc 1 "check: device shrunk below the pool exits 1" "$CTL" check --json "$T/good.img"

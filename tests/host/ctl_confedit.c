@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host test of how enable / disable / set / pool replace record in the config file
- * (userspace/ctl/conf_record.c, fc_conf_record_*): linked with the objects
+ * Host test of how enable / disable / set / pool replace / pool remove /
+ * wipe record in the config file (userspace/ctl/conf_record.c,
+ * fc_conf_record_*): linked with the objects
  * of userspace/lib and userspace/ctl but main's (tests/host/ctl_config.sh).
  *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
  *   ctl_confedit FILE disable POOL ID
  *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
  *   ctl_confedit FILE replace POOL KEEPDEV NEWDEV   (pool replace: KEEPDEV stays)
+ *   ctl_confedit FILE pool-gone POOL                (pool remove, wipe: the pool is gone)
+ *   ctl_confedit - setplan pool|volume TABLE KEY=VALUE...
+ *                   what set would do on a live pool or volume with that
+ *                   table (set_plan.c): "KEY VAL OLD [reload]" a line, in
+ *                   order, or the reason on stderr and exit 2
  *   ctl_confedit FILE check
  * Exit status: that of the function.
  */
@@ -14,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fcachectl.h"
+#include "set_plan.h"
 
 int main(int argc, char **argv)
 {
@@ -24,6 +31,19 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[2], "check"))
 		return fc_conf_check(argv[1]);
+	if (!strcmp(argv[2], "setplan") && argc >= 6) {
+		struct fc_set_step s[64];
+		char why[512];
+		int i, n = argc - 5 > 64 ? 64 : argc - 5;
+
+		if (fc_set_plan(!strcmp(argv[3], "pool"), argv[4], n, argv + 5, s, why, sizeof(why)) < 0) {
+			fprintf(stderr, "%s\n", why);
+			return 2;
+		}
+		for (i = 0; i < n; i++)
+			printf("%s %s %s%s\n", s[i].key, s[i].val, s[i].old, s[i].reload ? " reload" : "");
+		return 0;
+	}
 	if (!strcmp(argv[2], "enable") && argc == 11) {
 		memset(&p, 0, sizeof(p));
 		snprintf(p.name, sizeof(p.name), "%s", argv[3]);
@@ -51,6 +71,8 @@ int main(int argc, char **argv)
 		fc_parse_u64(argv[4], &u);
 		return fc_conf_record_set(argv[1], argv[3], (unsigned int)u, argc - 5, argv + 5);
 	}
+	if (!strcmp(argv[2], "pool-gone") && argc == 4)
+		return fc_conf_record_pool_gone(argv[1], argv[3]);
 	if (!strcmp(argv[2], "replace") && argc == 6) {
 		dev_t keep, nd;
 

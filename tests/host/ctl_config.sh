@@ -97,11 +97,7 @@ expect_rc 1 "enable: broken config refused first" "$CTL" enable /dev/null --pool
 grep -q 'no-persist' "$T/err" && pass "enable: broken config message names --no-persist" || fail "enable: broken config message names --no-persist" "$(cat "$T/err")"
 
 # ---- recording enable / disable / set (fc_conf_record_*) ----
-make -s -C "$top/userspace" fcachectl >/dev/null 2>&1
-objs=$(ls "$top"/userspace/obj/fc_format.o "$top"/userspace/obj/fc_parse.o "$top"/userspace/obj/lib/*.o "$top"/userspace/obj/ctl/*.o | grep -v '/fcachectl.o$')
-if cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -I"$top/userspace/ctl" $(pkg-config --cflags devmapper blkid) \
-	-o "$BIN/ctl_confedit" "$top/tests/host/ctl_confedit.c" $objs $(pkg-config --libs devmapper blkid) -lm -pthread \
-	>"$T/cc.log" 2>&1; then
+if ctl_confedit_build; then
 	E=$BIN/ctl_confedit
 	C=$T/sub/fcache.conf
 	flash=$node
@@ -116,8 +112,8 @@ if cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace
 	printf '# kept comment\n' >>"$C"
 	rec_ok "set volume keys" "$E" "$C" set p0 2 mode=writeback sequential_cutoff=256
 	has "set replaces keys in place" "volume p0 /dev/v2 id=2 mode=writeback name=db sequential_cutoff=256"
-	rec_ok "set pool keys" "$E" "$C" set p0 0 writeback_jobs=16 writeback_high=90
-	has "set adds and replaces pool keys" "pool p0 $flash writeback_low=95 writeback_high=90 block_size=32K writeback_jobs=16"
+	rec_ok "set pool keys" "$E" "$C" set p0 0 writeback_jobs=16 writeback_high=97
+	has "set adds and replaces pool keys" "pool p0 $flash writeback_low=95 writeback_high=97 block_size=32K writeback_jobs=16"
 	grep -qx '# kept comment' "$C" && pass "record: comments kept" || fail "record: comments kept"
 	rec_ok "enable again with the same id replaces the line" "$E" "$C" enable p0 "$flash" "7:0 64" /dev/v1 1 writearound - -1
 	has "the replaced line" "volume p0 /dev/v1 id=1 mode=writearound"

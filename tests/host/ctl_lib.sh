@@ -46,6 +46,17 @@ ctl_build() {
 		"$top/userspace/lib/fc_dev.c" "$top/userspace/lib/fc_json.c" "$top/kmod/fc_format.c" ||
 		{ fail "ctl build: test tools"; exit 0; }
 }
+# ctl_confedit_build: $BIN/ctl_confedit (tests/host/ctl_confedit.c), linked
+# with the objects of userspace/lib and userspace/ctl but main's; 0, or 1
+# with the compiler's output in $T/cc.log
+ctl_confedit_build() {
+	make -s -C "$top/userspace" fcachectl >/dev/null 2>&1
+	_objs=$(ls "$top"/userspace/obj/fc_format.o "$top"/userspace/obj/fc_parse.o "$top"/userspace/obj/lib/*.o \
+		"$top"/userspace/obj/ctl/*.o | grep -v '/fcachectl.o$')
+	cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -I"$top/userspace/ctl" \
+		$(pkg-config --cflags devmapper blkid) -o "$BIN/ctl_confedit" "$top/tests/host/ctl_confedit.c" \
+		$_objs $(pkg-config --libs devmapper blkid) -lm -pthread >"$T/cc.log" 2>&1
+}
 # ctl_tool OUT SOURCES...: (re)build a test tool when it is missing or older
 # than a source or a header (every ctl_*.sh calls ctl_build: building once
 # per suite instead of once per script saves about a minute)

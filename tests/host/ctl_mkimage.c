@@ -2,7 +2,7 @@
 /*
  * ctl_mkimage: write an fcache pool image for the fcachectl check/dump tests.
  *
- *   ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--damage KIND]
+ *   ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--clean] [--damage KIND]
  *
  * The image is built with kmod/fc_format.c the way the pool formats and
  * commits: commit 1 formats (every metadata page written, empty), later
@@ -52,6 +52,7 @@ static uint8_t *changed;
 static uint32_t sb_flags;
 static int mdseq;			/* FC_FEAT_INCOMPAT_MDSEQ superblocks */
 static int unclean;		/* --unclean: the last superblock without FC_SB_CLEAN */
+static int clean;		/* --clean: no dirty block at all */
 
 static void die(const char *m)
 {
@@ -381,7 +382,8 @@ static void ed_vol_unused(void *p)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--unclean] [--damage KIND]\n"
+		"usage: ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--unclean] [--clean]\n"
+		"                   [--damage KIND]\n"
 		"kinds (damage): sb-current sb-both sb-geometry vt vt-dupid vt-dropvol\n"
 		"                entry-page seq-above overlap oob unused-vol dirty-not-valid\n"
 		"                mdseq-above\n"
@@ -398,6 +400,7 @@ static void usage(void)
 		"                 leg, past the last block, also an entry in use, shared\n"
 		"  --damage twin-single  (one device) a dirty entry marked mirrored\n"
 		"  --unclean      an unclean shutdown (before any damage or --pair)\n"
+		"  --clean        every block written back: no dirty block\n"
 		"  --pair stale   leg 0 ran without leg 1 (failed_legs, events 2, a commit)\n"
 		"  --pair split   each leg ran without the other\n"
 		"  --pair foreign leg 1 names another partner (a replaced leg 0)\n"
@@ -432,6 +435,8 @@ int main(int argc, char **argv)
 			damage = argv[++a];
 		else if (!strcmp(argv[a], "--mdseq"))
 			mdseq = 1;
+		else if (!strcmp(argv[a], "--clean"))
+			clean = 1;
 		else if (!strcmp(argv[a], "--unclean"))
 			unclean = 1;
 		else if (!strcmp(argv[a], "--mirror") && a + 1 < argc)
@@ -506,6 +511,12 @@ int main(int argc, char **argv)
 	}
 	for (idx = 1; idx < g.nr_blocks && idx < 600; idx += 50)
 		set_entry(idx, 0, 0, 0, 0);
+	/* --clean: everything written back (a pool wipe takes without --force-dirty) */
+	for (idx = 0; clean && idx < g.nr_blocks && idx < 600; idx++)
+		if (ent[idx].dirty) {
+			ent[idx].dirty = 0;
+			touch_entry(idx);
+		}
 	sb_flags = FC_SB_CLEAN;
 	commit(0);
 

@@ -25,7 +25,7 @@ expect_rc 2 "replace: a third operand" "$CTL" pool replace p0 /dev/null /dev/zer
 expect_rc 2 "replace: --wait is an option of replace only" "$CTL" pool list --wait
 err_has "replace: --wait on list: says so" "pool list: --wait is an option of pool replace"
 expect_rc 2 "replace: --no-persist on pool create" "$CTL" pool create p0 /dev/null --no-persist
-err_has "replace: --no-persist on create: says so" "pool create: --no-persist is an option of pool replace"
+err_has "replace: --no-persist on create: says so" "pool create: --no-persist is an option of pool replace and pool remove"
 expect_rc 2 "replace: --degraded is an option of create" "$CTL" pool replace p0 /dev/null --degraded
 expect_rc 2 "replace: --yes is an option of create" "$CTL" pool replace p0 /dev/null --force --yes
 expect_rc 2 "replace: --force on pool list" "$CTL" pool list --force
@@ -57,12 +57,8 @@ if [ -n "$node" ]; then
 fi
 
 # ---- the config: the replaced device's place names the new one
-make -s -C "$top/userspace" fcachectl >/dev/null 2>&1
-objs=$(ls "$top"/userspace/obj/fc_format.o "$top"/userspace/obj/fc_parse.o "$top"/userspace/obj/lib/*.o "$top"/userspace/obj/ctl/*.o | grep -v '/fcachectl.o$')
 if [ -b /dev/loop0 ] && [ -b /dev/loop1 ] && [ -b /dev/loop2 ] && [ ! -e /dev/disk/by-id ]; then
-	if cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -I"$top/userspace/ctl" $(pkg-config --cflags devmapper blkid) \
-		-o "$BIN/ctl_confedit" "$top/tests/host/ctl_confedit.c" $objs $(pkg-config --libs devmapper blkid) -lm -pthread \
-		>"$T/cc.log" 2>&1; then
+	if ctl_confedit_build; then
 		E=$BIN/ctl_confedit C=$T/r.conf
 		# rec NAME WANT-LINE CONFIG-LINE KEEP NEW: the pool line after replace
 		rec() {

@@ -67,7 +67,7 @@ grep -qx '  --mode  writeback (default) | writethrough | writearound' "$T/h.enab
 grep -q '@' "$T/h.pool" "$T/h.set" "$T/h.show" "$T/h.get" "$T/h.enable" &&
 	fail "tunables: no '@' placeholder left in the help" || pass "tunables: no '@' placeholder left in the help"
 long=""
-for v in pool enable disable status set show get reset-counters forget flush resolve check dump up down udev-probe; do
+for v in pool enable disable status set show get reset-counters forget flush resolve check dump wipe up down udev-probe; do
 	"$CTL" $v --help | tail -n +2 | awk -v v=$v 'length($0) > 80 { print v": "$0 }' >>"$T/long"
 done
 [ ! -s "$T/long" ] && pass "tunables: help lines (after the usage line) within 80 columns" ||
@@ -75,10 +75,10 @@ done
 
 # ---- the kernel's ranges, both ends, in pool create (no device-mapper
 # needed: a usage error comes first, exit 2; a good value goes on, exit 1)
-range() {	# range KEY MIN MAX
-	k=$1 lo=$2 hi=$3
+range() {	# range KEY MIN MAX [PAIR]: PAIR, another tunable, makes the low end a pair the kernel takes
+	k=$1 lo=$2 hi=$3 pair=${4:-}
 	for v in $lo $hi; do
-		expect_rc 1 "tunables: pool create $k=$v passes the check" "$CTL" pool create p0 /dev/null "$k=$v"
+		expect_rc 1 "tunables: pool create $k=$v passes the check" "$CTL" pool create p0 /dev/null "$k=$v" $pair
 	done
 	for v in $([ "$lo" -gt 0 ] && echo $((lo - 1))) $((hi + 1)) x -1 ""; do
 		expect_rc 2 "tunables: pool create $k='$v' refused" "$CTL" pool create p0 /dev/null "$k=$v"
@@ -87,8 +87,8 @@ range() {	# range KEY MIN MAX
 			fail "tunables: $k='$v': the kernel's range in the reason" "$(head -1 "$T/err")"
 	done
 }
-range writeback_high 1 100
-range writeback_low 0 100
+range writeback_high 1 100 writeback_low=0
+range writeback_low 0 100 writeback_high=100
 range max_dirty_age 0 86400
 range writeback_jobs 1 1024
 range commit_interval 0 3600000

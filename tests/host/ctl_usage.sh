@@ -7,7 +7,7 @@ ctl_build
 expect_rc 2 "usage: no verb exits 2" "$CTL"
 grep -q '^usage: fcachectl' "$T/err" && pass "usage: no verb prints usage" || fail "usage: no verb prints usage"
 expect_rc 0 "usage: --help exits 0" "$CTL" --help
-for v in pool enable disable status set flush check dump up down udev-probe; do
+for v in pool enable disable status set flush check dump wipe up down udev-probe; do
 	grep -q "^  $v " "$T/out" || fail "usage: --help lists $v"
 done
 pass "usage: --help lists every verb"
@@ -16,7 +16,7 @@ grep -q '^fcachectl ' "$T/out" && pass "usage: --version prints version" || fail
 expect_rc 2 "usage: unknown verb exits 2" "$CTL" frobnicate
 expect_rc 2 "usage: unknown global option exits 2" "$CTL" --frob status
 
-for v in pool enable disable status set flush check dump up down udev-probe; do
+for v in pool enable disable status set flush check dump wipe up down udev-probe; do
 	expect_rc 0 "help: $v --help exits 0" "$CTL" $v --help
 	if grep -q "^usage: fcachectl $v" "$T/out"; then pass "help: $v --help prints its usage"
 	else fail "help: $v --help prints its usage" "$(head -c 200 "$T/out")"; fi

@@ -3,7 +3,8 @@
 # refusals of bad input, in-place enable/disable under a mounted ext4 with a
 # writer running, disable with dirty data, up/down across a guest reboot,
 # LVM commands on a cached PV and volumes detached at run time (ctl_lvm.sh),
-# show/get, reset-counters, forget and pool create --force (ctl_verbs.sh).
+# show/get, reset-counters, forget and pool create --force (ctl_verbs.sh),
+# what must not lose an admin's work (ctl_safety.sh).
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module ctl-guest || exit 0
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: ctl-guest (userspace/fcachectl not built)"; exit 0; }
@@ -12,6 +13,9 @@ guest_run ctl-basic --timeout 240 tests/guest/ctl_basic.sh
 guest_run ctl-inplace --timeout 240 tests/guest/ctl_inplace.sh
 # issue 13 part 1: show/get, reset-counters, forget, pool create --force
 guest_run ctl-verbs --timeout 240 tests/guest/ctl_verbs.sh
+# issue 35 (~45 s): set refuses half-way pairs whole, pool remove and the config,
+# wipe and udev-probe on an unassembled pool, other tools on one, SIGHUP
+guest_run ctl-safety --timeout 240 tests/guest/ctl_safety.sh
 # issue 9: LVM commands on a cached PV, DETACHED volumes, config persistence
 guest_run ctl-lvm --timeout 900 tests/guest/ctl_lvm.sh
 

@@ -55,6 +55,30 @@ static void test_pool_opts(void)
 	CHECK("set twice recorded once", fc_pool_opt_set(&o, "writeback_jobs", "9", &why) == 0 &&
 	      o.nr_given == 1);
 	CHECK("jobs 0 refused", fc_pool_opt_set(&o, "writeback_jobs", "0", &why) == -EINVAL);
+	/*
+	 * The pair, as the table and a message are checked (fcachectl checks
+	 * pool create, its config file and set with the same function).
+	 */
+	fc_pool_opts_default(&o);
+	CHECK("pair: the defaults pass", fc_pool_opts_check(&o, &why) == 0);
+	CHECK("pair: writeback_high 40 over the default low 50 refused",
+	      fc_pool_opt_set(&o, "writeback_high", "40", &why) == 0 &&
+	      fc_pool_opts_check(&o, &why) == -EINVAL &&
+	      !strcmp(why, "writeback_low must not exceed writeback_high"));
+	CHECK("pair: low == high passes", fc_pool_opt_set(&o, "writeback_low", "40", &why) == 0 &&
+	      fc_pool_opts_check(&o, &why) == 0);
+	CHECK("pair: low one above high refused", fc_pool_opt_set(&o, "writeback_low", "41", &why) == 0 &&
+	      fc_pool_opts_check(&o, &why) == -EINVAL);
+	CHECK("pair: low 0 high 1 passes", fc_pool_opt_set(&o, "writeback_low", "0", &why) == 0 &&
+	      fc_pool_opt_set(&o, "writeback_high", "1", &why) == 0 && fc_pool_opts_check(&o, &why) == 0);
+	{
+		char *alone[] = { "2", "writeback_high", "40" };
+
+		fc_pool_opts_default(&o);
+		CHECK("pair: a table with writeback_high 40 alone refused",
+		      fc_pool_opts_parse(&o, 3, alone, &why) == -EINVAL &&
+		      !strcmp(why, "writeback_low must not exceed writeback_high"));
+	}
 }
 
 static void test_pool_table(void)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `fcachectl bench`: the prepare / run / compare verbs of the OLTP
- * benchmark, what they refuse to overwrite, and stopping on SIGINT/SIGTERM.
- * The command line is parsed in bench_cli.c; bench_int.h lists the rest.
+ * benchmark and stopping on SIGINT, SIGTERM, SIGHUP or a closed standard
+ * output.  The command line is parsed in bench_cli.c, what the verbs check
+ * before they touch anything (devices, locks, output paths) is in
+ * bench_guard.c; bench_int.h lists the rest.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,9 +19,7 @@
 #include "bench.h"
 #include "bench_int.h"
 #include "bench_stack.h"
-#include "fc_check.h"
 #include "fc_dev.h"
-#include "fc_probe.h"
 
 static volatile sig_atomic_t stop_sig;
 
@@ -29,21 +29,26 @@ static void on_stop(int sig)
 }
 
 /*
- * SIGINT and SIGTERM stop run and compare cleanly: the step in progress is
- * left out, the users finish their transactions, the page cleaner writes
- * the dirty pages and the datafile is closed clean (the next run needs no
- * prepare), then the report of what was measured is written.  SA_RESETHAND:
- * a second signal kills at once, for a device that no longer answers.
+ * SIGINT, SIGTERM and SIGHUP (a dropped SSH session) stop run and compare
+ * cleanly: the step in progress is left out, the users finish their
+ * transactions, the page cleaner writes the dirty pages and the datafile
+ * is closed clean (the next run needs no prepare), then the report of what
+ * was measured is written.  SIGHUP that is ignored already (nohup) stays
+ * ignored.  SA_RESETHAND: a second signal kills at once, for a device that
+ * no longer answers.  SIGPIPE is ignored from the start of run and compare
+ * (fc_cmd_bench): a closed standard output is found by bench_out_gone().
  */
 static void catch_stop(struct bench_opts *o)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sa.sa_flags = SA_RESETHAND;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	o->stop = &stop_sig;
 }
 
@@ -58,102 +63,10 @@ static void reraise_stop(void)
 }
 
 /*
- * May prepare or compare overwrite @dev?  Not a block device someone holds
- * (O_EXCL: mounted, an active RAID or LVM member, a pool), nor one that
- * carries a signature libblkid knows or an fcache pool, unless --force:
- * the benchmark writes all of it.  Our own header (a datafile, the flash of
- * an earlier compare) is no reason to refuse, or runs could not be
- * repeated; a path that does not exist is a file prepare --size creates.
- * 0, or EXIT_FAIL (said).
- */
-static int guard(const char *dev, int force)
-{
-	char what[160];
-	uint32_t bs;
-	int fd, sig;
-
-	if (force)
-		return 0;
-	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0) {
-		fc_err(BENCH_CLI, "%s: %s%s", dev, strerror(errno),
-			errno == EBUSY ? " (in use: mounted, or held by another device or "
-			"pool); --force overrides" : "");
-		return EXIT_FAIL;
-	}
-	if (bench_own_header(fd)) {
-		close(fd);
-		return 0;
-	}
-	if (fc_probe_pool(fd, &bs)) {
-		snprintf(what, sizeof(what), "an fcache pool");
-		sig = 1;
-	} else {
-		sig = fc_probe_signatures(fd, what, sizeof(what), 0);
-	}
-	close(fd);
-	if (sig < 0)
-		fc_err(BENCH_CLI, "cannot probe %s for signatures; --force "
-			"overrides", dev);
-	else if (sig)
-		fc_err(BENCH_CLI, "%s holds %s; the benchmark would overwrite "
-			"it (--force overrides)", dev, what);
-	return sig ? EXIT_FAIL : 0;
-}
-
-/* Are @a and @b the same device (block devices) or the same file? */
-static int same_dev(const struct stat *a, const struct stat *b)
-{
-	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode))
-		return a->st_rdev == b->st_rdev;
-	return S_ISREG(a->st_mode) && S_ISREG(b->st_mode) &&
-	       a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/*
- * --log-dev of run and compare: the redo log's own device or file.  It
- * must be none of the devices the run writes otherwise (@other[], named
- * @what[]): EXIT_USAGE; it must exist, be a block device or a file and be
- * writable; in use or holding a signature it is refused as guard() refuses
- * (EXIT_FAIL, --force overrides).  0, or the exit status (said).
- */
-static int log_dev_check(const char *log, const char *const *other,
-			 const char *const *what, int n, int force)
-{
-	struct stat ls, os;
-	int i, fd;
-
-	if (stat(log, &ls) < 0) {
-		fc_err(BENCH_CLI, "--log-dev %s: %s (the redo log's device or file must "
-			"exist)", log, strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (!S_ISBLK(ls.st_mode) && !S_ISREG(ls.st_mode)) {
-		fc_err(BENCH_CLI, "--log-dev %s is neither a block device nor a file", log);
-		return EXIT_FAIL;
-	}
-	for (i = 0; i < n; i++)
-		if (stat(other[i], &os) == 0 && same_dev(&ls, &os)) {
-			fc_err(BENCH_CLI, "--log-dev %s is the %s itself; the redo log "
-				"goes to a device of its own", log, what[i]);
-			return EXIT_USAGE;
-		}
-	fd = open(log, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fc_err(BENCH_CLI, "--log-dev %s is not writable: %s", log, strerror(errno));
-		return EXIT_FAIL;
-	}
-	close(fd);
-	return guard(log, force);
-}
-
-/*
  * compare --flash2: a second flash device that exists (it is never
  * created), a block device or a file (else EXIT_FAIL), and none of the
  * other devices of the command line (EXIT_USAGE: a mirror of one device
- * mirrors nothing).  0, or the exit status (said).  guard() comes after.
+ * mirrors nothing).  0, or the exit status (said).  bench_guard() comes after.
  */
 static int flash2_check(const struct bench_cli *c)
 {
@@ -172,7 +85,7 @@ static int flash2_check(const struct bench_cli *c)
 		return EXIT_FAIL;
 	}
 	for (i = 0; i < 3; i++)
-		if (other[i] && stat(other[i], &os) == 0 && same_dev(&fs, &os)) {
+		if (other[i] && stat(other[i], &os) == 0 && bench_same_dev(&fs, &os)) {
 			fc_err(BENCH_CLI, "--flash2 %s is the %s device itself; the second "
 				"flash must be a device of its own", c->flash2, what[i]);
 			return EXIT_USAGE;
@@ -182,12 +95,24 @@ static int flash2_check(const struct bench_cli *c)
 
 static int cmd_prepare(struct bench_cli *c, char **pos, int npos)
 {
+	int lk, ret;
+
 	if (npos != 1)
 		return bench_usage("prepare needs one device or file%s", "");
-	if (guard(pos[0], c->force))
+	if (bench_dev_kind("", pos[0]))
 		return EXIT_FAIL;
-	return bench_prepare(pos[0], c->size_mb, c->page_kib, c->log_mb,
-			     c->o.direct, 0) ? EXIT_FAIL : EXIT_OK;
+	/* not under a run: it would rewrite the pages the run reads */
+	lk = bench_lock_dev(pos[0], "datafile");
+	if (lk == -2)
+		return EXIT_FAIL;
+	if (bench_guard(pos[0], c->force))
+		ret = EXIT_FAIL;
+	else
+		ret = bench_prepare(pos[0], c->size_mb, c->page_kib, c->log_mb,
+				    c->o.direct, 0) ? EXIT_FAIL : EXIT_OK;
+	if (lk >= 0)
+		close(lk);
+	return ret;
 }
 
 /* The terminal model's times, per type when they differ. */
@@ -254,17 +179,30 @@ static char *command_line(int argc, char **argv)
 static int cmd_run(struct bench_cli *c, char **pos, int npos, int argc, char **argv)
 {
 	struct bench_result *r;
-	int ret;
+	FILE *jf = NULL;
+	int ret, lk;
 
 	if (npos != 1)
 		return bench_usage("run needs one device or file%s", "");
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout: bench_out_gone() */
+	if (bench_dev_kind("", pos[0]))
+		return EXIT_FAIL;
 	if (c->o.log_dev) {
 		const char *what = "datafile";
 
-		ret = log_dev_check(c->o.log_dev, (const char *const *)pos, &what, 1, c->force);
+		ret = bench_log_dev_check(c->o.log_dev, (const char *const *)pos, &what, 1, c->force);
 		if (ret)
 			return ret;
 	}
+	if (c->json && !(jf = bench_json_open(c->json)))
+		return EXIT_FAIL;
+	lk = bench_lock_dev(pos[0], "datafile");
+	if (lk == -2) {
+		if (jf)
+			fclose(jf);
+		return EXIT_FAIL;
+	}
+	c->o.results_to = c->json ? c->json : c->trace;	/* run --trace: a results file too */
 	r = calloc(1, sizeof(*r));
 	snprintf(r->config, sizeof(r->config), "%s", c->label ? c->label : "run");
 	c->o.label = c->label ? c->label : "";
@@ -274,13 +212,15 @@ static int cmd_run(struct bench_cli *c, char **pos, int npos, int argc, char **a
 	ret = bench_run(pos[0], &c->o, r);
 	if (r->nsteps)
 		bench_print_table(stdout, r, c->o.rt_limit_s);
-	if (c->json) {
+	if (jf) {
 		char *cmd = command_line(argc, argv);
 
-		if (bench_write_json(c->json, &c->o, r, 1, NULL, cmd))
+		if (bench_json_write(jf, c->json, &c->o, r, cmd))
 			ret = 1;
 		free(cmd);
 	}
+	if (lk >= 0)
+		close(lk);
 	if (c->trace && ret != -1)
 		printf("trace: %s (fcachectl bench optimum %s --flash-size MB)\n", c->trace,
 		       c->trace);
@@ -431,8 +371,8 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 			printf("%s backlog: %.1f MiB dirty at the end, not written back within %d s\n",
 			       cfg, x->backlog_mib, BENCH_BACKLOG_MAX_S);
 	}
-	bench_stack_cleanup();
-	if (strcmp(cfg, "baseline")) {
+	if (strcmp(cfg, "baseline")) {	/* the baseline built no stack */
+		bench_stack_cleanup();
 		bench_mark_flash(c->flash);
 		if (c->flash2)
 			bench_mark_flash(c->flash2);
@@ -591,7 +531,7 @@ static int compare_rounds(struct bench_cli *c, struct cmp *m, struct bench_resul
 		/* stopped between two runs: no run says so, the configuration must */
 		if (stop_sig && nrun[i] < rounds && !r[*nr].stopped[0])
 			snprintf(r[*nr].stopped, sizeof(r[*nr].stopped), "compare stopped by %s "
-				 "after %d of %d rounds", stop_sig == SIGINT ? "SIGINT" : "SIGTERM",
+				 "after %d of %d rounds", bench_sig_name(stop_sig),
 				 nrun[i], rounds);
 		(*nr)++;
 	}
@@ -627,15 +567,6 @@ static void compare_report(struct bench_cli *c, struct cmp *m, const char *out,
 	compare_files(c, m, out, r, nr);
 }
 
-static int make_dir(const char *dir)
-{
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		fc_err(BENCH_WHO, "%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * --buffer-pool-sweep: the comparison at each size into @sw (its report,
  * results.json and chart.svg in OUT/bp-<size>, @r holding the results of
@@ -657,7 +588,7 @@ static void compare_sweep(struct bench_cli *c, struct cmp *m, const char *out,
 		if (compare_rounds(c, m, rk, &sw->nr[k]) < 0)
 			break;
 		snprintf(dir, sizeof(dir), "%s/bp-%s", out, sz);
-		if (make_dir(dir) < 0) {
+		if (bench_make_dir(dir) < 0) {
 			m->failed = 1;
 			break;
 		}
@@ -710,13 +641,78 @@ static int trace_configs(const struct bench_cli *c, const struct cmp *m)
 	return 0;
 }
 
+/* The locks of compare (bench_lock), -1 where none is held. */
+struct cmp_locks {
+	int fd[4];
+};
+
+static void unlock_all(struct cmp_locks *k)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (k->fd[i] >= 0)
+			close(k->fd[i]);
+}
+
+/*
+ * Everything compare checks before it changes anything (no device-mapper,
+ * nothing written): the devices (not one device twice, a block device or a
+ * file each, --flash2, --log-dev), --output, then the locks: the origin,
+ * the flashes and, with a cache configuration, the device stacks.  0, or
+ * the exit status (said; the locks released).
+ */
+static int compare_check(struct bench_cli *c, const struct cmp *m, const char *out,
+			 struct cmp_locks *k)
+{
+	struct stat os, fs;
+	int rc;
+
+	if (!stat(c->origin, &os) && !stat(c->flash, &fs) && bench_same_dev(&os, &fs)) {
+		fc_err(BENCH_CLI, "--flash %s is the --origin device itself; the cache goes on a "
+			"device of its own", c->flash);
+		return EXIT_USAGE;
+	}
+	if (c->flash2) {
+		rc = flash2_check(c);
+		if (rc)
+			return rc;
+	}
+	if (bench_dev_kind("--origin", c->origin) || bench_dev_kind("--flash", c->flash))
+		return EXIT_FAIL;
+	if (c->o.log_dev) {
+		const char *dev[] = { c->origin, c->flash, c->flash2 };
+		const char *what[] = { "origin", "flash", "flash2" };
+
+		rc = bench_log_dev_check(c->o.log_dev, dev, what, c->flash2 ? 3 : 2, c->force);
+		if (rc)
+			return rc;
+	}
+	if (bench_out_dir_check(out) < 0)
+		return EXIT_FAIL;
+	k->fd[0] = bench_lock_dev(c->origin, "--origin datafile");
+	k->fd[1] = k->fd[0] == -2 ? -1 : bench_lock_dev(c->flash, "--flash");
+	k->fd[2] = k->fd[0] == -2 || k->fd[1] == -2 || !c->flash2 ? -1 : bench_lock_dev(c->flash2, "--flash2");
+	k->fd[3] = k->fd[0] == -2 || k->fd[1] == -2 || k->fd[2] == -2 || m->ncfg < 2 ? -1 : bench_stack_lock();
+	if (k->fd[0] == -2 || k->fd[1] == -2 || k->fd[2] == -2 || k->fd[3] == -2) {
+		for (rc = 0; rc < 4; rc++)
+			if (k->fd[rc] == -2)
+				k->fd[rc] = -1;
+		unlock_all(k);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
 static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 {
 	struct cmp m;
 	struct bench_sweep sw;
 	struct bench_result *r;
+	struct cmp_locks k = { { -1, -1, -1, -1 } };
 	const char *out = c->output ? c->output : ".";
-	int rounds = c->o.rounds, nsize = c->nsweep ? c->nsweep : 1, nr = 0, i;
+	char results[1100];
+	int rounds = c->o.rounds, nsize = c->nsweep ? c->nsweep : 1, nr = 0, i, rc;
 	uint64_t t0 = fc_now_ns();
 
 	memset(&m, 0, sizeof(m));
@@ -728,12 +724,12 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 	if (c->trace && c->nsweep)
 		return bench_usage("--trace goes without --buffer-pool-sweep (one trace a "
 				   "configuration and round)%s", "");
-	if (c->flash2) {
-		int rc = flash2_check(c);
-
-		if (rc)
-			return rc;
-	}
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout: bench_out_gone() */
+	rc = compare_check(c, &m, out, &k);
+	if (rc)
+		return rc;
+	snprintf(results, sizeof(results), "%s/results.json", out);
+	c->o.results_to = results;
 	c->o.origin = c->origin;
 	c->o.flash = c->flash;
 	c->o.flash2 = c->flash2;
@@ -745,8 +741,6 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		if (!c->warm_set)
 			c->o.warmup_s = 10;
 	}
-	if (make_dir(out) < 0)
-		return EXIT_FAIL;
 	header(stdout, &c->o, "compare");
 	printf("origin %s, flash %s", c->origin, c->flash);
 	if (c->flash2)
@@ -777,21 +771,25 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		}
 		printf(" (the comparison at each size)\n");
 	}
-	/* after the cleanup: a leftover fcbench-* stack holds both devices */
-	bench_stack_cleanup();
-	if (guard(c->origin, c->force) || guard(c->flash, c->force) ||
-	    (c->flash2 && guard(c->flash2, c->force)))
+	/*
+	 * Device-mapper only with a cache configuration (a baseline alone
+	 * needs none), after the checks: a leftover fcbench-* stack holds
+	 * both devices, so it goes before bench_guard() opens them.
+	 */
+	if (m.ncfg > 1)
+		bench_stack_cleanup();
+	if (bench_guard(c->origin, c->force) || bench_guard(c->flash, c->force) ||
+	    (c->flash2 && bench_guard(c->flash2, c->force)) ||
+	    bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0)) {
+		unlock_all(&k);
 		return EXIT_FAIL;
-	if (c->o.log_dev) {
-		const char *dev[] = { c->origin, c->flash, c->flash2 };
-		const char *what[] = { "origin", "flash", "flash2" };
-		int rc = log_dev_check(c->o.log_dev, dev, what, c->flash2 ? 3 : 2, c->force);
-
-		if (rc)
-			return rc;
 	}
-	if (bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0))
+	/* an origin --size created: locked now */
+	if (k.fd[0] < 0 && (k.fd[0] = bench_lock_dev(c->origin, "--origin datafile")) == -2) {
+		k.fd[0] = -1;
+		unlock_all(&k);
 		return EXIT_FAIL;
+	}
 	bench_flash_discard(c->flash);
 	if (c->flash2)
 		bench_flash_discard(c->flash2);
@@ -800,6 +798,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 	r = calloc((size_t)m.ncfg * nsize, sizeof(*r));
 	if (!r) {
 		fc_err(BENCH_CLI, "out of memory");
+		unlock_all(&k);
 		return EXIT_FAIL;
 	}
 	m.left = m.ncfg * rounds * nsize;
@@ -811,6 +810,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 	} else {
 		free(m.cmd);
 		free(r);
+		unlock_all(&k);
 		return EXIT_FAIL;
 	}
 	free(m.cmd);
@@ -823,10 +823,11 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 			bench_print_summary_terminals(stdout, r, nr, c->o.rt_limit_s);
 	}
 	free(r);
+	unlock_all(&k);
 	if (stop_sig)
 		fc_err(BENCH_CLI, "compare stopped by %s (%d of %d runs "
 			"started); the datafile on %s is closed cleanly",
-			stop_sig == SIGINT ? "SIGINT" : "SIGTERM", m.ncfg * rounds * nsize - m.left,
+			bench_sig_name(stop_sig), m.ncfg * rounds * nsize - m.left,
 			m.ncfg * rounds * nsize, c->origin);
 	if (m.failed)
 		fc_err(BENCH_CLI, "compare FAILED");

@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -537,11 +538,38 @@ static int stop_requested(const struct engine *e)
 	return e->o->stop && *e->o->stop;
 }
 
+const char *bench_sig_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" :
+	       sig == SIGPIPE ? "SIGPIPE (standard output gone)" : "a signal";
+}
+
 static const char *stop_name(const struct engine *e)
 {
-	int sig = e->o->stop ? *e->o->stop : 0;
+	return bench_sig_name(e->o->stop ? *e->o->stop : 0);
+}
 
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+int bench_out_gone(const struct bench_opts *o)
+{
+	static int noted;
+	struct pollfd p;
+
+	if (noted)
+		return 1;
+	if (!o->out)
+		return 0;
+	p.fd = fileno(o->out);
+	p.events = 0;
+	p.revents = 0;
+	if (!ferror(o->out) && !(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP))))
+		return 0;
+	noted = 1;
+	if (o->results_to)
+		fc_err(BENCH_CLI, "standard output is gone (a closed pipe or a hung-up terminal): "
+			"the run goes on; its results go to %s", o->results_to);
+	else if (o->stop && !*o->stop)
+		*o->stop = SIGPIPE;
+	return 1;
 }
 
 /* Are the users from @from on out of a transaction (idle, or thinking: beyond e->active they submit nothing)? */
@@ -575,6 +603,10 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 		if (e->inject_at && now >= e->inject_at) {
 			e->inject_at = 0;
 			inject_stale(e);
+		}
+		if (now >= e->out_check) {
+			e->out_check = now + 1000000000ull;
+			bench_out_gone(e->o);
 		}
 		if (drain) {
 			sleepers_idle(e);

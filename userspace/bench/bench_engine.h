@@ -60,6 +60,7 @@ struct user {
 
 struct engine {
 	const struct bench_opts *o;
+	uint64_t out_check;	/* when to ask bench_out_gone() next (ns) */
 	const struct bench_profile *p;
 	struct bench_result *r;
 	struct bench_hdr h;

@@ -233,7 +233,11 @@ struct bench_opts {
 	double price[BENCH_MAX_CONFIGS];
 	/* compare --buffer-pool-sweep: the sweep results.json gives (else NULL) */
 	const struct bench_sweep *sweep;
-	/* the signal that asked the run to stop (see bench_run), or NULL / 0 */
+	/*
+	 * The signal that asked the run to stop (see bench_run), or NULL / 0;
+	 * SIGPIPE also when standard output is gone and nothing else records
+	 * the results (bench_out_gone).
+	 */
 	volatile sig_atomic_t *stop;
 	/* --trace: the file of this run's block trace (NULL: none), and the flash it goes in the header with */
 	const char *trace;
@@ -243,6 +247,13 @@ struct bench_opts {
 	/* compare --trace: the configurations traced (comma-separated, "all"), NULL: none */
 	const char *trace_configs;
 	uint32_t opt_max_io;	/* --max-io: the optimum's largest merged writeback, bytes */
+	/*
+	 * Where the results go besides standard output (run --json FILE,
+	 * compare's results.json), named when standard output is gone (a
+	 * closed pipe, a hung-up terminal): the run goes on.  NULL: nowhere,
+	 * so the run stops as on a signal (SIGPIPE).
+	 */
+	const char *results_to;
 };
 
 /*
@@ -312,8 +323,57 @@ struct bench_result {
 int bench_read_hit_ratio(const char *counters, uint64_t *hits, uint64_t *reads,
 			 double *ratio);
 
+/* "SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE (standard output gone)", "a signal" */
+const char *bench_sig_name(int sig);
+/*
+ * Is standard output (o->out) gone: a write failed on it (a closed pipe:
+ * SIGPIPE is ignored during run and compare; a hung-up terminal), or poll
+ * says its reader or terminal is gone?  The first time: with
+ * o->results_to, one line on stderr (the run goes on, its results go
+ * there); without, *o->stop = SIGPIPE (the run stops as on a signal).
+ * The engine asks every second.
+ */
+int bench_out_gone(const struct bench_opts *o);
+
 /* bench_run: stopped by *o->stop, the datafile closed cleanly, r->stopped says where */
 #define BENCH_RUN_STOPPED 2
+
+/* bench_guard.c: what bench checks before it touches anything */
+struct stat;
+/* 0, or EXIT_FAIL (said, @what "--origin"... first): a FIFO, a directory, a socket */
+int bench_dev_kind(const char *what, const char *dev);
+/*
+ * May prepare or compare overwrite @dev (not in use, no signature, unless
+ * @force; our own header is no reason to refuse)?  0, or EXIT_FAIL (said).
+ */
+int bench_guard(const char *dev, int force);
+/* Are @a and @b the same device (block devices) or the same file? */
+int bench_same_dev(const struct stat *a, const struct stat *b);
+/*
+ * --log-dev @log of run and compare: not one of @other[@n] (named @what[]:
+ * EXIT_USAGE), existing, a block device or file, writable, then
+ * bench_guard() (EXIT_FAIL).  0, or the exit status (said).
+ */
+int bench_log_dev_check(const char *log, const char *const *other,
+			const char *const *what, int n, int force);
+/*
+ * One benchmark at a time: an exclusive flock on the datafile or device
+ * @path (its role @what: "datafile", "--flash"), held while the returned
+ * descriptor is open; -1: no such path (nothing to lock yet), -2: another
+ * process holds it (said, naming it when /proc tells).
+ */
+int bench_lock_dev(const char *path, const char *what);
+/* The same for compare's device stacks (fcbench-*), one set on the machine. */
+int bench_stack_lock(void);
+/* --json FILE of run, opened before the run (not emptied yet); NULL (said). */
+FILE *bench_json_open(const char *path);
+/* The results of run into @f from bench_json_open() (emptied first), closed: 0, -1 (said). */
+int bench_json_write(FILE *f, const char *path, const struct bench_opts *o,
+		     const struct bench_result *r, char *cmd);
+/* mkdir @dir unless it exists: 0, or -1 (said). */
+int bench_make_dir(const char *dir);
+/* --output DIR of compare: made, a directory, taking new files: 0, or -1 (said). */
+int bench_out_dir_check(const char *out);
 
 /* bench_layout.c: 0, or -1 (said) */
 int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
@@ -491,6 +551,10 @@ void bench_print_opt(FILE *f, const char *path, const struct bench_trace_hdr *h,
 int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
 		     const char *command);
+/* The same into @f, open already (named @path in messages), which it closes: 0 or -1 (said). */
+int bench_write_json_file(FILE *f, const char *path, const struct bench_opts *o,
+			  const struct bench_result *r, int nr, const char *chart,
+			  const char *command);
 int bench_write_svg(const char *path, const struct bench_result *r, int nr);
 /* compare --buffer-pool-sweep: TPS versus buffer pool size, a line per configuration. */
 int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw);

@@ -100,12 +100,20 @@ int bench_hdr_read(int fd, struct bench_hdr *h, const char *dev)
 {
 	void *b = fc_io_alloc(4096);
 	int ret = -1;
+	ssize_t n;
 
 	if (!b)
 		return -1;
-	if (pread(fd, b, 4096, 0) != 4096) {
+	n = pread(fd, b, 4096, 0);
+	if (n < 0) {
 		fc_err(BENCH_WHO, "%s: cannot read the header: %s", dev,
 			strerror(errno));
+		goto out;
+	}
+	if (n != 4096) {
+		/* a short read is no error of the device: the file is too short */
+		fc_err(BENCH_WHO, "%s holds no benchmark datafile (%zd bytes, shorter than its "
+			"4096-byte header); run `fcachectl bench prepare %s` first", dev, n, dev);
 		goto out;
 	}
 	memcpy(h, b, sizeof(*h));

@@ -528,14 +528,22 @@ int bench_write_json(const char *path, const struct bench_opts *o,
 		     const struct bench_result *r, int nr, const char *chart,
 		     const char *command)
 {
-	int c, rounds = o->rounds > 1 ? o->rounds : 1;
-	struct fc_json j;
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
 		fc_err(path, "%s", strerror(errno));
 		return -1;
 	}
+	return bench_write_json_file(f, path, o, r, nr, chart, command);
+}
+
+int bench_write_json_file(FILE *f, const char *path, const struct bench_opts *o,
+			  const struct bench_result *r, int nr, const char *chart,
+			  const char *command)
+{
+	int c, rounds = o->rounds > 1 ? o->rounds : 1;
+	struct fc_json j;
+
 	fj_init(&j, f);
 	fj_obj(&j, NULL);
 	fj_schema_version(&j, "fcache.bench", BENCH_SCHEMA_VERSION);

@@ -180,6 +180,9 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 				return cfg_err(c, ln, "%s", why);
 			*eq = '=';
 		}
+		/* together, as the kernel takes the table (writeback_low <= writeback_high) */
+		if (fc_pool_tunables_check(NULL, nkv, kv, why, sizeof(why)))
+			return cfg_err(c, ln, "%s", why);
 		if (nkv && fc_pool_tunables("up", nkv, kv, p->opts, sizeof(p->opts), &p->words))
 			return cfg_err(c, ln, "bad pool setting");
 		c->npools++;

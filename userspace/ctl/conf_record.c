@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Recording what enable, disable and set do in the config file
- * (fc_conf_record_*), so that 'up' at boot assembles the same: the file is
+ * Recording what enable, disable, set, pool replace, pool remove and wipe
+ * do in the config file (fc_conf_record_*), so that 'up' at boot assembles
+ * the same: the file is
  * read as lines (comments and order kept), changed, written whole to a
  * temporary file next to it, checked by the parser, then renamed over it.
  */
@@ -322,6 +323,57 @@ int fc_conf_record_disable(const char *file, const char *pool, unsigned int id)
 	text_delete(&t, at);
 	r = text_write(&t, file) ? EXIT_FAIL : EXIT_OK;
 	text_free(&t);
+	return r;
+}
+
+int fc_conf_has_pool(const char *file, const char *pool)
+{
+	struct conf_text t;
+	int at;
+
+	if (access(file, F_OK) && errno == ENOENT)
+		return 0;
+	if (text_read(&t, file))
+		return 0;
+	at = text_find(&t, pool, 0);
+	text_free(&t);
+	return at >= 0;
+}
+
+int fc_conf_record_pool_gone(const char *file, const char *pool)
+{
+	char buf[FC_CONF_MAX_LINE + 2], *w[CONF_MAX_WORDS];
+	struct conf_text t;
+	const char *cm;
+	int at, n, vols = 0, r;
+
+	if (access(file, F_OK) && errno == ENOENT)
+		return EXIT_OK;
+	if (text_read(&t, file))
+		return EXIT_FAIL;
+	at = text_find(&t, pool, 0);
+	if (at < 0) {
+		text_free(&t);
+		return EXIT_OK;
+	}
+	text_delete(&t, at);
+	/* its volumes: a volume line names a pool defined above it, or the file does not parse */
+	for (at = 0; at < t.n; at++) {
+		n = text_words(t.line[at], buf, sizeof(buf), w, &cm);
+		if (n >= 2 && !strcmp(w[0], "volume") && !strcmp(w[1], pool)) {
+			text_delete(&t, at--);
+			vols++;
+		}
+	}
+	r = text_write(&t, file) ? EXIT_FAIL : EXIT_OK;
+	text_free(&t);
+	if (r)
+		fc_warn("%s was not updated: 'up' assembles pool %s again at the next boot", file, pool);
+	else if (vols)
+		fc_info("pool %s and its %d volume line%s removed from %s", pool, vols, vols == 1 ? "" : "s",
+			file);
+	else
+		fc_info("pool %s removed from %s", pool, file);
 	return r;
 }
 

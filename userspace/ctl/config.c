@@ -7,9 +7,12 @@
  * volumes out of the path without writing back (dirty data stays in the
  * pool, the volume stays registered) and removes the pools.  udev-probe
  * tells the udev rule which devices are origins or flash devices of the
- * file, so that nothing mounts them before up.
+ * file, or hold a pool the file does not list, so that nothing mounts or
+ * offers them before up.
  */
+#define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include "conf.h"
 #include "fc_dm.h"
 #include "fc_check.h"
+#include "fc_probe.h"
 
 /*
  * Options of up, down and udev-probe: -c FILE / --config FILE, --dry-run
@@ -291,7 +295,7 @@ int cmd_down(int argc, char **argv)
 		}
 		found = fc_live_pool(&l, c->pools[i].name) != NULL;
 		fc_live_free(&l);
-		if (found && fc_pool_remove(c->pools[i].name))
+		if (found && fc_pool_remove(c->pools[i].name, NULL))
 			rc = EXIT_FAIL;
 	}
 	free(c);
@@ -315,13 +319,40 @@ static int same_dev(const char *path, dev_t dev, const char *devnode, const char
 	return 0;
 }
 
+/*
+ * A device the config file does not list: does it hold an fcache pool (a
+ * superblock, or what check calls a damaged pool) and no signature libblkid
+ * knows (a filesystem, swap or LVM written over a pool's first pages wins:
+ * the device is that now; a probe that fails does not)?  Then it is an unassembled pool's flash, marked
+ * as a listed one is (FCACHE_FLASH=1, FCACHE_UNLISTED=1): nothing mounts or
+ * offers it, and 'fcachectl wipe' is what erases it.  Always EXIT_OK.
+ */
+static int probe_unlisted(const char *node)
+{
+	char what[256];
+	uint32_t bs;
+	/* O_DIRECT for our reads (the pool writes with bios); libblkid's buffers need a plain fd */
+	int fd = open(node, O_RDONLY | O_DIRECT | O_CLOEXEC), pool, bfd;
+
+	if (fd < 0)
+		return EXIT_OK;
+	pool = fc_probe_pool(fd, &bs) || fc_probe_damaged(fd, what, sizeof(what)) == 1;
+	close(fd);
+	bfd = pool ? open(node, O_RDONLY | O_CLOEXEC) : -1;
+	if (bfd >= 0 && fc_probe_signatures(bfd, what, sizeof(what), 0) != 1)
+		printf("FCACHE_FLASH=1\nFCACHE_UNLISTED=1\n");
+	if (bfd >= 0)
+		close(bfd);
+	return EXIT_OK;
+}
+
 int cmd_udev_probe(int argc, char **argv)
 {
 	struct config *c;
 	struct fc_dm_target *t;
 	const char *file, *node = NULL, *links = getenv("DEVLINKS");
 	char name[128];
-	int bad, i, n, is_fc = 0;
+	int bad, i, n, is_fc = 0, listed = 0;
 	dev_t dev;
 	size_t k;
 
@@ -348,13 +379,11 @@ int cmd_udev_probe(int argc, char **argv)
 		if (is_fc)
 			return EXIT_OK;	/* an assembled pool or cached volume */
 	}
+	if (access(file, F_OK) && errno == ENOENT)
+		return probe_unlisted(node);	/* no config: only a pool found on the device */
 	c = malloc(sizeof(*c));
 	if (!c)
 		return EXIT_FAIL;
-	if (access(file, F_OK) && errno == ENOENT) {
-		free(c);
-		return EXIT_OK;	/* no config: nothing to hide */
-	}
 	if (conf_read(c, file)) {
 		/*
 		 * Loudly: with a broken config no origin is protected.  udev
@@ -375,11 +404,15 @@ int cmd_udev_probe(int argc, char **argv)
 	}
 	for (i = 0; i < c->npools; i++)
 		if (same_dev(c->pools[i].dev, dev, node, links) ||
-		    (c->pools[i].dev2[0] && same_dev(c->pools[i].dev2, dev, node, links)))
+		    (c->pools[i].dev2[0] && same_dev(c->pools[i].dev2, dev, node, links))) {
 			printf("FCACHE_FLASH=1\nFCACHE_POOL=%s\n", c->pools[i].name);
+			listed = 1;
+		}
 	for (i = 0; i < c->nvols; i++)
-		if (same_dev(c->vols[i].dev, dev, node, links))
+		if (same_dev(c->vols[i].dev, dev, node, links)) {
 			printf("FCACHE_ORIGIN=1\nFCACHE_POOL=%s\n", c->vols[i].pool);
+			listed = 1;
+		}
 	free(c);
-	return EXIT_OK;
+	return listed ? EXIT_OK : probe_unlisted(node);
 }

@@ -241,6 +241,22 @@ static const struct fc_cmd cmds[] = {
 	  "dump FLASHDEV [--json]\n"
 	  "  Prints the superblock, the volume table and every cache entry, as\n"
 	  "  recovery would read them.  Exit status as check." },
+	{ "wipe", cmd_wipe, 1, "erase the fcache pool on a device that is not in use",
+	  "wipe DEVICE [--force-dirty] [-c FILE | --no-persist]\n"
+	  "  Erases the fcache pool on DEVICE (a flash device or an image file) so\n"
+	  "  that nothing sees a pool there any more: the superblocks and the\n"
+	  "  metadata are zeroed ('check' then says not_a_pool, 'pool create'\n"
+	  "  formats a new pool).  The cached data itself is left as it is.\n"
+	  "  libblkid does not know fcache's signature: mkfs, pvcreate and wipefs\n"
+	  "  overwrite a pool without a word; wipe is the tool that knows one.\n"
+	  "  Refused: a device in use (the flash of an assembled pool: 'pool\n"
+	  "  remove' it first), and a pool holding dirty data, which the origins of\n"
+	  "  its volumes do not have (a damaged pool cannot tell), unless:\n"
+	  "  --force-dirty  erase it all the same: that dirty data is lost\n"
+	  "  A device holding no fcache pool is left as it is (exit 0).\n"
+	  "  The pool's line and its volumes' lines leave " FC_DEFAULT_CONFIG "\n"
+	  "  (or -c FILE), so that 'up' does not format a new pool on the device\n"
+	  "  and udev no longer hides it; --no-persist changes nothing in it." },
 	{ "up", cmd_up, 1, "assemble the pools and volumes of the config file",
 	  "up [-c FILE] [--dry-run] [--degraded]\n"
 	  "  Creates the pools and enables the volumes listed in FILE\n"

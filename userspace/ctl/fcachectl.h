@@ -86,6 +86,7 @@ int cmd_down(int argc, char **argv);
 int cmd_udev_probe(int argc, char **argv);
 int cmd_complete(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
+int cmd_wipe(int argc, char **argv);
 
 /* util.c */
 int fc_valid_name(const char *name);			/* usable dm name */
@@ -182,6 +183,8 @@ struct fc_pool *fc_live_pool_by_flash(struct fc_live *l, dev_t dev);
 int fc_parse_vol_status(const char *s, struct fc_vol_status *st);
 int fc_pool_refresh(struct fc_pool *p);
 int fc_vol_refresh(struct fc_vol *v);
+/* Read the volume's table again into v->table (messages change its options): 0 or -1. */
+int fc_vol_reread(struct fc_vol *v);
 /* Table params of a volume with another mode. */
 int fc_vol_table_with_mode(const struct fc_vol *v, const char *mode, char *buf, size_t len);
 /* Reload a volume's table with @params (suspend + resume). */
@@ -198,7 +201,13 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
  */
 int fc_pool_create(const char *name, const char *flash, const char *flash2, int degraded,
 		   uint32_t bs, int bs_given, int force, const char *opts, int words);
-int fc_pool_remove(const char *arg);
+/*
+ * Remove the live pool @arg (no volume attached, not open).  @conf (pool
+ * remove; NULL for down): the config file its line leaves, unless the pool
+ * holds dirty data (or its status cannot be read): then the line stays so
+ * that 'up' brings the data back, and that is said.
+ */
+int fc_pool_remove(const char *arg, const char *conf);
 /*
  * replace_plan.c: pool replace, decided on the live pool @p (NULL: none
  * named @name): mirrored, degraded by exactly one leg failed or missing,
@@ -252,6 +261,15 @@ int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char 
 int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
 /* @id 0: the pool line, else the volume line of (@pool, @id) */
 int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int n, char **kv);
+/*
+ * pool remove, wipe: pool @pool is gone; its line and the lines of its
+ * volumes leave the file (said), so that 'up' does not assemble it again
+ * and udev-probe no longer hides its devices.  EXIT_OK also when the file
+ * or the line is missing.
+ */
+int fc_conf_record_pool_gone(const char *file, const char *pool);
+/* Has @file (missing: no) a line for pool @pool? */
+int fc_conf_has_pool(const char *file, const char *pool);
 /* pool replace: the device of pool @pool's line that is not @keep becomes @newdev */
 int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev);
 /*
@@ -296,6 +314,12 @@ int cmd_forget(int argc, char **argv);
  * before device-mapper is asked anything; fc_pool_create() asks again.
  */
 int fc_create_gate(const char *flash, int force, const char *cmd);
+/*
+ * "an fcache pool with 32 KiB blocks (leg 0 of a mirrored pool), 2
+ * registered volumes with dirty data: id 1 'db' (12 blocks)" for the pool
+ * of @bs-sector blocks on @fd (the volume table's dirty hints).
+ */
+void fc_describe_pool(int fd, uint32_t bs, char *buf, size_t len);
 int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force, const char *cmd);
 /*
  * create_plan.c: what pool create does with @n devices (@fd, named @path)

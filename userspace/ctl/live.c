@@ -62,6 +62,11 @@ static int one_target(const char *name, const char *type, char *params, size_t l
 	return 1;
 }
 
+int fc_vol_reread(struct fc_vol *v)
+{
+	return one_target(v->name, FC_VOLUME_TARGET, v->table, sizeof(v->table), &v->sectors) ? 0 : -1;
+}
+
 int fc_pool_refresh(struct fc_pool *p)
 {
 	struct fc_dm_target *t = one_line(p->name, 1, NULL);

@@ -44,7 +44,7 @@ int fc_pool_key(const char *k)
 	return fc_tunable(FC_TUN_POOL, k) != NULL;
 }
 
-/* Validate KEY=VALUE pool tunables, append "key value" words to @opts. */
+/* Validate KEY=VALUE pool tunables, each and together; append "key value" words to @opts. */
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words)
 {
 	char key[64], why[512];
@@ -64,6 +64,9 @@ int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len,
 		o += snprintf(opts + o, o < len ? len - o : 0, " %s %u", key, v);
 		*words += 2;
 	}
+	/* the pairs, as the target checks its table (writeback_low <= writeback_high) */
+	if (fc_pool_tunables_check(NULL, n, kv, why, sizeof(why)))
+		return fc_usage(verb, "%s: %s", verb, why);
 	return 0;
 }
 
@@ -320,12 +323,12 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 	return fc_pool_create(pos[0], pos[1], flash2, degraded, bs, bs_given, force, topts, words);
 }
 
-int fc_pool_remove(const char *arg)
+int fc_pool_remove(const char *arg, const char *conf)
 {
 	struct fc_live l;
 	struct fc_pool *p;
-	char list[512] = "";
-	int i, n = 0;
+	char list[512] = "", name[128];
+	int i, n = 0, keep, known;
 	size_t o = 0;
 	struct fc_dm_info info;
 
@@ -370,13 +373,25 @@ int fc_pool_remove(const char *arg)
 	if (p->have_status && !strcmp(p->st.redundancy, "degraded") && p->st.lone_dirty_blocks)
 		fc_warn("pool %s runs DEGRADED: its %" PRIu64 " dirty blocks have one copy, on %s; they stay there and come back with the pool: keep that device and do not reformat it",
 			p->name, p->st.lone_dirty_blocks, fc_dev_path(p->flash));
+	/* dirty data comes back with the pool: 'up' must assemble it again */
+	known = p->have_status;
+	keep = !known || p->st.dirty_blocks;
+	snprintf(name, sizeof(name), "%s", p->name);
 	if (fc_dm_remove(p->name)) {
 		fc_fail("pool remove: cannot remove %s: %s", p->name, fc_dm_error());
 		fc_live_free(&l);
 		return EXIT_FAIL;
 	}
 	fc_live_free(&l);
-	return EXIT_OK;
+	if (!conf || !fc_conf_has_pool(conf, name))
+		return EXIT_OK;
+	if (keep) {
+		fc_warn("pool %s %s: its line stays in %s, so that 'up' assembles it again with its data (to drop the data too: 'fcachectl wipe --force-dirty FLASHDEV')",
+			name, known ? "holds dirty data" : "may hold dirty data (its status could not be read)",
+			conf);
+		return EXIT_OK;
+	}
+	return fc_conf_record_pool_gone(conf, name);
 }
 
 static int pool_list(int json)
@@ -465,7 +480,7 @@ int cmd_pool(int argc, char **argv)
 	static const char *const subs[] = { "create", "remove", "list", "replace", NULL };
 	static const char *const whats[] = { "pool create", "pool remove", "pool list", "pool replace" };
 	char *pos[3 + 16];
-	const char *sub, *create_opt = NULL, *replace_opt = NULL;
+	const char *sub, *create_opt = NULL, *replace_opt = NULL, *conf_opt = NULL;
 	struct fc_conf_opt co = { NULL, 0 };
 	struct fc_opt o;
 	int npos = 0, force = 0, bs_given = 0, json = 0, yes = 0, degraded = 0, wait = 0, c, k;
@@ -514,7 +529,7 @@ int cmd_pool(int argc, char **argv)
 		}
 	}
 	if (co.file || co.no_persist)
-		replace_opt = co.file ? "--config" : "--no-persist";
+		conf_opt = co.file ? "--config" : "--no-persist";
 	if (!npos)
 		return fc_usage("pool", "pool: expected create, remove, list or replace");
 	sub = pos[0];
@@ -528,6 +543,9 @@ int cmd_pool(int argc, char **argv)
 		return fc_usage("pool", "pool %s: %s is an option of pool create", sub, yes ? "--yes" : create_opt);
 	if (strcmp(sub, "replace") && replace_opt)
 		return fc_usage("pool", "pool %s: %s is an option of pool replace", sub, replace_opt);
+	if (strcmp(sub, "replace") && strcmp(sub, "remove") && conf_opt)
+		return fc_usage("pool", "pool %s: %s is an option of pool replace and pool remove", sub,
+				conf_opt);
 	if (yes && !force)
 		return fc_usage("pool", "pool create: --yes confirms --force (reformatting a pool); give both");
 	if (strcmp(sub, "list") && json)
@@ -545,7 +563,7 @@ int cmd_pool(int argc, char **argv)
 	if (!strcmp(sub, "remove")) {
 		if (npos != 2)
 			return fc_usage("pool", "pool remove: expected one NAME");
-		return fc_pool_remove(pos[1]);
+		return fc_pool_remove(pos[1], fc_conf_file(&co));
 	}
 	if (npos > 1)
 		return fc_usage("pool", "pool list: unexpected argument '%s'", pos[1]);

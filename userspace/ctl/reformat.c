@@ -24,8 +24,7 @@
 #include "fcachectl.h"
 #include "fc_check.h"
 
-/* "pool with 32 KiB blocks, 2 registered volumes (db: 12 dirty blocks)" */
-static void describe(int fd, uint32_t bs, char *buf, size_t len)
+void fc_describe_pool(int fd, uint32_t bs, char *buf, size_t len)
 {
 	struct fc_ondisk_vol ov[64];
 	size_t o;
@@ -87,7 +86,7 @@ int fc_create_gate(const char *flash, int force, const char *cmd)
 		return 0;
 	if (fc_probe_pool(fd, &bs)) {
 		if (ask) {
-			describe(fd, bs, what, sizeof(what));
+			fc_describe_pool(fd, bs, what, sizeof(what));
 			r = refuse(flash, what, cmd);
 		}
 	} else if (!(force & FC_CREATE_FORCE)) {
@@ -103,7 +102,7 @@ int fc_reformat_confirm(int dfd, const char *flash, uint32_t have_bs, int force,
 
 	if (force & FC_CREATE_YES)
 		return 0;
-	describe(dfd, have_bs, what, sizeof(what));
+	fc_describe_pool(dfd, have_bs, what, sizeof(what));
 	if (!fc_have_tty())
 		return refuse(flash, what, cmd);
 	snprintf(q, sizeof(q), "%s holds %s.\nReformatting it as an empty pool loses its cached data and the dirty data of its volumes.",

@@ -1,32 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fcachectl set / flush: change a pool's tunables or a volume's mode or
- * cutoff online (validated first: a bad pair changes nothing; recorded in
- * the config file), and write back a pool's or volume's dirty data now,
- * with the progress line of live.c's fc_flush_wait().
+ * cutoff online (validated first, each pair and all together as the target
+ * checks them: a refusal changes nothing; applied in an order the target
+ * takes, put back if it refuses one all the same; recorded in the config
+ * file), and write back a pool's or volume's dirty data now, with the
+ * progress line of live.c's fc_flush_wait().
  */
 #include <getopt.h>
 #include <string.h>
 #include "fcachectl.h"
 #include "fc_dm.h"
+#include "set_plan.h"
+
+/* Send "KEY VALUE" to @name: 0, or -1 (device-mapper's reason in fc_dm_error()). */
+static int set_message(const char *name, const char *key, const char *val)
+{
+	char msg[128];
+
+	if (snprintf(msg, sizeof(msg), "%s %s", key, val) >= (int)sizeof(msg))
+		return -1;
+	return fc_dm_message(name, msg, NULL) ? -1 : 0;
+}
+
+/*
+ * A step failed after steps @s[0..@n-1] were applied: put them back, the
+ * last first (for a pool the states in between are those the steps went
+ * through, which the target took).  0, or -1 if one could not be (said).
+ */
+static int set_undo(const char *name, const struct fc_set_step *s, int n)
+{
+	int i, r = 0;
+
+	for (i = n - 1; i >= 0; i--)
+		if (set_message(name, s[i].key, s[i].old)) {
+			fc_fail("set: cannot put %s of %s back to %s: %s", s[i].key, name, s[i].old,
+				fc_dm_error());
+			r = -1;
+		}
+	return r;
+}
 
 int cmd_set(int argc, char **argv)
 {
 	struct fc_live l;
 	struct fc_pool *p;
 	struct fc_vol *v;
-	const struct fc_tunable *t;
 	static const struct option opts[] = {
 		FC_CONF_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	char key[64], msg[128], params[1024], why[512];
-	const char *eq, *newmode = NULL, *conf, *target = NULL;
+	char params[1024], why[512];
+	const char *eq, *newmode = NULL, *conf, *target = NULL, *name;
 	struct fc_conf_opt co = { NULL, 0 };
+	struct fc_set_step steps[255];
 	struct fc_opt o;
 	char *kv[255];
-	int i, r, rc = EXIT_FAIL, pass, failed, nkv = 0, c;
-	char done[255] = { 0 };
+	int i, r, rc = EXIT_FAIL, nkv = 0, c;
 
 	fc_opt_init(&o, argc, argv, "c:", opts, "set", "set");
 	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
@@ -49,7 +79,7 @@ int cmd_set(int argc, char **argv)
 		return fc_usage("set", "set: expected POOL|VOLUME KEY=VALUE...");
 	for (i = 0; i < nkv; i++) {
 		eq = strchr(kv[i], '=');
-		if (!eq || eq == kv[i] || !eq[1] || (size_t)(eq - kv[i]) >= sizeof(key))
+		if (!eq || eq == kv[i] || !eq[1] || (size_t)(eq - kv[i]) >= sizeof(steps[0].key))
 			return fc_usage("set", "set: expected KEY=VALUE, got '%s'", kv[i]);
 	}
 	if (fc_live_scan(&l))
@@ -60,20 +90,19 @@ int cmd_set(int argc, char **argv)
 		fc_fail("set: '%s' is neither an fcache pool nor a cached volume", target);
 		goto out;
 	}
-	/* validate everything first: a bad pair changes nothing */
-	for (i = 0; i < nkv; i++) {
-		eq = strchr(kv[i], '=');
-		memcpy(key, kv[i], eq - kv[i]);
-		key[eq - kv[i]] = 0;
-		if (fc_tunable_check(p ? FC_TUN_POOL : FC_TUN_VOL, key, eq + 1, &t, NULL, why,
-				     sizeof(why))) {
-			rc = fc_usage("set", "set: %s", why);
-			goto out;
-		}
-		if (t->is_mode)
-			newmode = eq + 1;
+	name = p ? p->name : v->name;
+	/*
+	 * Everything is checked first, each pair and (a pool's) all of them
+	 * together over the live values, as the target checks them: a
+	 * refusal changes nothing.
+	 */
+	if (fc_set_plan(!!p, p ? p->table : v->table, nkv, kv, steps, why, sizeof(why)) < 0) {
+		rc = fc_usage("set", "set: %s", why);
+		goto out;
 	}
-	rc = EXIT_FAIL;
+	for (i = 0; i < nkv; i++)
+		if (steps[i].reload)
+			newmode = steps[i].val;
 	if (newmode && !strcmp(newmode, "writeback") && v->in_place && fc_is_lvm_lv(v->name)) {
 		fc_fail("set: %s is an LVM logical volume cached in place: in writeback mode an LVM command that reloads it would expose stale data; cache its PV instead (see 'fcachectl enable --help' and 'man fcachectl', LVM)",
 			v->name);
@@ -81,62 +110,55 @@ int cmd_set(int argc, char **argv)
 	}
 	if (conf && fc_conf_check(conf))
 		goto out;
-	if (newmode) {
-		if (fc_vol_table_with_mode(v, newmode, params, sizeof(params)) || fc_vol_reload(v, params)) {
-			fc_fail("set: cannot switch %s to %s: %s", v->name, newmode, fc_dm_error());
-			goto out;
-		}
-		/*
-		 * Leaving writeback: the switch itself does not write back
-		 * (the volume would stay suspended meanwhile); the dirty data
-		 * stays cached until written back, now, with I/O flowing.
-		 */
-		if (strcmp(newmode, "writeback")) {
-			fc_install_sigint();
-			r = fc_flush_wait(fc_live_pool_by_dev(&l, v->pool_dev), v);
-			if (r) {
-				fc_fail("set: %s is in %s mode but its dirty data is not all written back%s; 'fcachectl flush %s' finishes it",
-					v->name, newmode, r == -2 ? " (interrupted)" : "", v->name);
-				goto out;
-			}
-		}
-	}
 	/*
-	 * Two passes: a pair the target refuses now may be accepted once the
-	 * others are set (writeback_low=95 writeback_high=99 from low=50 high=80).
+	 * Applied in the plan's order; if the target refuses one all the
+	 * same (it changed under us), those applied are put back: the live
+	 * settings and the config file stay as they were.
 	 */
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0, failed = 0; i < nkv; i++) {
-			if (done[i])
-				continue;
-			eq = strchr(kv[i], '=');
-			memcpy(key, kv[i], eq - kv[i]);
-			key[eq - kv[i]] = 0;
-			if (!strcmp(key, "mode") && v) {
-				done[i] = 1;
-				continue;
-			}
-			snprintf(msg, sizeof(msg), "%s %s", key, eq + 1);
-			if (fc_dm_message(p ? p->name : v->name, msg, NULL)) {
-				if (pass) {
-					fc_fail("set: %s refused '%s': %s (see dmesg)", p ? p->name : v->name,
-						kv[i], fc_dm_error());
-					goto out;
-				}
-				failed++;
-				continue;
-			}
-			done[i] = 1;
+	for (i = 0; i < nkv; i++) {
+		if (!steps[i].reload) {
+			r = set_message(name, steps[i].key, steps[i].val);
+		} else {
+			/* the table now: it carries the messages just sent (its options) */
+			r = fc_vol_reread(v) || fc_vol_table_with_mode(v, newmode, params, sizeof(params)) ||
+			    fc_vol_reload(v, params);
 		}
-		if (!failed)
-			break;
+		if (!r)
+			continue;
+		if (steps[i].reload)
+			fc_fail("set: cannot switch %s to %s: %s", name, newmode, fc_dm_error());
+		else
+			fc_fail("set: %s refused '%s=%s': %s (see dmesg)", name, steps[i].key, steps[i].val,
+				fc_dm_error());
+		if (i && !set_undo(name, steps, i))
+			fc_info("set: %s: the settings applied before it were put back; nothing changed",
+				name);
+		else if (i)
+			fc_fail("set: %s: the live settings differ from %s now: check them with 'fcachectl show %s'",
+				name, conf ? conf : "the config file", name);
+		goto out;
 	}
 	rc = EXIT_OK;
+	/*
+	 * Leaving writeback: the switch itself does not write back (the
+	 * volume would stay suspended meanwhile); the dirty data stays cached
+	 * until written back, now, with I/O flowing.  The settings are in
+	 * place whatever happens to that: they are recorded all the same.
+	 */
+	if (newmode && strcmp(newmode, "writeback")) {
+		fc_install_sigint();
+		r = fc_flush_wait(fc_live_pool_by_dev(&l, v->pool_dev), v);
+		if (r) {
+			fc_fail("set: %s is in %s mode but its dirty data is not all written back%s; 'fcachectl flush %s' finishes it",
+				v->name, newmode, r == -2 ? " (interrupted)" : "", v->name);
+			rc = EXIT_FAIL;
+		}
+	}
 	if (conf) {
 		struct fc_pool *vp = v ? fc_live_pool_by_dev(&l, v->pool_dev) : p;
 
-		if (vp)
-			rc = fc_conf_record_set(conf, vp->name, v ? v->id : 0, nkv, kv);
+		if (vp && fc_conf_record_set(conf, vp->name, v ? v->id : 0, nkv, kv))
+			rc = EXIT_FAIL;
 	}
 out:
 	fc_live_free(&l);

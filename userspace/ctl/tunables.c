@@ -162,6 +162,61 @@ int fc_tunable_check(enum fc_tun_kind kind, const char *key, const char *val,
 	return 0;
 }
 
+/* Is @key one of the pool tunables "KEY=VALUE" of @kv[@n]? */
+static int kv_gives(int n, char *const *kv, const char *key)
+{
+	size_t k = strlen(key);
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(kv[i], key, k) && kv[i][k] == '=')
+			return 1;
+	return 0;
+}
+
+int fc_pool_tunables_check(const char *base, int n, char *const *kv, char *why, size_t len)
+{
+	struct fc_pool_opts o;
+	struct fc_pool_legs legs;
+	char words[1024], *w[64], key[64], *save;
+	const char *kwhy = NULL, *eq, *src[2];
+	unsigned int nw = 0, i, pair[2] = { FC_OPT_WRITEBACK_LOW, FC_OPT_WRITEBACK_HIGH };
+
+	fc_pool_opts_default(&o);
+	if (base) {
+		snprintf(words, sizeof(words), "%s", base);
+		for (w[nw] = strtok_r(words, " \t\n", &save); w[nw] && nw < 63;
+		     w[nw] = strtok_r(NULL, " \t\n", &save))
+			nw++;
+		if (nw && fc_pool_table_parse(&o, &legs, nw, w, &kwhy)) {
+			snprintf(why, len, "the live table's options do not parse: %s", kwhy);
+			return -1;
+		}
+	}
+	for (i = 0; i < (unsigned int)n; i++) {
+		eq = strchr(kv[i], '=');
+		if (!eq || (size_t)(eq - kv[i]) >= sizeof(key)) {
+			snprintf(why, len, "expected TUNABLE=VALUE, got '%s'", kv[i]);
+			return -1;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+		if (fc_pool_opt_set(&o, key, eq + 1, &kwhy)) {
+			snprintf(why, len, "bad value for %s: '%s': %s", key, eq + 1, kwhy);
+			return -1;
+		}
+	}
+	if (!fc_pool_opts_check(&o, &kwhy))
+		return 0;
+	/* the pair, and where each value comes from: given, the live pool's, the default */
+	for (i = 0; i < 2; i++)
+		src[i] = kv_gives(n, kv, fc_pool_opt_name(pair[i])) ? "" :
+			 base && strstr(base, fc_pool_opt_name(pair[i])) ? ", the pool's now" :
+			 ", the default";
+	snprintf(why, len, "%s (writeback_low %u%s; writeback_high %u%s)", kwhy,
+		 o.val[pair[0]], src[0], o.val[pair[1]], src[1]);
+	return -1;
+}
+
 /*
  * Print @head, then the words of @body, wrapped before column 80 with the
  * lines after the first indented as far as @hang.

@@ -46,6 +46,19 @@ int fc_valid_mode(const char *mode);
 int fc_tunable_check(enum fc_tun_kind kind, const char *key, const char *val,
 		     const struct fc_tunable **t, uint32_t *num, char *why, size_t len);
 
+/*
+ * The pool tunables "KEY=VALUE" @kv[@n] over the option words of a live
+ * pool's table @base ("4 writeback_high 70 mirror 8:32", as after its
+ * flash and block size; NULL: over the defaults), taken and checked
+ * together as the target takes them (kmod/fc_parse.c: fc_pool_opt_set,
+ * then fc_pool_opts_check, the cross-checks of a table or a message): 0,
+ * or -1 with the reason in @why, naming the pair and where each value
+ * comes from ("writeback_low must not exceed writeback_high (writeback_low
+ * 50, the default; writeback_high 40)").  pool create, the config file and
+ * set check their pairs with it: what it takes, the kernel takes.
+ */
+int fc_pool_tunables_check(const char *base, int n, char *const *kv, char *why, size_t len);
+
 /* The names of @kind joined by @sep ("writeback_high, writeback_low, ..."). */
 const char *fc_tunable_names(enum fc_tun_kind kind, const char *sep, char *buf, size_t len);
 /*

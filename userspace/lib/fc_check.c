@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,12 +108,46 @@ static int find_md_magic(struct ctx *c, uint64_t *nr)
 	return 0;
 }
 
+/*
+ * A device shorter than the two superblock slots holds no pool: not a pool
+ * (exit 3), unless it begins with an fcache superblock, which makes it a
+ * pool cut short (an image copied or truncated short): damaged.  Said in
+ * those words, not as a read past the end.  -1 (no superblock).
+ */
+static int chk_too_small(struct ctx *c)
+{
+	const struct fc_disk_header *h = c->page;
+	ssize_t n;
+
+	memset(c->page, 0, FC_PAGE_SIZE);
+	n = pread(c->fd, c->page, c->dev_bytes < FC_PAGE_SIZE ? c->dev_bytes : FC_PAGE_SIZE, 0);
+	if (n < 0) {
+		chk_problem(c, 1, "io", "cannot read superblock slot 0: %s", strerror(errno));
+		return -1;
+	}
+	if ((size_t)n >= offsetof(struct fc_disk_header, magic) + sizeof(h->magic) &&
+	    le32_to_cpu(h->magic) == FC_SB_MAGIC) {
+		chk_problem(c, 1, "superblock",
+			"%s is %" PRIu64 " bytes, cut short: it begins with an fcache superblock, but the two superblock slots of a pool alone take %u bytes (an image copied or truncated short?)",
+			c->name, c->dev_bytes, 2 * FC_PAGE_SIZE);
+		return -1;
+	}
+	c->not_a_pool = 1;
+	chk_problem(c, 1, "superblock",
+		"%s is %" PRIu64 " bytes: too small to hold an fcache pool (its two superblock slots alone take %u bytes): not an fcache pool",
+		c->name, c->dev_bytes, 2 * FC_PAGE_SIZE);
+	return -1;
+}
+
 int chk_read_superblock(struct ctx *c)
 {
 	struct fc_disk_superblock *sb[2];
 	char seqs[48] = "";
 	const char *why;
 	int s, best = -1;
+
+	if (c->size_known && c->dev_bytes < 2 * FC_PAGE_SIZE)
+		return chk_too_small(c);
 
 	for (s = 0; s < 2; s++) {
 		sb[s] = fc_io_alloc(FC_PAGE_SIZE);
@@ -545,8 +580,11 @@ struct ctx *chk_open(int fd, const char *name)
 		free(c);
 		return NULL;
 	}
-	if (!fc_dev_size(fd, &b))
+	if (!fc_dev_size(fd, &b)) {
 		c->dev_sectors = b / 512;
+		c->dev_bytes = b;
+		c->size_known = 1;
+	}
 	return c;
 }
 

@@ -153,6 +153,14 @@ int fc_probe_pool(int fd, uint32_t *block_sectors);
  */
 int fc_probe_damaged(int fd, char *why, size_t len);
 
+/*
+ * The bytes at the start of @fd that hold fcache metadata, what wipe
+ * zeroes: the superblock slots and metadata pages up to the data area of
+ * the pool on @fd; without a usable superblock, the slots and the first
+ * metadata pages, those check reads to tell a damaged pool from no pool.
+ */
+uint64_t fc_metadata_bytes(int fd);
+
 /* Cache blocks a pool of @sectors would have (0: too small / bad size). */
 uint64_t fc_pool_blocks(uint64_t sectors, uint32_t block_sectors);
 

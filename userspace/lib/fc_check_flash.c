@@ -87,6 +87,16 @@ int fc_probe_damaged(int fd, char *why, size_t len)
 	return r;
 }
 
+uint64_t fc_metadata_bytes(int fd)
+{
+	struct fc_disk_superblock sb;
+
+	if (fc_read_voltable(fd, &sb, NULL) != -1)
+		return le64_to_cpu(sb.data_start) * 512;
+	/* what check reads without a superblock (fc_check.c, find_md_magic) */
+	return fc_md_page_nr(4, 0) * (uint64_t)FC_PAGE_SIZE;
+}
+
 uint64_t fc_pool_blocks(uint64_t sectors, uint32_t block_sectors)
 {
 	struct fc_geometry g;

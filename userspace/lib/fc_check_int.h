@@ -70,6 +70,8 @@ struct ctx {
 	int fd;
 	const char *name;
 	uint64_t dev_sectors;
+	uint64_t dev_bytes;	/* its size (0 with size_known 0: unknown) */
+	int size_known;
 	int errors, warnings;
 	struct problem msgs[MAX_MSGS];
 	int nmsgs;

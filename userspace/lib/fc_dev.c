@@ -66,6 +66,35 @@ int fc_dev_zero(int fd, size_t bytes)
 	return r;
 }
 
+int fc_dev_zero_range(int fd, uint64_t off, uint64_t len)
+{
+	enum { CHUNK = 1 << 20 };
+	uint64_t range[2] = { off, len }, done;
+	struct stat st;
+	size_t n;
+	void *z;
+	int e;
+
+	if (!len)
+		return 0;
+	if (!fstat(fd, &st) && S_ISBLK(st.st_mode) && !ioctl(fd, BLKZEROOUT, range))
+		return fdatasync(fd);
+	z = fc_io_alloc(CHUNK);
+	if (!z)
+		return -1;
+	for (done = 0; done < len; done += n) {
+		n = len - done < CHUNK ? (size_t)(len - done) : CHUNK;
+		if (pwrite(fd, z, n, (off_t)(off + done)) != (ssize_t)n) {
+			e = errno ? errno : EIO;
+			free(z);
+			errno = e;
+			return -1;
+		}
+	}
+	free(z);
+	return fdatasync(fd);
+}
+
 int fc_block_dev(const char *path, dev_t *dev)
 {
 	struct stat st;

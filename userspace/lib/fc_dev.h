@@ -26,6 +26,12 @@ void *fc_io_alloc(size_t n);
 /* Zero the first @bytes of @fd (O_DIRECT or not) and fdatasync: 0, or -1 with errno. */
 int fc_dev_zero(int fd, size_t bytes);
 
+/*
+ * Zero [@off, @off + @len) of @fd and fdatasync (BLKZEROOUT on a block
+ * device, else writes of zeros; 4 KiB aligned for O_DIRECT): 0, or -1.
+ */
+int fc_dev_zero_range(int fd, uint64_t off, uint64_t len);
+
 /* stat @path: block device number into *@dev; -1 with errno if not one. */
 int fc_block_dev(const char *path, dev_t *dev);
 /* "M:m" into @buf, which is returned. */

@@ -11,6 +11,8 @@
 /*
  * libblkid's finding on @fd ("a ext4 filesystem signature", "a gpt
  * partition table") into @what: 1, 0 none, -1 error; @wipe: erase them.
+ * @fd must not be O_DIRECT: libblkid reads into buffers of its own, which
+ * are not aligned for it (every read then fails: -1).
  */
 int fc_probe_signatures(int fd, char *what, size_t len, int wipe);
 
