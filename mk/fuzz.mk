@@ -8,7 +8,7 @@
 #   make fuzz-corpus    regenerate the seed corpora (tests/fuzz/mkcorpus.sh)
 # New inputs go to build/fuzz/work/<target>/ (the committed corpus is only
 # read); a crash leaves build/fuzz/<target>-crash-* and fails the run.
-# docs/TESTING.md ("Fuzzing") has the figures of the last full run.
+# docs/testing-details.md ("Fuzzing") has the figures of the last full run.
 
 FUZZ_CC ?= clang
 FUZZ_RUNS ?= 1000000

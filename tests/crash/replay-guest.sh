@@ -11,7 +11,7 @@
 #   one-device walks, a mirrored walk of N points at block size mirror_bs,
 #   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
 #   left running while leg1 fails: its read error must fail the leg,
-#   docs/TESTING.md), resync_delay=MS (the origin behind
+#   docs/testing-details.md), resync_delay=MS (the origin behind
 #   dm-delay and writeback_jobs 1 from the failure until the first writer
 #   ends: the degraded pool's drain is slow, so dirty blocks are left for
 #   the resync to copy))
@@ -242,7 +242,7 @@ mirror_phase4() {
 	# dirty data stays dirty until the leg has failed (as tests/guest/
 	# fc_legfail.sh): the writer's mirrored writes fail it.
 	# legfail_writeback=1: writeback runs on, and its read errors on the
-	# leg must fail it (a bug until 2026-12-02, docs/TESTING.md).
+	# leg must fail it (a bug until 2026-12-02, docs/testing-details.md).
 	if [ "${LEGFAIL_WB:-0}" != 1 ]; then
 		dmsetup message fpool 0 writeback_high 100 && dmsetup message fpool 0 writeback_low 100 &&
 			dmsetup message fpool 0 max_dirty_age 0 || return 1
