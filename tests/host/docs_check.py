@@ -53,15 +53,11 @@ def slug(text):
     return s.replace(" ", "-")
 
 
-def headings(path, bold=False):
-    """The headings of a markdown file, in order, outside code fences; with
-    bold, also the bold words that open a paragraph or an item (the
-    sections of a long part, as in DESIGN.md: "**Loading.** Both ...")."""
-    out = []
+def text_lines(path):
+    """(line number, line) of a markdown file, outside code fences."""
     fence = None
-    prev = ""
     with open(path, encoding="utf-8") as f:
-        for line in f:
+        for no, line in enumerate(f, 1):
             line = line.rstrip("\n")
             m = FENCE.match(line)
             if m:
@@ -69,20 +65,27 @@ def headings(path, bold=False):
                     fence = m.group(1)
                 elif m.group(1) == fence:
                     fence = None
-                prev = ""
-                continue
-            if fence is not None:
-                continue
-            m = ATX.match(line)
-            b = BOLD.match(line) if bold else None
-            if m:
-                out.append(heading_text(m.group(2)))
-            elif b:
-                out.append(heading_text(b.group(1)))
-            elif SETEXT.match(line) and prev.strip() and not prev.lstrip().startswith("|") \
-                    and not ATX.match(prev):
-                out.append(heading_text(prev.strip()))
-            prev = line
+            elif fence is None:
+                yield no, line
+
+
+def headings(path, bold=False):
+    """The headings of a markdown file, in order, outside code fences; with
+    bold, also the bold words that open a paragraph or an item (the
+    sections of a long part, as in DESIGN.md: "**Loading.** Both ...")."""
+    out = []
+    prev, prev_no = "", -1
+    for no, line in text_lines(path):
+        m = ATX.match(line)
+        b = BOLD.match(line) if bold else None
+        if m:
+            out.append(heading_text(m.group(2)))
+        elif b:
+            out.append(heading_text(b.group(1)))
+        elif SETEXT.match(line) and prev_no == no - 1 and prev.strip() \
+                and not prev.lstrip().startswith("|") and not ATX.match(prev):
+            out.append(heading_text(prev.strip()))
+        prev, prev_no = line, no
     return out
 
 
@@ -102,27 +105,18 @@ def anchors(path):
 def md_links(path):
     """(line number, target) of the relative links of a markdown file."""
     out = []
-    fence = None
-    with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            m = FENCE.match(line)
-            if m:
-                if fence is None:
-                    fence = m.group(1)
-                elif m.group(1) == fence:
-                    fence = None
+    for no, line in text_lines(path):
+        if line.startswith("    ") or line.startswith("\t"):
+            continue
+        line = CODE.sub("", line)
+        targets = [m.group(2) for m in LINK.finditer(line)]
+        m = REFDEF.match(line)
+        if m:
+            targets.append(m.group(1))
+        for t in targets:
+            if not t or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", t) or t.startswith("/"):
                 continue
-            if fence is not None or line.startswith("    ") or line.startswith("\t"):
-                continue
-            line = CODE.sub("", line)
-            targets = [m.group(2) for m in LINK.finditer(line)]
-            m = REFDEF.match(line)
-            if m:
-                targets.append(m.group(1))
-            for t in targets:
-                if not t or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", t) or t.startswith("/"):
-                    continue
-                out.append((no, t))
+            out.append((no, t))
     return out
 
 
