@@ -8,7 +8,7 @@
 # write and no flush, as on a datacenter SSD; the origin has one too, so
 # its flushes count.  Writeback is held off (watermarks 100, no aging, a
 # passthrough volume reading once a second so the pool is never idle), so
-# nothing but the case runs.
+# nothing but the case runs (commit_interval 0: no periodic commit).
 #
 #   one device, then a mirrored pool (every count per leg):
 #   fsync-idle      fsync, nothing written since the last one: no I/O
@@ -106,8 +106,10 @@ run_cases() {
 	dm_create $POOL "$_t" || { fail "$TAG-setup" "pool"; return; }
 	fc_vol $VOL $POOL /dev/fcsyo 1 writeback sequential_cutoff 0 || { fail "$TAG-setup" "volume"; return; }
 	fc_vol fskeep $POOL /dev/fcsyk 2 passthrough || { fail "$TAG-setup" "keeper"; return; }
+	# no periodic commit either (it could take a case's page first)
 	dmsetup message $POOL 0 writeback_high 100 && dmsetup message $POOL 0 writeback_low 100 &&
-		dmsetup message $POOL 0 max_dirty_age 0 || { fail "$TAG-setup" "tunables"; return; }
+		dmsetup message $POOL 0 max_dirty_age 0 && dmsetup message $POOL 0 commit_interval 0 ||
+		{ fail "$TAG-setup" "tunables"; return; }
 	keep_busy
 	# eight whole blocks dirty and committed, the origin flushed once
 	dd if=$F/base of=/dev/mapper/$VOL bs=32k count=8 oflag=direct conv=notrunc status=none &&
