@@ -227,7 +227,23 @@ struct fc_pool {
 	u8 wb_hot_writes;	/* fc_wb_hot_writes_next() (wb_lock) */
 	unsigned long *page_dirty;	/* logical md pages changed */
 	unsigned long *page_slot;	/* current slot of each page */
-	unsigned long *page_written;	/* pages of the running commit (commit_lock) */
+	/*
+	 * Pages of the running commit: set under pool->lock as each is
+	 * serialised (its page_dirty bit cleared), cleared under it when
+	 * the commit succeeded.  A page in neither bitmap is on the flash
+	 * as it is in core (fc_entry_committed()).
+	 */
+	unsigned long *page_written;
+	/*
+	 * The sync path (pool->lock; docs/DESIGN.md "Commit"): md_gen counts
+	 * the changes of metadata (fc_mark_page_dirty()), md_committed the
+	 * count the last successful commit covers: equal, no commit is
+	 * needed.  fw_done counts the volumes' flash writes completed
+	 * without REQ_FUA, fw_synced the count the last flush of the flash
+	 * covered: equal, no flash flush is needed.
+	 */
+	u64 md_gen, md_committed;
+	u64 fw_done, fw_synced;
 	u32 ow_inflight[FC_STRIPES];	/* origin writes of uncached blocks */
 	u32 ow_big;			/* multi-block origin writes, discards */
 	struct fc_ghost ghost;
@@ -286,6 +302,10 @@ struct fc_pool {
 	/* commit statistics: written under commit_lock, read without it */
 	u64 st_commits, st_commit_pages, st_commit_ns, st_commit_max_ns;
 	u64 st_groups, st_group_bios, st_group_max;
+	/* the commit worker's runs that needed no commit (commit_lock) */
+	u64 st_syncs;
+	/* flushes done at map, no I/O; FUA writes that waited for no commit (pool->lock) */
+	u64 st_sync_free, st_fua_direct;
 	/* writeback statistics: written under wb_lock */
 	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns, st_wb_raced;
 	u64 st_wb_aged, st_wb_skipped, st_wb_hot;
@@ -353,6 +373,7 @@ enum fc_bio_kind {
 #define FC_BF_TWIN	0x40	/* a write sent to the twin too (submit_mirrored()) */
 #define FC_BF_TWIN_ERR	0x80	/* ... and that copy failed */
 #define FC_BF_IN_PLACE	0x100	/* writethrough in place: read-only metadata (ro_write()) */
+#define FC_BF_FUA_DIRECT 0x200	/* FUA write kept on the flash: its block is committed dirty */
 
 struct fc_bio {
 	struct fc_volume *v;
@@ -404,6 +425,9 @@ int fc_ro_flush(struct fc_pool *pool);
 int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
 		  const char **why);
 void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
+bool fc_entry_committed(struct fc_pool *pool, u32 eidx);
+/* REQ_PREFLUSH in the commit worker: a commit if one is needed (@committed) */
+int fc_commit_sync(struct fc_pool *pool, bool *committed);
 void fc_mark_vt_dirty(struct fc_pool *pool);
 void fc_meta_error(struct fc_pool *pool, int err);
 int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,

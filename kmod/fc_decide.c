@@ -265,8 +265,14 @@ static void flash_write(const struct fc_facts *f, struct fc_decision *d, __u8 pa
 	}
 	d->act = FC_ACT_FLASH_WRITE;
 	d->fb_mask = d->mask;
-	/* FUA: stripped on the flash; completion waits for a commit. */
-	d->fua_commit = f->fua;
+	/*
+	 * FUA: stripped on the flash; completion waits for a commit.  Unless
+	 * the flash already records every touched sub-block as dirty in
+	 * this block (e->committed): then REQ_FUA stays on the flash write,
+	 * and its completion is the whole wait (fua_direct).
+	 */
+	d->fua_direct = f->fua && e->committed && (e->dirty & d->mask) == d->mask;
+	d->fua_commit = f->fua && !d->fua_direct;
 }
 
 /* Writethrough: its mode, or writeback in a pool that keeps one copy. */

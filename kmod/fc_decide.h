@@ -65,6 +65,11 @@ struct fc_efacts {
 	bool busy;		/* FC_E_BUSY: a fill in flight */
 	bool wb;		/* FC_E_WB: a writeback copy in flight */
 	bool pdirty;		/* FC_E_PDIRTY: committed (or being committed) dirty */
+	/*
+	 * The flash records the entry as it is in core: no change since the
+	 * last commit that succeeded, none being written (fc_entry_committed())
+	 */
+	bool committed;
 	bool twin;		/* mirrored pools: has a twin on the other leg */
 	/*
 	 * Bios on its flash.  A read hit lowers the count without pool->lock,
@@ -146,6 +151,12 @@ struct fc_decision {
 	 * stripped; elsewhere it stays on the origin write.
 	 */
 	bool fua_commit;
+	/*
+	 * FLASH_WRITE of REQ_FUA to sub-blocks the flash records as dirty in
+	 * this very block: REQ_FUA kept on the flash write, no commit waited
+	 * for (FC_BF_FUA_DIRECT).
+	 */
+	bool fua_direct;
 	bool wait_stripe;	/* WAIT: for origin writes of the block's stripe too */
 	bool release;		/* ORIGIN: release the entry (empty and idle) */
 	/*

@@ -304,11 +304,29 @@ static void apply_clean(struct fc_pool *pool, u64 l)
 void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx)
 {
 	__set_bit(1 + eidx / FC_ENTRIES_PER_PAGE, pool->page_dirty);
+	pool->md_gen++;
 }
 
 void fc_mark_vt_dirty(struct fc_pool *pool)
 {
 	__set_bit(0, pool->page_dirty);
+	pool->md_gen++;
+}
+
+/*
+ * Does the flash record entry @eidx as it is in core (pool->lock held)?
+ * Its page and the volume table's (a leg failure, a detach mark) are
+ * neither changed since the last commit that succeeded nor being written
+ * by a running one.  A REQ_FUA write to its dirty sub-blocks then needs
+ * no commit (fc_decide(), fua_direct).
+ */
+bool fc_entry_committed(struct fc_pool *pool, u32 eidx)
+{
+	u64 l = 1 + eidx / FC_ENTRIES_PER_PAGE;
+
+	return READ_ONCE(pool->md_mode) == FC_MD_RW &&
+		!test_bit(l, pool->page_dirty) && !test_bit(l, pool->page_written) &&
+		!test_bit(0, pool->page_dirty) && !test_bit(0, pool->page_written);
 }
 
 static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 flags,
@@ -617,18 +635,30 @@ int fc_ro_flush(struct fc_pool *pool)
 	return r;
 }
 
+/* The flash holds every volume flash write counted up to @fw (a flush covered them). */
+static void flash_synced(struct fc_pool *pool, u64 fw)
+{
+	spin_lock_irq(&pool->lock);
+	if (fw > pool->fw_synced)
+		pool->fw_synced = fw;
+	spin_unlock_irq(&pool->lock);
+}
+
 /*
  * One commit.  @clean: record a clean shutdown (last put of the pool).
+ * @committed (if given): set when pages or a superblock were written; a
+ * call that found nothing to record only flushed the flash, and only if
+ * a volume's flash write completed since its last flush (fw_done).
  * Returns 0 or a negative errno (then the pool is ro or fail).
  */
-int fc_commit(struct fc_pool *pool, bool clean)
+static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 {
 	u64 *pg = pool->md_pg;
 	unsigned long *written;
-	u64 seq, l = 0, t0, pages = 0, drops;
+	u64 seq, l = 0, t0, pages = 0, drops, gen = 0, fw;
 	unsigned int n;
 	u32 flags;
-	bool any = false, sb_flush;
+	bool any = false, first = true, nothing, sb_flush;
 	int r = 0;
 
 	mutex_lock(&pool->commit_lock);
@@ -676,6 +706,15 @@ int fc_commit(struct fc_pool *pool, bool clean)
 		 * around the cache) until the last batch is serialised.
 		 */
 		pool->ser_window = n == pool->md_buf_pages;
+		/*
+		 * Every change counted by now is in this commit: its page
+		 * was serialised here or, still marked, lies above the scan
+		 * and a later batch takes it.  Not so for a change made
+		 * after this batch (its page may lie below the scan).
+		 */
+		if (first)
+			gen = pool->md_gen;
+		first = false;
 		spin_unlock_irq(&pool->lock);
 		if (!n)
 			break;
@@ -694,19 +733,33 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	 * copies written to the other.
 	 */
 	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
-	sb_flush = (any || flags != pool->sb_flags) && !fc_redundant(pool);
-	r = skip_commit_flush() || sb_flush ? 0 : flash_flush(pool);
-	if (r)
-		goto fail_pages;
-	if (!any && flags == pool->sb_flags)
+	nothing = !any && flags == pool->sb_flags;
+	sb_flush = !nothing && !fc_redundant(pool) && !skip_commit_flush();
+	/* Read before the flush is sent: it covers every write counted. */
+	spin_lock_irq(&pool->lock);
+	fw = pool->fw_done;
+	spin_unlock_irq(&pool->lock);
+	/*
+	 * Nothing to record and no flash write since the last flush: no I/O
+	 * at all.  Else the flush goes to every leg in service at once.
+	 */
+	if (!sb_flush && !skip_commit_flush() && !(nothing && fw == READ_ONCE(pool->fw_synced))) {
+		r = flash_flush(pool);
+		if (r)
+			goto fail_pages;
+		flash_synced(pool, fw);
+	}
+	if (nothing)
 		goto out;	/* nothing changed: the flush was all we needed */
 	/* Step 3: the superblock makes seq S + 1 current. */
 	for (;;) {
 		u32 failed = READ_ONCE(pool->failed_legs);
 
-		r = write_sb(pool, seq, seq, flags, sb_flush && !skip_commit_flush());
+		r = write_sb(pool, seq, seq, flags, sb_flush);
 		if (r)
 			goto fail_sb;
+		if (sb_flush)
+			flash_synced(pool, fw);
 		if (READ_ONCE(pool->failed_legs) == failed)
 			break;
 		/*
@@ -725,14 +778,22 @@ int fc_commit(struct fc_pool *pool, bool clean)
 	for (l = find_first_bit(written, pool->g.md_pages); l < pool->g.md_pages;
 	     l = find_next_bit(written, pool->g.md_pages, l + 1)) {
 		__change_bit(l, pool->page_slot);
+		/* On the flash now (fc_entry_committed()). */
+		__clear_bit(l, written);
 		if (l)
 			apply_clean(pool, l);
 	}
 	fc_release_pending(pool);
 	spin_unlock_irq(&pool->lock);
+	commit_stats(pool, pages, ktime_get_ns() - t0);
+	if (committed)
+		*committed = true;
 out:
 	pool->drops_committed = drops;
-	commit_stats(pool, pages, ktime_get_ns() - t0);
+	/* Every change up to gen is on the flash: a REQ_PREFLUSH may skip the worker. */
+	spin_lock_irq(&pool->lock);
+	pool->md_committed = gen;
+	spin_unlock_irq(&pool->lock);
 	mutex_unlock(&pool->commit_lock);
 	return 0;
 
@@ -768,6 +829,18 @@ record:
 out_err:
 	mutex_unlock(&pool->commit_lock);
 	return r;
+}
+
+int fc_commit(struct fc_pool *pool, bool clean)
+{
+	return do_commit(pool, clean, NULL);
+}
+
+/* The commit worker's (fc_commit_work()): did it record anything? */
+int fc_commit_sync(struct fc_pool *pool, bool *committed)
+{
+	*committed = false;
+	return do_commit(pool, false, committed);
 }
 
 /* ---- format ---- */
@@ -1492,6 +1565,7 @@ int fc_attach_leg(struct fc_pool *pool, unsigned int m, struct block_device *bde
 	pool->joined_leg = m;
 	WRITE_ONCE(pool->failed_legs, 0);
 	bitmap_fill(pool->page_dirty, pool->g.md_pages);
+	pool->md_gen++;
 	r = 0;
 out:
 	spin_unlock_irq(&pool->lock);

@@ -75,6 +75,7 @@ void fc_commit_work(struct work_struct *ws)
 	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
 	struct bio_list flushes, fuas;
 	struct bio *bio;
+	bool committed = false;
 	unsigned int n;
 	int r;
 
@@ -85,11 +86,20 @@ void fc_commit_work(struct work_struct *ws)
 	bio_list_init(&pool->fua_bios);
 	spin_unlock_irq(&pool->lock);
 
-	/* Read-only metadata: nothing to record, flush the flash if that is enough. */
-	r = READ_ONCE(pool->md_mode) == FC_MD_RW ? fc_commit(pool, false) : fc_ro_flush(pool);
-	pool->last_commit = jiffies;
+	/*
+	 * A commit if anything changed since the last one; else only a
+	 * flush of the flash, if a volume wrote to it since its last flush
+	 * (fc_commit_sync()).  Read-only metadata: nothing to record, flush
+	 * the flash if that is enough.
+	 */
+	r = READ_ONCE(pool->md_mode) == FC_MD_RW ? fc_commit_sync(pool, &committed) :
+		fc_ro_flush(pool);
+	if (committed)
+		pool->last_commit = jiffies;
 	n = bio_list_size(&flushes) + bio_list_size(&fuas);
-	if (n) {
+	if (n && !committed) {
+		WRITE_ONCE(pool->st_syncs, pool->st_syncs + 1);
+	} else if (n) {
 		/* Written by this worker only (one commit_work runs at a time). */
 		WRITE_ONCE(pool->st_groups, pool->st_groups + 1);
 		WRITE_ONCE(pool->st_group_bios, pool->st_group_bios + n);
@@ -261,6 +271,8 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	init_waitqueue_head(&pool->flush_wait);
 	atomic_set(&pool->wb_copies, 0);
 	INIT_WORK(&pool->commit_work, fc_commit_work);
+	/* Not committed until the first commit (before any I/O) says so. */
+	pool->md_gen = 1;
 	INIT_WORK(&pool->worker, fc_worker);
 	INIT_WORK(&pool->wb_work, fc_wb_work);
 	INIT_DELAYED_WORK(&pool->tick, fc_tick);
@@ -885,6 +897,9 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	DMEMIT(" group_commits=%llu group_bios=%llu group_max=%llu",
 	       READ_ONCE(pool->st_groups), READ_ONCE(pool->st_group_bios),
 	       READ_ONCE(pool->st_group_max));
+	DMEMIT(" syncs=%llu sync_free=%llu fua_direct=%llu",
+	       READ_ONCE(pool->st_syncs), READ_ONCE(pool->st_sync_free),
+	       READ_ONCE(pool->st_fua_direct));
 	DMEMIT(" writeback_batches=%llu writeback_blocks=%llu writeback_ios=%llu writeback_merged=%llu writeback_us=%llu",
 	       READ_ONCE(pool->st_wb_batches), READ_ONCE(pool->st_wb_blocks),
 	       READ_ONCE(pool->st_wb_ios), READ_ONCE(pool->st_wb_merged),

@@ -394,6 +394,7 @@ static void entry_facts(struct fc_facts *f, struct fc_pool *pool, struct fc_entr
 	f->e.busy = e->flags & FC_E_BUSY;
 	f->e.wb = e->flags & FC_E_WB;
 	f->e.pdirty = e->flags & FC_E_PDIRTY;
+	f->e.committed = fc_entry_committed(pool, fc_eidx(pool, e));
 	f->e.twin = fc_twin_of(pool, fc_eidx(pool, e)) != FC_NONE;
 	f->e.inflight = atomic_read(&e->inflight);
 	f->e.valid = e->valid;
@@ -550,6 +551,9 @@ static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_entry *e,
 			/* FUA: strip it on the flash; completion waits for a commit. */
 			bio->bi_opf &= ~REQ_FUA;
 			fb->flags |= FC_BF_FUA;
+		} else if (d->fua_direct) {
+			/* Committed dirty already: FUA on the flash (both copies) is all. */
+			fb->flags |= FC_BF_FUA_DIRECT;
 		}
 		fb->kind = FC_BK_FLASH_WRITE;
 	} else {
@@ -1070,6 +1074,24 @@ void fc_worker(struct work_struct *ws)
 	}
 }
 
+/*
+ * May a REQ_PREFLUSH of @v complete at once, with no I/O (pool->lock
+ * held)?  Only if the last commit that succeeded covers every change of
+ * metadata (md_gen: a commit running now does not count until it ends),
+ * the last flush of the flash every volume flash write completed without
+ * REQ_FUA (fw_done), and the last origin flush of this table every write
+ * its origin completed (ow_done, as fc_commit_work() decides it).  Each
+ * count moves before the write it counts is acknowledged, under
+ * pool->lock (the origin's: before end_io takes it), so a write that
+ * completed before this flush was sent is seen here.
+ */
+static bool sync_free(struct fc_pool *pool, struct fc_volume *v)
+{
+	return READ_ONCE(pool->md_mode) == FC_MD_RW && pool->md_gen == pool->md_committed &&
+		pool->fw_done == pool->fw_synced &&
+		atomic64_read(&v->ow_done) == atomic64_read(&v->ow_synced);
+}
+
 int fc_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fc_volume *v = ti->private;
@@ -1087,10 +1109,19 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 		/*
 		 * REQ_PREFLUSH (always empty here: num_flush_bios = 1): group
 		 * commit, which flushes the flash, then the flush goes on to
-		 * the origin, in every mode.
+		 * the origin, in every mode.  Unless nothing it must make
+		 * durable is volatile: every write acknowledged so far is
+		 * counted by now (end_io runs before the acknowledgement),
+		 * and sync_free() says all of them are on stable media.
 		 */
 		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES);
 		spin_lock_irqsave(&pool->lock, flags);
+		if (sync_free(pool, v)) {
+			pool->st_sync_free++;
+			spin_unlock_irqrestore(&pool->lock, flags);
+			bio_endio(bio);
+			return DM_MAPIO_SUBMITTED;
+		}
 		bio_list_add(&pool->flush_bios, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		queue_work(pool->wq, &pool->commit_work);
@@ -1157,7 +1188,7 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	int r = DM_ENDIO_DONE;
 	struct fc_entry *e;
 	unsigned long flags;
-	bool kick = false;
+	bool kick = false, direct;
 
 	if (fb->flags & FC_BF_COMMITTED)
 		return DM_ENDIO_DONE;	/* second pass of a FUA write */
@@ -1220,11 +1251,24 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		kick = atomic_dec_and_test(&e->inflight);
 		/* Writeback vs a new write: bump the generation at completion. */
 		fc_entry_bump(e);
+		/* Both copies written, neither failed: a FUA_DIRECT write is durable. */
+		direct = (fb->flags & FC_BF_FUA_DIRECT) && !*error && !(fb->flags & FC_BF_TWIN_ERR);
 		if (fb->flags & FC_BF_TWIN)
 			settle_twin_write(pool, fb, error);
 		if (!*error) {
 			fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
-			if (fb->flags & FC_BF_FUA) {
+			if (direct) {
+				pool->st_fua_direct++;
+				break;
+			}
+			/* The next REQ_PREFLUSH flushes the flash (sync_free()). */
+			pool->fw_done++;
+			/*
+			 * A FUA write waits for a commit; so does a FUA_DIRECT
+			 * one whose other copy failed: the commit records the
+			 * failed leg before the write is acknowledged.
+			 */
+			if (fb->flags & (FC_BF_FUA | FC_BF_FUA_DIRECT)) {
 				wait_commit_locked(pool, bio);
 				r = DM_ENDIO_INCOMPLETE;
 			}

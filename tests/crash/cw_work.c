@@ -10,6 +10,7 @@
  *
  *   cw_work init STATE ORACLE SECTORS REDO_SECTORS SEED
  *   cw_work run DEV STATE ORACLE LWNAME TXNS [--ckpt N] [--discards P]
+ *                                           [--hot N] [--redo-span S] [--twice]
  *       TXNS transactions on DEV (O_DIRECT): each writes a redo record (4 KiB,
  *       sometimes 8 KiB or 1.5 KiB, sequential in the redo area at the end
  *       of DEV) with RWF_DSYNC, dirties 0..3 random 16 KiB pages and
@@ -19,6 +20,13 @@
  *       4..64 KiB.  After each RWF_DSYNC write and each fdatasync returns it
  *       adds the dm-log-writes mark "cw<n>" to LWNAME (DM_TARGET_MSG) and
  *       appends to ORACLE:  W seq start nr | D seq start nr (before issuing)
+ *       The sync path (fcache's flushes and FUA writes that need no commit):
+ *       --hot N draws the data pages from the first N 16 KiB pages only
+ *       (rewrites of committed dirty blocks: a checkpoint then needs a
+ *       flush of the flash and no commit), --redo-span S wraps the redo
+ *       log within its first S sectors (RWF_DSYNC rewrites of committed
+ *       dirty sub-blocks), --twice makes every checkpoint two fdatasync()s,
+ *       each with its mark (the second finds nothing to do).
  *       and  M name A seq (all writes <= seq durable: fdatasync) or
  *       M name O seq (write seq durable: RWF_DSYNC).  STATE carries the
  *       sequence, redo position, mark counter and PRNG across runs.
@@ -206,15 +214,22 @@ static int cmd_run(int argc, char **argv)
 {
 	const char *dev = argv[0], *stp = argv[1], *orp = argv[2];
 	uint64_t txns = num(argv[4]), ckpt = 8, pdisc = 40, t, k, n, st, redo_base;
+	uint64_t hot = 0, span = 0, pages, redo_end;
 	struct state s;
 	struct run r;
-	int a;
+	int a, twice = 0;
 
 	for (a = 5; a < argc; a++) {
 		if (!strcmp(argv[a], "--ckpt") && a + 1 < argc)
 			ckpt = num(argv[++a]);
 		else if (!strcmp(argv[a], "--discards") && a + 1 < argc)
 			pdisc = num(argv[++a]);
+		else if (!strcmp(argv[a], "--hot") && a + 1 < argc)
+			hot = num(argv[++a]);
+		else if (!strcmp(argv[a], "--redo-span") && a + 1 < argc)
+			span = num(argv[++a]);
+		else if (!strcmp(argv[a], "--twice"))
+			twice = 1;
 		else
 			die(2, "run: unknown argument %s", argv[a]);
 	}
@@ -238,13 +253,17 @@ static int cmd_run(int argc, char **argv)
 	if (!r.oracle)
 		die(2, "%s: %s", orp, strerror(errno));
 	redo_base = r.data_sectors;
+	pages = r.data_sectors / 32;
+	if (hot && hot < pages)
+		pages = hot;
+	redo_end = span && span < s.redo ? span : s.redo;
 	for (t = 0; t < txns; t++) {
 		uint64_t redo_nr, sq;
 
 		/* dirty data pages: aligned 16 KiB, written without a sync */
 		n = rnd(&s) % 4;
 		for (k = 0; k < n; k++) {
-			st = (rnd(&s) % (r.data_sectors / 32)) * 32;
+			st = (rnd(&s) % pages) * 32;
 			wr(&r, st, 32, 0);
 		}
 		switch (rnd(&s) % 4) {
@@ -277,7 +296,7 @@ static int cmd_run(int argc, char **argv)
 			redo_nr = 8;
 			break;
 		}
-		if (s.redo_pos + redo_nr > s.redo)
+		if (s.redo_pos + redo_nr > redo_end)
 			s.redo_pos = 0;
 		sq = wr(&r, redo_base + s.redo_pos, redo_nr, RWF_DSYNC);
 		s.redo_pos += redo_nr;
@@ -289,6 +308,12 @@ static int cmd_run(int argc, char **argv)
 				die(2, "fdatasync: %s", strerror(errno));
 			r.fsyncs++;
 			mark(&r, 'A', s.seq);
+			if (twice) {
+				if (fdatasync(r.fd))
+					die(2, "fdatasync: %s", strerror(errno));
+				r.fsyncs++;
+				mark(&r, 'A', s.seq);
+			}
 		}
 	}
 	if (fdatasync(r.fd))

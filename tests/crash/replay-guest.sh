@@ -11,7 +11,8 @@
 #   one-device walks, a mirrored walk of N points at block size mirror_bs,
 #   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
 #   left running while leg1 fails: its read error must fail the leg,
-#   docs/testing-details.md), resync_delay=MS (the origin behind
+#   docs/testing-details.md), syncpath=0|1 (1, the default: phases 1b and 2b,
+#   below), resync_delay=MS (the origin behind
 #   dm-delay and writeback_jobs 1 from the failure until the first writer
 #   ends: the degraded pool's drain is slow, so dirty blocks are left for
 #   the resync to copy))
@@ -28,7 +29,13 @@
 #     volume (phase 2 with low writeback watermarks: writeback and
 #     write-around), with a clean teardown and reload of volume and pool
 #     between phases 2 and 3; it marks the log after every RWF_DSYNC write
-#     and fdatasync and records what each mark made durable.
+#     and fdatasync and records what each mark made durable.  syncpath=1
+#     adds phase 1b after phase 1 and phase 2b after phase 2 (TXNS/2 each,
+#     `--hot 12 --redo-span 64 --twice --ckpt 3`): rewrites of committed
+#     dirty blocks, RWF_DSYNC rewrites of committed dirty sub-blocks (FUA
+#     writes that wait for no commit), checkpoints that need a flush of the
+#     flash but no commit, and second fdatasync()s that need no I/O; 2b
+#     with writeback at full speed copying the same blocks meanwhile.
 #  3. the crash points (FLUSH/FUA entries; POINTS/#sizes per size, two thirds
 #     plain prefixes, one third random-subset variants, half of those with a
 #     torn write) are replayed in log order, incrementally, onto a fresh
@@ -78,6 +85,7 @@ for kv in "$@"; do
 	mirror_bs=*) MIRROR_BS=${kv#*=} ;;
 	legfail_writeback=*) LEGFAIL_WB=${kv#*=} ;;
 	resync_delay=*) RESYNC_DELAY=${kv#*=} ;;
+	syncpath=*) SYNCPATH=${kv#*=} ;;
 	perdev=*) PERDEV=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
@@ -101,7 +109,7 @@ if [ "$PERDEV" = 1 ]; then
 fi
 FLASH_MB=${FC_REPLAY_FLASH_MB:-4} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-6} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
 FS=$((FLASH_MB * 2048)) OS=$((ORIGIN_MB * 2048))
-MIRROR=${MIRROR:-0} MIRROR_POINTS=${MIRROR_POINTS:-0}
+MIRROR=${MIRROR:-0} MIRROR_POINTS=${MIRROR_POINTS:-0} SYNCPATH=${SYNCPATH:-1}
 W=/tmp/replay
 mkdir -p "$W"
 nsizes=$(echo $SIZES | wc -w)
@@ -318,6 +326,15 @@ mirror_phase4() {
 	return 0
 }
 
+# sync_phase NAME: the sync path's phase (syncpath=1), with the pool's
+# counts of flushes and FUA writes that needed no commit
+sync_phase() {
+	[ "$SYNCPATH" = 1 ] || return 0
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$(( (TXNS + 1) / 2 ))" \
+		--hot 12 --redo-span 64 --twice --ckpt 3 2>"$W/cw.err" || step_failed "phase $1" "$W/cw.err"
+	info "bs$bs after phase $1: $(dmsetup message fpool 0 stats | tr ' ' '\n' | grep -E '^(commits|syncs|sync_free|fua_direct)=' | tr '\n' ' ')"
+}
+
 # run_size BS MTAG PER: the workload and the walks of one block size;
 # MTAG "" one device, "-mirror" a mirrored pool
 run_size() {
@@ -369,11 +386,13 @@ run_size() {
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || step_failed "volume"
 	[ $ok = 1 ] || die "pool/volume on the logged slices" bs$bs-setup
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" 2>"$W/cw.err" || step_failed "phase 1" "$W/cw.err"
+	sync_phase 1b
 	# phase 2: writeback at full speed, and write-around once 1% is dirty
 	dmsetup message fpool 0 writeback_low 0 && dmsetup message fpool 0 writeback_high 1 &&
 		dmsetup message fpool 0 max_dirty_age 1 || step_failed "phase 2 watermarks"
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 2>"$W/cw.err" ||
 		step_failed "phase 2" "$W/cw.err"
+	sync_phase 2b
 	info "bs$bs after phase 2: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
 	# a clean shutdown and reload, in the log too
 	dmsetup message lw 0 mark x-reload

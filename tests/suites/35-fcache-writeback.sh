@@ -2,10 +2,13 @@
 # dm-fcache writeback policy and read-hit races: tests/guest/fc_writeback.sh;
 # the counters and the absorption of small synchronous writes: fc_counters.sh;
 # a flush as a state the worker drives (suspend during it, no batch cap):
-# fc_flushstall.sh.
+# fc_flushstall.sh; what an fsync and an O_DSYNC write cost the flash:
+# fc_sync.sh.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-writeback || exit 0
 guest_run fcache-writeback --timeout 600 tests/guest/fc_writeback.sh
 guest_run fcache-counters --timeout 300 tests/guest/fc_counters.sh
 # a flush is driven by the worker: suspends during it are prompt, no batch cap
 guest_run fcache-flushstall --timeout 600 tests/guest/fc_flushstall.sh
+# the sync path's cost in flash writes and flushes (fsync, O_DSYNC)
+guest_run fcache-sync --timeout 300 tests/guest/fc_sync.sh

@@ -397,6 +397,28 @@ static void test_writeback(void)
 	f.worker = true;
 	r = run1(f);
 	CHECK("... in the worker: fua not counted again", r.d.fua_commit && counted(&r.d, 0));
+	/* the sync path: FUA to sub-blocks the flash records as dirty here */
+	f.worker = false;
+	entry(&f, 0x03, 0x03);
+	f.e.committed = true;
+	r = run1(f);
+	CHECK("REQ_FUA write to committed dirty sub-blocks: FUA kept, no commit (fua_direct)",
+	      r.d.act == FC_ACT_FLASH_WRITE && r.d.fua_direct && !r.d.fua_commit &&
+	      r.d.fb_mask == 0x03 && counted(&r.d, B(WRITES) | B(FUA) | B(WRITE_HITS)));
+	entry(&f, 0x03, 0x01);
+	f.e.committed = true;
+	r = run1(f);
+	CHECK("... one touched sub-block clean: waits for a commit",
+	      r.d.act == FC_ACT_FLASH_WRITE && !r.d.fua_direct && r.d.fua_commit);
+	entry(&f, 0x03, 0x03);
+	f.e.committed = false;
+	r = run1(f);
+	CHECK("... dirty but not committed (its page changed or is being written): waits",
+	      r.d.act == FC_ACT_FLASH_WRITE && !r.d.fua_direct && r.d.fua_commit);
+	f.fua = false;
+	f.e.committed = true;
+	r = run1(f);
+	CHECK("... no FUA: neither", r.d.act == FC_ACT_FLASH_WRITE && !r.d.fua_direct && !r.d.fua_commit);
 }
 
 static void test_dirty_any_mode(void)

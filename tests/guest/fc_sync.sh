@@ -1,0 +1,167 @@
+#!/bin/sh
+# The sync path's cost, counted (issue 33, item 3; docs/PERFORMANCE.md,
+# "The sync path"): what an empty REQ_PREFLUSH (fsync) and a REQ_FUA write
+# (O_DSYNC) cost the flash devices, in writes and flushes, read from
+# /sys/block/*/stat (fields 5 and 16 in 6.1) before and after each case,
+# and the pool's "stats" counters.  The flash devices are null_blk with a
+# volatile write cache (cache_size) that supports FUA, so a FUA write is one
+# write and no flush, as on a datacenter SSD; the origin has one too, so
+# its flushes count.  Writeback is held off (watermarks 100, no aging, a
+# passthrough volume reading once a second so the pool is never idle), so
+# nothing but the case runs (commit_interval 0: no periodic commit).
+#
+#   one device, then a mirrored pool (every count per leg):
+#   fsync-idle      fsync, nothing written since the last one: no I/O
+#   fsync-rewrite   a write to committed dirty sub-blocks, then fsync: the
+#                   data write and one flush of the flash, no commit (an
+#                   empty REQ_PREFLUSH write counts as a write and a flush)
+#   dsync-direct    an O_DSYNC write to committed dirty sub-blocks: one
+#                   write (FUA), no flush, no commit (the block layer's
+#                   flush after it, blkdev_write_iter(), costs nothing)
+#   dsync-commit    an O_DSYNC write to a new block: the data write, then a
+#                   commit (pages, flush, superblock), then nothing for the
+#                   block layer's flush
+#   fsync-origin    a discard went to the origin: fsync flushes the origin,
+#                   not the flash; the next fsync flushes neither
+# Then every block written is read back and compared, and again after the
+# pool and volume are torn down and loaded again.
+. "$FC_TOP/tests/guest/lib.sh"
+load_fcache || die "insmod failed" module-load
+F=/tmp/fcsync
+mkdir -p $F
+
+# mk_cached NAME MB: memory-backed null_blk with a volatile cache and FUA
+mk_cached() {
+	_nullb "$1" "$2" memory_backed=1 irqmode=0 queue_mode=2 blocksize=512 \
+		cache_size=32 discard=1 >/dev/null || return 1
+	grep -q 'write back' "/sys/block/$1/queue/write_cache" &&
+		[ "$(cat "/sys/block/$1/queue/fua")" = 1 ]
+}
+
+# io DEV: "writes flushes" of one device
+io() { awk '{ print $5, $16 }' "/sys/block/$1/stat"; }
+
+# ctr NAME: a counter of the pool's "stats" answer (0 if it has none)
+ctr() {
+	_v=$(stats_field "$POOL" "$1")
+	echo "${_v:-0}"
+}
+
+keep_busy() {
+	while :; do
+		dd if=/dev/mapper/fskeep of=/dev/null bs=4k count=1 iflag=direct status=none
+		sleep 1
+	done &
+	keeper=$!
+}
+
+fsync_vol() { dd if=/dev/null of=/dev/mapper/$VOL conv=notrunc,fsync status=none; }
+# wr BLOCK4K FILE [dsync]: one 4 KiB direct write of FILE at BLOCK4K
+wr() {
+	dd if="$2" of=/dev/mapper/$VOL bs=4k count=1 seek="$1" conv=notrunc status=none \
+		oflag=direct${3:+,dsync}
+}
+
+# snap: the counts before a case
+snap() {
+	for _d in $FLASH $ORIG; do
+		eval "s_$_d=\"$(io $_d)\""
+	done
+	c0=$(ctr commits) sf0=$(ctr sync_free) fd0=$(ctr fua_direct)
+}
+
+# delta DEV: "writes flushes" since snap
+delta() {
+	eval "set -- \$s_$1 $(io $1)"
+	echo "$(($3 - $1)) $(($4 - $2))"
+}
+
+# expect CASE WRITES FLUSHES COMMITS ORIGIN_FLUSHES SYNC_FREE FUA_DIRECT:
+# the flash counts of every leg, the origin's flushes, the pool's counters
+expect() {
+	_case=$1
+	shift
+	_got="" _want=""
+	for _d in $FLASH; do
+		_got="$_got $(delta $_d)"
+		_want="$_want $1 $2"
+	done
+	set -- "$@" $(delta $ORIG)
+	_got="$_got $(($(ctr commits) - c0)) $8 $(($(ctr sync_free) - sf0)) $(($(ctr fua_direct) - fd0))"
+	_want="$_want $3 $4 $5 $6"
+	info "$TAG $_case: per leg (writes flushes), commits, origin flushes, sync_free, fua_direct:$_got"
+	if [ "$_got" = "$_want" ]; then
+		pass "$TAG-$_case (flash writes $1, flushes $2 per leg; commits $3; origin flushes $4)"
+	else
+		fail "$TAG-$_case" "got$_got, expected$_want"
+	fi
+}
+
+# run_cases TAG LEGS...: the cases on a pool over LEGS (one or two)
+run_cases() {
+	TAG=$1 POOL=fsp$1 VOL=fsv$1
+	shift
+	FLASH="$*"
+	_t="0 $(dev_sectors /dev/$1) fcache-pool /dev/$1 64"
+	[ $# = 2 ] && _t="$_t 2 mirror /dev/$2"
+	dm_create $POOL "$_t" || { fail "$TAG-setup" "pool"; return; }
+	fc_vol $VOL $POOL /dev/fcsyo 1 writeback sequential_cutoff 0 || { fail "$TAG-setup" "volume"; return; }
+	fc_vol fskeep $POOL /dev/fcsyk 2 passthrough || { fail "$TAG-setup" "keeper"; return; }
+	# no periodic commit either (it could take a case's page first)
+	dmsetup message $POOL 0 writeback_high 100 && dmsetup message $POOL 0 writeback_low 100 &&
+		dmsetup message $POOL 0 max_dirty_age 0 && dmsetup message $POOL 0 commit_interval 0 ||
+		{ fail "$TAG-setup" "tunables"; return; }
+	keep_busy
+	# eight whole blocks dirty and committed, the origin flushed once
+	dd if=$F/base of=/dev/mapper/$VOL bs=32k count=8 oflag=direct conv=notrunc status=none &&
+		fsync_vol && fsync_vol || { fail "$TAG-setup" "first writes"; return; }
+
+	snap; fsync_vol
+	expect fsync-idle 0 0 0 0 1 0
+	# (an empty REQ_PREFLUSH write counts as a write and a flush in stat)
+	snap; wr 1 $F/a && fsync_vol
+	expect fsync-rewrite 2 1 0 0 0 0
+	snap; wr 9 $F/b dsync
+	expect dsync-direct 1 0 0 0 1 1
+	# a new block: the data, then one page and the superblock (one device:
+	# the superblock carries the flush; mirrored: an empty flush of both
+	# legs between them, one more write each)
+	snap; wr 800 $F/c dsync
+	expect dsync-commit $((2 + $#)) 1 1 0 1 0
+	# -f: no blkid probe (its reads would promote blocks)
+	snap; blkdiscard -f -o $((4000 * 32768)) -l 32768 /dev/mapper/$VOL && fsync_vol
+	expect fsync-origin 0 0 0 1 0 0
+	snap; fsync_vol
+	expect fsync-idle-again 0 0 0 0 1 0
+	info "$TAG pool: $(dmsetup message $POOL 0 stats | cut -d' ' -f1-10)"
+
+	# the data, byte for byte, now and after a clean reload
+	for _r in live reloaded; do
+		_ok=1
+		dd if=/dev/mapper/$VOL of=$F/got bs=32k count=8 iflag=direct status=none
+		cp $F/base $F/want
+		dd if=$F/a of=$F/want bs=4k seek=1 conv=notrunc status=none
+		dd if=$F/b of=$F/want bs=4k seek=9 conv=notrunc status=none
+		cmp -s $F/got $F/want || _ok=0
+		dd if=/dev/mapper/$VOL of=$F/got bs=4k count=1 skip=800 iflag=direct status=none
+		cmp -s $F/got $F/c || _ok=0
+		if [ $_ok = 1 ]; then pass "$TAG-data-$_r"; else fail "$TAG-data-$_r"; fi
+		[ $_r = reloaded ] && break
+		kill $keeper; wait $keeper 2>/dev/null
+		dm_remove fskeep; dm_remove $VOL; dm_remove $POOL
+		dm_create $POOL "$_t" && fc_vol $VOL $POOL /dev/fcsyo 1 writeback sequential_cutoff 0 ||
+			{ fail "$TAG-reload"; return; }
+	done
+	dm_remove $VOL; dm_remove $POOL
+}
+
+mk_cached fcsyf0 64 && mk_cached fcsyf1 64 && mk_cached fcsyf2 64 &&
+	mk_cached fcsyo 256 && mk_cached fcsyk 16 || die "null_blk devices with a volatile cache and FUA"
+ORIG=fcsyo
+head -c $((8 * 32768)) /dev/urandom >$F/base
+for x in a b c; do head -c 4096 /dev/urandom >$F/$x; done
+
+run_cases one fcsyf0
+run_cases mirror fcsyf1 fcsyf2
+dmesg_clean
+finish
