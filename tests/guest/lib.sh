@@ -121,10 +121,13 @@ mk_spindles() {
 	done
 }
 
-# mk_fast_disk SIZE_MB: memory-backed, no delay, discard on.
+# mk_fast_disk SIZE_MB [ATTR=VALUE...]: memory-backed, no delay, discard on
+# (and the null_blk attributes given, e.g. max_sectors=N)
 mk_fast_disk() {
-	_nullb "$(_nullb_next fcfast)" "$1" memory_backed=1 irqmode=0 queue_mode=2 \
-		discard=1
+	_fs=$1
+	shift
+	_nullb "$(_nullb_next fcfast)" "$_fs" memory_backed=1 irqmode=0 queue_mode=2 \
+		discard=1 "$@"
 }
 
 # mk_raid10 SIZE_MB: 4 spindles of SIZE_MB/2 (+ md metadata) in RAID10.
