@@ -8,7 +8,7 @@
 #   mk_spindles N SIZE_MB         N null_blk "HDDs" (~250 IOPS each); prints paths
 #   mk_raid10 SIZE_MB             md RAID10 of 4 spindles, SIZE_MB usable; prints /dev/md0
 #   mk_brd_flash SIZE_MB [N]      brd RAM disk(s); prints /dev/ram0..
-#   mk_fast_disk SIZE_MB          memory-backed null_blk without delay; prints path
+#   mk_fast_disk SIZE_MB [A=V..]  memory-backed null_blk without delay; prints path
 #   dm_create NAME TABLE          dmsetup create + mknodes + assert block device
 #   dm_remove NAME                dmsetup remove (retries while busy); an fcache
 #                                 volume gets the "detach" message first (orderly)
