@@ -70,6 +70,15 @@ bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window
 	return stream;
 }
 
+__u32 fc_ra_blocks(__u32 block_sectors, __u32 ra_sectors, __u32 max_sectors)
+{
+	__u32 n = ra_sectors / block_sectors;
+
+	if (max_sectors && n > max_sectors / block_sectors)
+		n = max_sectors / block_sectors;
+	return n ? n : 1;
+}
+
 void fc_seq_init(struct fc_seq *d)
 {
 	memset(d, 0, sizeof(*d));

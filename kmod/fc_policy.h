@@ -73,6 +73,17 @@ void fc_ra_init(struct fc_ra *r, struct fc_ra_slot *slots);
 /* Record a read of @block at @now; true if it is a @miss continuing a stream. */
 bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window);
 
+/*
+ * How many blocks a stream's fill reads (fill_stream(): the missed block
+ * and those after it), all with one origin request: @ra_sectors' worth
+ * (FC_RA_BYTES), but never more than the origin takes in one request
+ * (@max_sectors, its queue's max_sectors; 0: no limit).  A larger read is
+ * split into two requests, and on spindles each is a seek: the blocks past
+ * the limit would cost as much as the fill itself, and are left for the
+ * stream's next miss.  At least 1, the missed block itself.
+ */
+__u32 fc_ra_blocks(__u32 block_sectors, __u32 ra_sectors, __u32 max_sectors);
+
 /* Writeback pacing. */
 enum fc_wb_state {
 	FC_WB_IDLE,		/* below low and nothing aged: nothing to do */

@@ -734,8 +734,9 @@ static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *
  * FC_ACT_FILL of a read miss that continues a short stream (FC_BF_STREAM:
  * the two blocks before it were read lately, as an index range scan reads),
  * without pool->lock.  @e was just allocated for the bio (BUSY, nothing
- * valid).  The blocks after it, up to FC_RA_BYTES in all and the end of
- * the volume, are given entries too if they have none and no origin write
+ * valid).  The blocks after it, up to FC_RA_BYTES in all, what the origin
+ * takes in one request (fc_ra_blocks(): a read split in two would cost a
+ * second seek) and the end of the volume, are given entries too if they have none and no origin write
  * of theirs is in flight (the same rule as any fill: promotion vs a
  * write); new writes to them wait while they are BUSY.  A block that has
  * an entry (a scan passes cached pages: a database's hot pages lie among
@@ -751,7 +752,8 @@ static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry 
 {
 	struct fc_pool *pool = v->pool;
 	sector_t bs = pool->g.block_sectors;
-	unsigned int max = max_t(unsigned int, FC_RA_BYTES >> (pool->block_shift + SECTOR_SHIFT), 1);
+	unsigned int max = fc_ra_blocks(bs, FC_RA_BYTES >> SECTOR_SHIFT,
+					queue_max_sectors(bdev_get_queue(v->origin)));
 	struct fc_entry *ra[FC_RA_BYTES / (FC_MIN_BLOCK_SECTORS << SECTOR_SHIFT)];
 	unsigned int n = 1, k, done = 0, noio;
 	unsigned long flags;

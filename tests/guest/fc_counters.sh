@@ -35,6 +35,15 @@
 #     flash and then (writearound mode) sent around it: every block holds
 #     the last data written, through the volume and, after a flush, on the
 #     origin.
+#     The origin takes 128 KiB in one request (max_sectors=256).
+#  7. The stream fill is one origin request (fc_ra_blocks(), issue 33): on
+#     an origin that takes at most 255 sectors a request (null_blk's
+#     default, so the demo's md RAID10 of null_blk spindles), a 16 KiB-block
+#     pool's stream fill reads 7 blocks (112 KiB) with one read, not 8 with
+#     a read split in two (each a seek on a spindle): the origin's own read
+#     count (sysfs stat) grows by one a miss, read_ahead by 6, the 6 blocks
+#     hit; beside it, on an origin that takes 512 KiB, the whole 128 KiB
+#     (read_ahead 7) in one read; byte for byte.
 # The origin of 1-4 is dm-delay (writes 2 s) and writeback runs one copy
 # at a time, so the pool stays above writeback_high while the test runs.
 FC_T=fc_counters
@@ -167,7 +176,7 @@ check run-origin-exact sh -c "dd if=$odisk2 bs=1M count=4 iflag=direct status=no
 check run-volume-exact sh -c "dd if=$W bs=1M count=4 iflag=direct status=none | cmp - /tmp/run"
 
 # --- 6. read-ahead of a short stream ---
-flash3=$(mk_fast_disk 16) && odisk3=$(mk_fast_disk 64) || die disks
+flash3=$(mk_fast_disk 16) && odisk3=$(mk_fast_disk 64 max_sectors=256) || die disks
 pattern_file /tmp/ra 65536 || die pattern
 check ra-origin dd if=/tmp/ra of="$odisk3" bs=1M oflag=direct status=none
 check ra-pool-create fc_pool rpool "$flash3" 64
@@ -243,5 +252,38 @@ check ra-race-around-read-ahead test "$(ctr read_ahead rvol)" -gt "$a0"
 check ra-race-around-exact sh -c "dd if=$R bs=1M iflag=direct status=none | cmp - /tmp/raexp"
 check ra-flush dmsetup message rvol 0 flush
 check ra-origin-exact sh -c "dd if=$odisk3 bs=1M iflag=direct status=none | cmp - /tmp/raexp"
+
+# --- 7. the stream fill is one origin request ---
+# origin_reads DEV: read requests DEV completed (sysfs stat, field 1)
+origin_reads() { awk '{ print $1 }' "/sys/block/$(basename "$1")/stat"; }
+flash4=$(mk_fast_disk 16) && odisk4=$(mk_fast_disk 8 max_sectors=255) &&
+	odisk5=$(mk_fast_disk 8 max_sectors=1024) || die disks
+pattern_file /tmp/ra4 8192 || die pattern
+check ra1-origin dd if=/tmp/ra4 of="$odisk4" bs=1M oflag=direct status=none
+check ra1-origin2 dd if=/tmp/ra4 of="$odisk5" bs=1M oflag=direct status=none
+check ra1-pool-create fc_pool lpool "$flash4" 32
+check ra1-vol-create fc_vol lvol lpool "$odisk4" 4 writeback
+check ra1-vol2-create fc_vol lvol2 lpool "$odisk5" 5 writeback
+check ra1-max-sectors test "$(cat "/sys/block/$(basename "$odisk4")/queue/max_sectors_kb")" -eq 127
+# rl DEV OP...: 16 KiB blocks of DEV read in one process (fc_rblk.py)
+rl() { _d=$1; shift; timeout 60 python3 "$FC_TOP/tests/guest/fc_rblk.py" "$_d" 16384 "$@"; }
+# ra_case NAME VOL ORIGIN AHEAD: a scan of 3 blocks reads AHEAD blocks after
+# the third, all with the third's one origin read; they hit
+ra_case() {
+	_r0=$(origin_reads "$3")
+	_a0=$(ctr read_ahead "$2")
+	check "$1-scan" rl "/dev/mapper/$2" 20 21 22
+	check "$1-one-read-a-miss" test "$(($(origin_reads "$3") - _r0))" -eq 3
+	stat_is "$1-read-ahead" read_ahead -eq $((_a0 + $4)) "$2"
+	_h0=$(ctr read_hits "$2")
+	_r0=$(origin_reads "$3")
+	# shellcheck disable=SC2046
+	check "$1-ahead" rl "/dev/mapper/$2" $(seq 23 $((22 + $4)))
+	check "$1-ahead-hit" test "$(($(ctr read_hits "$2") - _h0))" -eq "$4"
+	check "$1-ahead-no-read" test "$(origin_reads "$3")" -eq "$_r0"
+	check "$1-exact" sh -c "dd if=/dev/mapper/$2 bs=1M iflag=direct status=none | cmp - /tmp/ra4"
+}
+ra_case ra1 lvol "$odisk4" 6
+ra_case ra2 lvol2 "$odisk5" 7
 dmesg_clean
 finish

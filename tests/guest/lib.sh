@@ -8,7 +8,7 @@
 #   mk_spindles N SIZE_MB         N null_blk "HDDs" (~250 IOPS each); prints paths
 #   mk_raid10 SIZE_MB             md RAID10 of 4 spindles, SIZE_MB usable; prints /dev/md0
 #   mk_brd_flash SIZE_MB [N]      brd RAM disk(s); prints /dev/ram0..
-#   mk_fast_disk SIZE_MB          memory-backed null_blk without delay; prints path
+#   mk_fast_disk SIZE_MB [A=V..]  memory-backed null_blk without delay; prints path
 #   dm_create NAME TABLE          dmsetup create + mknodes + assert block device
 #   dm_remove NAME                dmsetup remove (retries while busy); an fcache
 #                                 volume gets the "detach" message first (orderly)
@@ -121,10 +121,13 @@ mk_spindles() {
 	done
 }
 
-# mk_fast_disk SIZE_MB: memory-backed, no delay, discard on.
+# mk_fast_disk SIZE_MB [ATTR=VALUE...]: memory-backed, no delay, discard on
+# (and the null_blk attributes given, e.g. max_sectors=N)
 mk_fast_disk() {
-	_nullb "$(_nullb_next fcfast)" "$1" memory_backed=1 irqmode=0 queue_mode=2 \
-		discard=1
+	_fs=$1
+	shift
+	_nullb "$(_nullb_next fcfast)" "$_fs" memory_backed=1 irqmode=0 queue_mode=2 \
+		discard=1 "$@"
 }
 
 # mk_raid10 SIZE_MB: 4 spindles of SIZE_MB/2 (+ md metadata) in RAID10.

@@ -163,11 +163,42 @@ static void test_pacing(void)
 	CHECK("state names", !strcmp(fc_wb_state_name(FC_WB_THROTTLED), "throttled"));
 }
 
+/*
+ * A stream's fill (fc_ra_blocks()): the read-ahead's bytes, no more than the
+ * origin takes in one request, at least the missed block (issue 33: a
+ * 128 KiB fill on an md RAID10 of null_blk spindles, 255 sectors a
+ * request, was two reads, each a seek).
+ */
+static void test_ra_blocks(void)
+{
+	__u32 bs, max, n;
+
+	CHECK("no limit: 128 KiB of 16 KiB blocks", fc_ra_blocks(32, 256, 0) == 8);
+	CHECK("an origin taking 512 KiB: 128 KiB", fc_ra_blocks(32, 256, 1024) == 8);
+	CHECK("exactly 128 KiB a request: 128 KiB", fc_ra_blocks(32, 256, 256) == 8);
+	CHECK("255 sectors a request: 7 blocks of 16 KiB", fc_ra_blocks(32, 256, 255) == 7);
+	CHECK("255 sectors a request: 3 blocks of 32 KiB", fc_ra_blocks(64, 256, 255) == 3);
+	CHECK("a request smaller than a block: the block", fc_ra_blocks(64, 256, 8) == 1);
+	CHECK("read-ahead smaller than a block: the block", fc_ra_blocks(512, 256, 0) == 1);
+	/* every block size and limit: one request, as much as fits */
+	for (bs = 8; bs <= 1024; bs *= 2)
+		for (max = 1; max <= 4096; max++) {
+			n = fc_ra_blocks(bs, 256, max);
+			if (n < 1 || (n > 1 && n * bs > max) ||
+			    (n * bs < 256 && (n + 1) * bs <= 256 && (n + 1) * bs <= max)) {
+				CHECK("one request, as much as fits", false);
+				return;
+			}
+		}
+	CHECK("one request, as much as fits", true);
+}
+
 int main(void)
 {
 	test_ghost();
 	test_seq();
 	test_ra();
+	test_ra_blocks();
 	test_pacing();
 	return unit_failed;
 }
