@@ -1,12 +1,12 @@
 /*
- * Unit tests of kmod/fc_decide.c: the data path's decision, row by row of
+ * Unit tests of engine/fc_decide.c: the data path's decision, row by row of
  * the table in docs/DESIGN.md ("Data path (map)"), the differences between
  * map's pass and the worker's, the counters, the two-step decisions
  * (ghost table, allocation), writes with read-only metadata (issue 32
  * item 7), and a comparison with decide_ref.h (the
  * classification as map_rw() did it before fc_decide.c) over random facts.
  */
-#include "kmod/fc_decide.h"
+#include "engine/fc_decide.h"
 #include "decide_ref.h"
 #include "unit.h"
 
