@@ -32,7 +32,14 @@
  * it, records the outcome in the facts and decides again.
  */
 const struct fc_rule fc_decide_rules[] = {
-	/* the bio goes to the origin whole (uncut) */
+	/*
+	 * origin_whole: streams and uncached pass-through I/O spanning blocks,
+	 * and blocks past the volume's last whole block, go to the origin
+	 * whole.  Read-only metadata: ro_write's rule below.  A bio spanning
+	 * blocks comes here uncut only with nothing pending (CUT), or in the
+	 * worker, which cannot cut it nor look across it.  FUA: see
+	 * write_around; no entry here, only released blocks.
+	 */
 	{ K_W, FC_ACT_KILL, .when = CB(SPAN) | CB(RO_PENDING), .unless = CB(CUT),
 	  .why = WHY(ERRORS), .map = ST(WRITES), .count = ST(WRITE_RO_REFUSED),
 	  .flags = FC_RF_WHOLE },
@@ -56,7 +63,17 @@ const struct fc_rule fc_decide_rules[] = {
 	  .flags = FC_RF_WHOLE },
 	/* promotion vs a write: a fill in flight; counted when decided again */
 	{ K_RW, FC_ACT_WAIT, .when = CB(BUSY) },
-	/* reads */
+	/*
+	 * Reads.  need_fill (the rows with a fill): dirty sub-blocks are read
+	 * from the flash, the invalid ones filled first; a read miss is
+	 * admitted on its second touch (ghost table) unless cached already,
+	 * in the worker, or continuing a short stream (its fill reads ahead).
+	 * Promotion vs a write: no fill while writes of this stripe are in
+	 * flight to the origin; once the entry is BUSY new writes wait.
+	 * Eviction vs in-flight I/O: no fill while the entry has I/O in
+	 * flight.  Dirty data involved: only the cache will do (wait).  An
+	 * entry nothing was ever filled into goes (if idle).
+	 */
 	{ K_R, FC_ACT_FILL, .when = CB(ALLOC_YES), .map = ST(READS), .fill = FC_FILL_TOUCHED },
 	{ K_R, FC_ACT_FLASH_READ, .when = CB(HIT), .map = ST(READS) | ST(READ_HITS) },
 	{ K_R, FC_ACT_KILL, .when = CB(NOFILL) | CB(DIRTY), .why = WHY(ERRORS), .map = ST(READS) },
@@ -89,7 +106,31 @@ const struct fc_rule fc_decide_rules[] = {
 	{ K_R, FC_ACT_ORIGIN, .unless = CB(ENTRY),
 	  .why = WHY(READ_AROUND_OTHER), .map = ST(READS), .fill = FC_FILL_INVALID },
 	{ K_R, FC_ACT_FILL, .map = ST(READS), .fill = FC_FILL_INVALID },
-	/* writes, read-only metadata (docs/DESIGN.md "Metadata modes") */
+	/*
+	 * ro_write: a write while the metadata is read-only (a commit failed,
+	 * or the pool was loaded with needs_check; docs/DESIGN.md "Metadata
+	 * modes").  Nothing can be recorded any more, so the next load
+	 * replays the flash's last committed state, and every block it
+	 * records as dirty belongs to an entry that stays hashed or pending in
+	 * core (FC_E_PDIRTY: never evicted, never reused).  A write is served
+	 * where that state cannot bring older data back over it:
+	 *  - no entry: the origin alone; the flash records no dirty data for
+	 *    the block (its clean records are dropped by that load, which is
+	 *    unclean);
+	 *  - an entry: the origin and, in place, the entry's own block, which
+	 *    the last commit may name for the block's dirty data (WT,
+	 *    in_place): whichever of the two the next load reads holds the new
+	 *    data.  The entry's bits stay as they are; dirty data is written
+	 *    back by fc_wb_work(), which then lets flushes succeed
+	 *    (fc_ro_flush());
+	 *  - refused (EIO, write_ro_refused): a block released while committed
+	 *    dirty may be this block's (pending_here: its flash block is out
+	 *    of use), the entry has a twin (a mirrored pool: the twin would
+	 *    need the write too), or a failed flash write left dirty data it
+	 *    touches.
+	 * One at a time (see write_through), and never beside a copy.  No
+	 * commit follows, none is waited for: REQ_FUA stays on both writes.
+	 */
 	{ K_W, FC_ACT_KILL, .when = CB(RO_PENDING),
 	  .why = WHY(ERRORS), .map = ST(WRITES), .count = ST(WRITE_RO_REFUSED) },
 	{ K_W, FC_ACT_KILL, .when = CB(TWIN), .unless = CB(MD_RW),
@@ -104,7 +145,18 @@ const struct fc_rule fc_decide_rules[] = {
 	  .why = WHY(WRITE_AROUND_OTHER), .map = ST(WRITES) },
 	{ K_W, FC_ACT_WT, .unless = CB(MD_RW), .map = ST(WRITES) | ST(WRITE_HITS),
 	  .flags = FC_RF_IN_PLACE },
-	/* writes to the flash (dirty data touched, or writeback takes it) */
+	/*
+	 * flash_write: the writeback path, also any write touching dirty
+	 * sub-blocks.  Mirrored pools: dirty data has a twin on the other leg
+	 * (every dirty entry has one while both legs are present); no block
+	 * for it: write-around unless dirty data is touched.  Partial writes:
+	 * a partly covered invalid sub-block is filled first.  With a twin, a
+	 * partly covered clean one too: the twin holds only dirty sub-blocks,
+	 * and this one turns dirty (do_fill() writes both copies;
+	 * FC_BF_TWIN_FILLED: once).  A fill that cannot start: never stall a
+	 * write behind a fill (write-around), unless dirty data is involved
+	 * (wait).  FUA: stripped on the flash; completion waits for a commit.
+	 */
 	{ K_W, FC_ACT_ALLOC, .then = FC_ACT_FLASH_WRITE, .when = CB(TO_FLASH),
 	  .unless = CB(ENTRY) | CB(ALLOC_YES) | CB(ALLOC_NO), .map = ST(WRITES) },
 	{ K_W, FC_ACT_WRITE_AROUND, .when = CB(TO_FLASH), .unless = CB(ENTRY),
@@ -133,13 +185,40 @@ const struct fc_rule fc_decide_rules[] = {
 	  .flags = FC_RF_HIT | FC_RF_SYNC_HIGH },
 	{ K_W, FC_ACT_FLASH_WRITE, .when = CB(TO_FLASH), .map = ST(WRITES), .fua = FC_FUA_ALL,
 	  .flags = FC_RF_HIT | FC_RF_SYNC_HIGH },
-	/* writethrough (one at a time) */
+	/*
+	 * write_through: its mode, or writeback in a pool that keeps one copy.
+	 * Writethrough vs another bio on the block: one at a time.  The flash
+	 * copy is a second step, so two overlapping writes in flight could
+	 * reach the origin in one order and the flash in the other, leaving
+	 * the older data valid on the flash over the newer on the origin.
+	 * Waiting for the entry to go idle also means no other write can bump
+	 * the generation while this one is in flight except through the dirty
+	 * path (a block left dirty by a mode change): see gen_wrapped.  Valid
+	 * after the flash copy: the touched sub-blocks it covers whole.  No
+	 * free block: write-around.
+	 */
 	{ K_W, FC_ACT_WAIT, .when = CB(WT) | CB(INFLIGHT), .map = ST(WRITES) },
 	{ K_W, FC_ACT_ALLOC, .then = FC_ACT_WT, .when = CB(WT),
 	  .unless = CB(ENTRY) | CB(ALLOC_YES) | CB(ALLOC_NO), .map = ST(WRITES) },
 	{ K_W, FC_ACT_WT, .when = CB(WT) | CB(ENTRY), .map = ST(WRITES), .fua = FC_FUA_REUSE,
 	  .flags = FC_RF_HIT },
-	/* write-around (wait for the entry's bios first) */
+	/*
+	 * write_around: the touched clean sub-blocks are dropped, the origin
+	 * written.  Write-around vs a flash write in flight: that write marks
+	 * its sub-blocks valid and dirty when it completes, so dropping them
+	 * here meanwhile would bring back, under this write's sectors of a
+	 * partly written sub-block, the older data the sub-block was filled
+	 * with.  Wait for the entry's bios (reads too: the count does not tell
+	 * them apart) before going around.  Reuse before commit (FUA_REUSE):
+	 * the flash metadata may still map these sub-blocks as dirty (PDIRTY).
+	 * A FUA write must not complete until a commit recorded them clean, or
+	 * recovery would bring the older data back over it.  The same for a
+	 * block already released but still committed dirty (pending): that
+	 * includes the entry itself if dropping the sub-blocks releases it,
+	 * and it was PDIRTY then.  Why a write in writeback mode goes around:
+	 * a stream, above writeback_high (wb_other not set, no entry, and
+	 * fc_wb_admit_new() says no), or anything else (wb_other).
+	 */
 	{ K_W, FC_ACT_WAIT, .when = CB(WB_MODE) | CB(INFLIGHT), .map = ST(WRITES) | ST(BYPASSED) },
 	{ K_W, FC_ACT_WAIT, .when = CB(INFLIGHT), .map = ST(WRITES) },
 	{ K_W, FC_ACT_WRITE_AROUND, .when = CB(SEQ), .unless = CB(WB_OTHER),

@@ -2,12 +2,13 @@
 /*
  * fc_decide: what the data path does with one read or write bio, decided
  * from facts: the bio, the entry of its cache block, the volume and the
- * pool (docs/DESIGN.md, "Data path (map)").  Pure C (include/fcache_env.h),
- * unit-tested on the host (tests/unit/test_decide.c).
+ * pool (docs/DESIGN.md, "Data path (map)"), by a table of rows
+ * (fc_decide_rules[], "The decision table").  Pure C
+ * (include/fcache_env.h), unit-tested on the host (tests/unit/test_decide.c).
  *
  * Contract: fc_decide() never does I/O, never allocates, never sleeps and
  * changes nothing: the same facts give the same decision.  The caller
- * (map_rw() in fc_volume.c) gathers the facts under pool->lock and carries
+ * (map_rw() in kmod/fc_volume.c) gathers the facts under pool->lock and carries
  * the decision out under the same hold.  Two facts can only be known after
  * a side effect; the decision then asks for it (FC_ACT_GHOST, FC_ACT_ALLOC,
  * FC_ACT_TWIN), the caller does it, records the outcome in the facts and
@@ -46,7 +47,7 @@ enum fc_stat {
 	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
 	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
 	FC_ST_READ_AHEAD,		/* blocks filled ahead of a short read stream */
-	FC_ST_WRITE_RO_REFUSED,		/* writes refused: read-only metadata (ro_write()) */
+	FC_ST_WRITE_RO_REFUSED,		/* writes refused: read-only metadata (ro_write) */
 	FC_ST_NR
 };
 
@@ -149,7 +150,7 @@ struct fc_decision {
 	bool wait_stripe;	/* WAIT: for origin writes of the block's stripe too */
 	bool release;		/* ORIGIN: release the entry (empty and idle) */
 	/*
-	 * WT in place (read-only metadata, ro_write()): no sub-block is
+	 * WT in place (read-only metadata, ro_write): no sub-block is
 	 * dropped first or made valid after; the flash copy keeps REQ_FUA.
 	 */
 	bool in_place;
