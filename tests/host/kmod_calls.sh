@@ -10,12 +10,15 @@
 #     so that the list only shrinks as the cycles are taken apart.
 # Also: nothing in userspace/, tests/ or mk/ compiles a file under kmod/, and
 # no file in engine/ includes a kernel header (include/fcache_env.h chooses).
-# Shell and awk only.  Usage: kmod_calls.sh [--list] (--list: every edge with
-# the functions it uses).
+# Shell and awk only.  Usage: kmod_calls.sh [--list | --write-allow]
+# (--list: every edge with the functions it uses; --write-allow: rewrite the
+# list with today's edges in cycles, after a merge that moved functions: its
+# diff shows what a change added or took apart).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 allow=$top/tests/host/kmod_calls.allow
 list=0
 [ "$1" = --list ] && list=1
+[ "$1" = --write-allow ] && list=2
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 pass() { echo "PASS: $1"; }
@@ -128,6 +131,11 @@ END {
 }' "$T/uses" >"$T/graph"
 
 sed -n 's/^cyclic \(.*\):.*/\1/p' "$T/graph" | sort >"$T/cyclic"
+if [ $list -eq 2 ]; then
+	{ sed -n '/^#/p' "$allow"; cat "$T/cyclic"; } >"$T/allow" && cat "$T/allow" >"$allow"
+	echo "kmod-calls: tests/host/kmod_calls.allow rewritten ($(wc -l <"$T/cyclic") edges in cycles)"
+	exit 0
+fi
 sed -n 's/^\([a-z_0-9.]* -> [a-z_0-9.]*\)[ \t]*$/\1/p' "$allow" 2>/dev/null | sort -u >"$T/allowed"
 
 nedges=$(grep -c '^\(edge\|cyclic\)' "$T/graph")
