@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fcache environment header: the only place where the shared logic
- * (fc_format.c, fc_policy.c, fc_decide.c, fc_parse.c) learns whether it is
- * built into the kernel module or into userspace (fcachectl, host unit
- * tests).
+ * fcache environment header: the only place where the shared logic in
+ * engine/ (fc_format.c, fc_policy.c, fc_decide.c, fc_parse.c) learns
+ * whether it is built into the kernel module or into userspace (fcachectl,
+ * host unit tests): no file in engine/ includes a kernel header itself.
  * Shared code uses only: fixed-width types (__u8.. __u64, __le32, __le64),
  * bool, size_t, memset/memcpy/memcmp/strcmp, the le*_to_cpu / cpu_to_le*
- * helpers and errno values.
+ * helpers, ARRAY_SIZE() and errno values.
  */
 #ifndef FCACHE_ENV_H
 #define FCACHE_ENV_H
@@ -17,6 +17,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <asm/byteorder.h>
+#include <linux/crc32c.h>	/* crc32c(): fc_crc32c() in engine/fc_format.c */
 #else
 #include <stdint.h>
 #include <stddef.h>
@@ -40,6 +41,8 @@ typedef uint64_t __le64;
 #define le16_to_cpu(x) le16toh(x)
 #define le32_to_cpu(x) le32toh(x)
 #define le64_to_cpu(x) le64toh(x)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
 #endif

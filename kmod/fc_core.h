@@ -49,9 +49,9 @@
 
 #include "../include/fcache_format.h"
 #include "../include/fcache_abi.h"
-#include "fc_parse.h"
-#include "fc_policy.h"
-#include "fc_decide.h"
+#include "../engine/fc_parse.h"
+#include "../engine/fc_policy.h"
+#include "../engine/fc_decide.h"
 #include "fc_compat.h"
 
 #define DM_MSG_PREFIX "fcache"

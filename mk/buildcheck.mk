@@ -45,7 +45,7 @@ buildcheck-trees: buildcheck-headers
 		case "$$k" in */build) ver=$$(basename "$$(dirname "$$k")") ;; \
 		*) ver=$$(basename "$$k" | sed 's/^linux-headers-//') ;; esac; \
 		d=$(BUILDCHECK_DIR)/$$ver; \
-		rm -rf "$$d" && mkdir -p "$$d" && cp -r $(TOP)/Kbuild $(TOP)/kmod $(TOP)/include "$$d"/; \
+		rm -rf "$$d" && mkdir -p "$$d" && cp -r $(TOP)/Kbuild $(TOP)/kmod $(TOP)/engine $(TOP)/include "$$d"/; \
 		rt=""; grep -qs '^CONFIG_PREEMPT_RT=y' "$$k/.config" && rt=", PREEMPT_RT"; \
 		if $(MAKE) -C "$$k" M="$$d" W=1 modules >"$$d/build.log" 2>&1 && \
 		   ! grep -qE 'warning:|error:' "$$d/build.log"; then \

@@ -10,17 +10,18 @@
 # recompiles only what changed.
 
 FI_DIR := $(TOP)/build/fi
-FI_SRC := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h $(TOP)/include/*.h)
+FI_SRC := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h $(TOP)/engine/*.c $(TOP)/engine/*.h \
+	$(TOP)/include/*.h)
 
 .PHONY: fi-module
 
 fi-module:
 	@test -n "$(KDIR)" || { echo "fi-module: no kernel build tree; install linux-headers-amd64 or set KDIR=" >&2; exit 1; }
-	@mkdir -p $(FI_DIR)/kmod $(FI_DIR)/include
+	@mkdir -p $(FI_DIR)/kmod $(FI_DIR)/engine $(FI_DIR)/include
 	@set -e; for f in $(patsubst $(TOP)/%,%,$(FI_SRC)); do \
 		cmp -s $(TOP)/$$f $(FI_DIR)/$$f || cp $(TOP)/$$f $(FI_DIR)/$$f; \
 	done; \
-	for f in $(FI_DIR)/kmod/* $(FI_DIR)/include/*; do \
+	for f in $(FI_DIR)/kmod/* $(FI_DIR)/engine/* $(FI_DIR)/include/*; do \
 		case "$$f" in *.c|*.h) [ -f $(TOP)/$${f#$(FI_DIR)/} ] || rm -f "$$f" ;; esac; \
 	done; \
 	{ cat $(TOP)/Kbuild; echo '# fault-injection build (mk/fi.mk)'; \

@@ -22,12 +22,12 @@ FUZZ_CFLAGS := -g -O2 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 FUZZ_PKGS := clang libclang-rt-dev
 
 # per target: extra sources and the largest input
-FUZZ_fuzz_parse_SRC := $(TOP)/kmod/fc_parse.c
+FUZZ_fuzz_parse_SRC := $(TOP)/engine/fc_parse.c
 FUZZ_fuzz_parse_LEN := 256
 FUZZ_fuzz_check_SRC := $(wildcard $(TOP)/userspace/lib/fc_check*.c) \
-	$(addprefix $(TOP)/userspace/lib/,fc_dev.c fc_json.c) $(TOP)/kmod/fc_format.c
+	$(addprefix $(TOP)/userspace/lib/,fc_dev.c fc_json.c) $(TOP)/engine/fc_format.c
 FUZZ_fuzz_check_LEN := 40000
-FUZZ_fuzz_format_SRC := $(TOP)/kmod/fc_format.c
+FUZZ_fuzz_format_SRC := $(TOP)/engine/fc_format.c
 FUZZ_fuzz_format_LEN := 200
 
 .PHONY: fuzz fuzz-deps fuzz-build fuzz-corpus
@@ -63,7 +63,7 @@ fuzz-deps:
 
 fuzz-build: fuzz-deps $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 
-$(FUZZ_DIR)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/nocov.txt $(wildcard $(TOP)/include/*.h $(TOP)/kmod/*.[ch] $(TOP)/userspace/lib/*.[ch])
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/nocov.txt $(wildcard $(TOP)/include/*.h $(TOP)/engine/*.[ch] $(TOP)/userspace/lib/*.[ch])
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_fuzz_$*_SRC)
 

@@ -32,9 +32,10 @@ install-module: module
 	fi
 
 install-dkms:
-	$(INSTALL) -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/include
+	$(INSTALL) -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/engine $(DESTDIR)$(DKMSDIR)/include
 	$(INSTALL) -m 0644 $(TOP)/Kbuild $(DESTDIR)$(DKMSDIR)/Kbuild
 	$(INSTALL) -m 0644 $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h) $(DESTDIR)$(DKMSDIR)/kmod/
+	$(INSTALL) -m 0644 $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h) $(DESTDIR)$(DKMSDIR)/engine/
 	$(INSTALL) -m 0644 $(wildcard $(TOP)/include/*.h) $(DESTDIR)$(DKMSDIR)/include/
 	sed 's/@VERSION@/$(FC_PKG_VERSION)/' $(TOP)/dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
 	chmod 0644 $(DESTDIR)$(DKMSDIR)/dkms.conf

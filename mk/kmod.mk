@@ -4,7 +4,7 @@
 # `make check` does not depend on this (CI has no /usr/src).
 
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-source-*/scripts/checkpatch.pl))
-KMOD_SRC := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h)
+KMOD_SRC := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h $(TOP)/engine/*.c $(TOP)/engine/*.h)
 
 .PHONY: lint lint-checkpatch lint-w1 lint-sparse
 
@@ -25,7 +25,7 @@ lint-w1:
 	@test -n "$(KDIR)" || { echo "lint: no kernel build tree" >&2; exit 1; }
 	@echo "lint: W=1 build"
 	@rm -rf $(LINT_DIR) && mkdir -p $(LINT_DIR)
-	@cp -r $(TOP)/Kbuild $(TOP)/kmod $(TOP)/include $(LINT_DIR)/
+	@cp -r $(TOP)/Kbuild $(TOP)/kmod $(TOP)/engine $(TOP)/include $(LINT_DIR)/
 	@$(MAKE) -C $(KDIR) M=$(LINT_DIR) W=1 modules 2>&1 | tee $(TOP)/build/lint-w1.log | \
 		grep -E 'warning:|error:' && exit 1 || true
 

@@ -8,8 +8,8 @@
  *   make -C tests/bench fcsim
  *   tests/bench/fcsim [options] TRACE
  *
- * The data path's decisions are kmod/fc_decide.c's and the policy's
- * kmod/fc_policy.c's (ghost table, streams and fc_ra_blocks(), watermarks,
+ * The data path's decisions are engine/fc_decide.c's and the policy's
+ * engine/fc_policy.c's (ghost table, streams and fc_ra_blocks(), watermarks,
  * the hot rules of writeback), compiled here as in the host unit tests;
  * what is around them is a model of fc_volume.c, fc_cache.c and
  * fc_writeback.c:
@@ -52,8 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmod/fc_decide.h"
-#include "kmod/fc_policy.h"
+#include "engine/fc_decide.h"
+#include "engine/fc_policy.h"
 #include "include/fcache_format.h"
 #include "userspace/bench/bench_opt.h"
 

@@ -23,4 +23,4 @@ build cw_work "$src/crash_util.h" "$src/cw_work.c"
 # fcachectl check's code: the checker (lib/fc_check*.c) and the lib files it uses
 lib=$top/userspace/lib
 build cw_point "$src/crash_util.h $src/lw_replay.c $src/cw_work.c $lib/fc_check.h $lib/fc_check_int.h $lib/fc_dev.h $top/include/fcache_format.h" \
-	"$src/cw_point.c" "$lib"/fc_check*.c "$lib/fc_dev.c" "$lib/fc_json.c" "$top/kmod/fc_format.c"
+	"$src/cw_point.c" "$lib"/fc_check*.c "$lib/fc_dev.c" "$lib/fc_json.c" "$top/engine/fc_format.c"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the on-flash format helpers of kmod/fc_format.c.
+ * libFuzzer target: the on-flash format helpers of engine/fc_format.c.
  *
  * Input: a superblock (the first bytes of a 4 KiB page, the rest zero),
  * optionally followed by 8 bytes of device size and 12 bytes of sub-block

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the table and message parsers of kmod/fc_parse.c.
+ * libFuzzer target: the table and message parsers of engine/fc_parse.c.
  *
  * Input: one selector byte, then a line of text.  The line is split into
  * words the way dm_split_args() splits a table or message line (white
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../kmod/fc_parse.h"
+#include "../../engine/fc_parse.h"
 
 #define MAX_WORDS 64
 #define MAX_LINE 1024

@@ -13,7 +13,7 @@ out=$top/tests/fuzz/corpus
 tmp=$(mktemp -d /tmp/fcfuzz-corpus.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cc -O1 -Wall -Wextra -Werror -I"$top/include" -o "$tmp/mkimage" \
-	"$top/tests/host/ctl_mkimage.c" "$top/kmod/fc_format.c"
+	"$top/tests/host/ctl_mkimage.c" "$top/engine/fc_format.c"
 rm -rf "$out"
 mkdir -p "$out/fuzz_check" "$out/fuzz_format" "$out/fuzz_parse"
 

@@ -62,7 +62,7 @@ dm_create orA "0 $osz linear $diskA 0" || die "linear orA"
 dm_create orK "0 $osz linear $diskK 0" || die "linear orK"
 F=/dev/mapper/fflash P=/dev/mapper/fpool V=/dev/mapper/v OA=/dev/mapper/orA
 
-# data_start as fc_geometry_compute() (kmod/fc_format.c) computes it
+# data_start as fc_geometry_compute() (engine/fc_format.c) computes it
 nr=$((fsz / BS))
 while :; do
 	mdp=$((1 + (nr + 251) / 252))

@@ -260,7 +260,7 @@ rc own-datafile-compare 0 "$CTL" bench compare --origin "$F" --flash "$T/flash.i
 
 # an fcache pool image (tests/host/ctl_mkimage.c)
 if cc -Wall -Wextra -Werror -I"$top/include" -o "$T/mkimage" "$top/tests/host/ctl_mkimage.c" \
-	"$top/kmod/fc_format.c" >"$T/build.log" 2>&1 &&
+	"$top/engine/fc_format.c" >"$T/build.log" 2>&1 &&
    "$T/mkimage" "$T/pool.img" --size 64 >/dev/null 2>&1; then
 	cp "$T/pool.img" "$T/pool0.img"
 	rc pool-refused 1 "$CTL" bench prepare "$T/pool.img"

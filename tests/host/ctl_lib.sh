@@ -41,9 +41,9 @@ ctl_build() {
 	make -s -C "$top/userspace" asan >"$T/build.log" 2>&1 ||
 		{ cat "$T/build.log"; fail "ctl build: make -C userspace asan"; exit 0; }
 	CTL=$top/userspace/fcachectl-asan
-	ctl_tool "$BIN/ctl_mkimage" "$top/tests/host/ctl_mkimage.c" "$top/kmod/fc_format.c" &&
+	ctl_tool "$BIN/ctl_mkimage" "$top/tests/host/ctl_mkimage.c" "$top/engine/fc_format.c" &&
 	ctl_tool "$BIN/ctl_fuzz" "$top/tests/host/ctl_fuzz.c" "$top"/userspace/lib/fc_check*.c \
-		"$top/userspace/lib/fc_dev.c" "$top/userspace/lib/fc_json.c" "$top/kmod/fc_format.c" ||
+		"$top/userspace/lib/fc_dev.c" "$top/userspace/lib/fc_json.c" "$top/engine/fc_format.c" ||
 		{ fail "ctl build: test tools"; exit 0; }
 }
 # ctl_confedit_build: $BIN/ctl_confedit (tests/host/ctl_confedit.c), linked
@@ -65,7 +65,7 @@ ctl_tool() {
 	shift
 	if [ -x "$_to" ]; then
 		_stale=0
-		for _ts in "$@" "$top"/include/*.h "$top"/kmod/*.h "$top"/userspace/lib/*.h; do
+		for _ts in "$@" "$top"/include/*.h "$top"/engine/*.h "$top"/userspace/lib/*.h; do
 			[ "$_ts" -nt "$_to" ] && { _stale=1; break; }
 		done
 		[ $_stale -eq 0 ] && return 0

@@ -12,7 +12,7 @@ PLAN=$BIN/ctl_plan
 cc -Wall -Wextra -Werror $SAN -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -I"$top/userspace/ctl" \
 	-o "$PLAN" "$top/tests/host/ctl_plan.c" "$top/userspace/ctl/create_plan.c" \
 	"$top"/userspace/lib/fc_check*.c "$top/userspace/lib/fc_dev.c" "$top/userspace/lib/fc_json.c" \
-	"$top/kmod/fc_format.c" >"$T/plan.log" 2>&1 || fail "mirror: build ctl_plan" "$(head -c 400 "$T/plan.log")"
+	"$top/engine/fc_format.c" >"$T/plan.log" 2>&1 || fail "mirror: build ctl_plan" "$(head -c 400 "$T/plan.log")"
 JS="python3 $top/tests/host/json_schema.py"
 
 # schema_ok NAME SCHEMA FILE

@@ -4,7 +4,7 @@
  *
  *   ctl_mkimage OUT [--size MIB] [--block-sectors N] [--mdseq] [--clean] [--damage KIND]
  *
- * The image is built with kmod/fc_format.c the way the pool formats and
+ * The image is built with engine/fc_format.c the way the pool formats and
  * commits: commit 1 formats (every metadata page written, empty), later
  * commits write each changed logical page to the slot that does not hold
  * its current copy with seq S+1, then the superblock to slot (S+1)%2.

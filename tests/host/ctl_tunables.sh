@@ -1,6 +1,6 @@
 #!/bin/sh
 # The one table of settings (userspace/ctl/tunables.c, filled from the
-# kernel's parser kmod/fc_parse.c): every pool tunable of the kernel and the
+# kernel's parser engine/fc_parse.c): every pool tunable of the kernel and the
 # volume settings appear in the help of pool, set, show and get, in the man
 # page and in the completion; the generated part of completion/fcachectl is
 # what 'fcachectl __complete bash' prints now; the ranges the tool refuses
@@ -10,7 +10,7 @@
 ctl_build
 
 # the kernel's pool tunables, in the order of its table
-knames=$(sed -n '/^static const struct fc_opt_desc pool_opts/,/^};/p' "$top/kmod/fc_parse.c" |
+knames=$(sed -n '/^static const struct fc_opt_desc pool_opts/,/^};/p' "$top/engine/fc_parse.c" |
 	grep -o '{ "[a-z_]*"' | tr -d '{" ')
 [ "$(echo $knames | wc -w)" -eq 5 ] && pass "tunables: the kernel's table has 5 pool tunables" ||
 	fail "tunables: the kernel's table has 5 pool tunables" "$knames"

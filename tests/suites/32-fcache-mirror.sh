@@ -18,7 +18,7 @@ need_module fcache-mirror || exit 0
 # fc_legfail.sh and fc_leftover.sh load pool images made by the host's image writer
 mkdir -p "$SUITE_TOP/build/vm"
 if ! cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
-	"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/kmod/fc_format.c"; then
+	"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/engine/fc_format.c"; then
 	echo "FAIL: fcache-mirror (cannot build ctl_mkimage)"
 	exit 1
 fi

@@ -10,7 +10,7 @@ if [ ! -f "$fi_ko" ]; then
 	echo "FAIL: fcache-faultmatrix (build/fi/dm-fcache.ko not built: make fi-module)"
 	exit 0
 fi
-for f in "$SUITE_TOP"/kmod/*.[ch] "$SUITE_TOP"/include/*.h; do
+for f in "$SUITE_TOP"/kmod/*.[ch] "$SUITE_TOP"/engine/*.[ch] "$SUITE_TOP"/include/*.h; do
 	if [ "$f" -nt "$fi_ko" ]; then
 		echo "# fcache-faultmatrix: $f is newer than build/fi/dm-fcache.ko (make fi-module)" >&2
 		break

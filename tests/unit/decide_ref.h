@@ -16,7 +16,7 @@
 #ifndef DECIDE_REF_H
 #define DECIDE_REF_H
 
-#include "kmod/fc_decide.h"
+#include "engine/fc_decide.h"
 
 struct ref_out {
 	enum fc_action act;

@@ -1,14 +1,16 @@
 /*
- * Unit tests of kmod/fc_decide.c: the data path's decision, row by row of
+ * Unit tests of engine/fc_decide.c: the data path's decision, row by row of
  * the table in docs/DESIGN.md ("Data path (map)"), the differences between
  * map's pass and the worker's, the counters, the two-step decisions
  * (ghost table, allocation), writes with read-only metadata (issue 32
  * item 7), and a comparison with decide_ref.h (the
  * classification as map_rw() did it before fc_decide.c) over random facts.
  */
-#include "kmod/fc_decide.h"
+#include "engine/fc_decide.h"
 #include "decide_ref.h"
+#include "decide_nested.h"
 #include "unit.h"
+#include <stdlib.h>
 
 #define BSZ	64u	/* sectors a block: 32 KiB */
 #define SUB	8u	/* sectors a sub-block: 8 sub-blocks */
@@ -50,6 +52,28 @@ static void entry(struct fc_facts *f, __u8 valid, __u8 dirty)
 	f->e.dirty = dirty;
 }
 
+/*
+ * Every decision is also made by nested_decide() (decide_nested.h, the
+ * nested conditions the table replaced): every field must be the same.
+ */
+static unsigned long nested_differ, row_reached[256];
+
+static void decide_both(const struct fc_facts *f, struct fc_decision *d)
+{
+	struct fc_decision n;
+
+	fc_decide(f, d);
+	nested_decide(f, &n);
+	if ((d->act != n.act || d->then != n.then || d->why != n.why || d->count != n.count ||
+	     d->cut != n.cut || d->fua_commit != n.fua_commit || d->fua_direct != n.fua_direct || d->wait_stripe != n.wait_stripe ||
+	     d->release != n.release || d->in_place != n.in_place || d->mask != n.mask ||
+	     d->fb_mask != n.fb_mask || d->fill != n.fill) && nested_differ++ < 5)
+		printf("  row %u differs from the nested conditions: act %d (%d) count %#x (%#x) fill %#x (%#x) fua %d (%d) mask %#x (%#x) fb %#x (%#x)\n",
+		       d->row + 1, d->act, n.act, d->count, n.count, d->fill, n.fill,
+		       d->fua_commit, n.fua_commit, d->mask, n.mask, d->fb_mask, n.fb_mask);
+	row_reached[d->row]++;
+}
+
 /* What the caller's answers to the steps were, and how often it was asked. */
 struct run {
 	struct fc_decision d;
@@ -67,7 +91,7 @@ static struct run run3(struct fc_facts f, bool ghost_ans, bool alloc_ans, bool t
 
 	memset(&r, 0, sizeof(r));
 	for (;;) {
-		fc_decide(&f, &r.d);
+		decide_both(&f, &r.d);
 		r.decisions++;
 		if (r.d.cut) {
 			f.len = f.block_sectors - f.off;
@@ -793,7 +817,8 @@ static struct fc_facts random_facts(void)
 		f.e.inflight = rnd(3) == 0;
 		f.e.twin = rnd(2);
 		f.e.valid = rnd(2) ? FULL : (__u8)rnd(256);
-		f.e.dirty = (__u8)(rnd(2) ? 0 : rnd(256)) & f.e.valid;
+		f.e.dirty = (__u8)(rnd(2) ? 0 : rnd(3) ? rnd(256) : FULL) & f.e.valid;
+		f.e.committed = rnd(2);
 	}
 	f.mode = (int)rnd(4);
 	f.md_rw = rnd(6) != 0;
@@ -817,8 +842,8 @@ static bool same(const struct run *r, const struct ref_out *o)
 	    r->twin_asks != o->twin_asked)
 		return false;
 	if ((a == FC_ACT_FLASH_WRITE || a == FC_ACT_WT || a == FC_ACT_WRITE_AROUND ||
-	     a == FC_ACT_ORIGIN_WHOLE) && d->fua_commit != o->fua)
-		return false;
+	     a == FC_ACT_ORIGIN_WHOLE) && (d->fua_commit || d->fua_direct) != o->fua)
+		return false;	/* map_rw() predates fua_direct: FUA honoured either way */
 	if ((a == FC_ACT_WT || a == FC_ACT_WRITE_AROUND) && d->mask != o->mask)
 		return false;
 	if (a == FC_ACT_WT && d->in_place != o->in_place)
@@ -872,8 +897,183 @@ static void test_against_reference(void)
 			B(WRITE_RO_REFUSED)));
 }
 
-int main(void)
+/* ---- the table, row by row ---- */
+
+/* The conditions of fc_decide.h (enum fc_cond) as docs/DESIGN.md names them. */
+static const char *const cond_names[FC_C_NR][2] = {
+	[FC_C_WORKER] = { "worker", "the worker's pass (else map's)" },
+	[FC_C_SEQ] = { "seq", "map's pass, a stream past `sequential_cutoff`, not a small sync write in writeback mode (`write_sync_kept`)" },
+	[FC_C_SPAN] = { "span", "the bio spans two blocks" },
+	[FC_C_CUT] = { "cut", "map's pass may cut it at the block boundary: a spanned block is cached, or the bio may be cached (a read that may be promoted, not seq or pass-through; a write in writeback or writethrough mode), or a write over read-only metadata while released blocks are pending" },
+	[FC_C_CACHEABLE] = { "cacheable", "the block is wholly inside the volume" },
+	[FC_C_ENTRY] = { "entry", "the block has an entry" },
+	[FC_C_BUSY] = { "busy", "the entry is BUSY: a fill in flight" },
+	[FC_C_HIT] = { "hit", "every touched sub-block is valid" },
+	[FC_C_DIRTY] = { "dirty", "a touched sub-block is dirty" },
+	[FC_C_EMPTY] = { "empty", "the entry has no valid sub-block" },
+	[FC_C_INFLIGHT] = { "inflight", "the entry has bios in flight" },
+	[FC_C_COPYING] = { "copying", "the entry has a writeback copy in flight" },
+	[FC_C_FILL_BUSY] = { "fill_busy", "a fill cannot start: origin writes in flight on the stripe, or inflight, or copying" },
+	[FC_C_NOFILL] = { "nofill", "a fill or the flash failed this bio (`FC_BF_NOFILL`)" },
+	[FC_C_STREAM] = { "stream", "a read miss continuing a short stream (`FC_BF_STREAM`)" },
+	[FC_C_MD_RW] = { "md_rw", "metadata mode rw" },
+	[FC_C_RO_PENDING] = { "ro_pending", "not md_rw, and a block released while committed dirty may be this one's (`pending_here`; any pending one for a bio that spans and is not cut)" },
+	[FC_C_PASSTHROUGH] = { "passthrough", "pass-through mode" },
+	[FC_C_WB_MODE] = { "wb_mode", "writeback mode" },
+	[FC_C_NO_NEW_DIRTY] = { "no_new_dirty", "a flash write failed: no new dirty data" },
+	[FC_C_WB_OTHER] = { "wb_other", "writeback takes no new dirty data, whatever the block: not writeback mode, not md_rw, no_new_dirty, nofill, not cacheable, or a mirrored pool with one leg" },
+	[FC_C_TO_FLASH] = { "to_flash", "the write goes to the flash: dirty, or writeback takes it (not wb_other, not seq, and an entry or `fc_wb_admit_new()`: below `writeback_high`, or a small FUA write below the hard limit)" },
+	[FC_C_WT] = { "wt", "writethrough takes it: writethrough mode, or writeback with one leg; md_rw, cacheable, not no_new_dirty, seq, nofill or copying" },
+	[FC_C_WFILL] = { "wfill", "a partly covered sub-block must be filled first: invalid, or clean in an entry with a twin, once (`FC_BF_TWIN_FILLED`)" },
+	[FC_C_REDUNDANT] = { "redundant", "a mirrored pool with both legs: dirty data gets a twin" },
+	[FC_C_TWIN] = { "twin", "the entry has a twin" },
+	[FC_C_TWIN_TRIED] = { "twin_tried", "the twin step was done (`fc_alloc_twin()`)" },
+	[FC_C_GHOST_YES] = { "ghost_yes", "the ghost table said: second touch" },
+	[FC_C_GHOST_NO] = { "ghost_no", "the ghost table said: first touch" },
+	[FC_C_ALLOC_YES] = { "alloc_yes", "the alloc step got an entry" },
+	[FC_C_ALLOC_NO] = { "alloc_no", "the alloc step found no free block" },
+};
+
+static const char *const stat_names[FC_ST_NR] = {
+	[FC_ST_READS] = "reads", [FC_ST_READ_HITS] = "read_hits", [FC_ST_WRITES] = "writes",
+	[FC_ST_WRITE_HITS] = "write_hits", [FC_ST_BYPASSED] = "bypassed",
+	[FC_ST_ERRORS] = "errors", [FC_ST_READ_AROUND_SEQ] = "read_around_seq",
+	[FC_ST_READ_AROUND_COLD] = "read_around_cold",
+	[FC_ST_READ_AROUND_OTHER] = "read_around_other", [FC_ST_WRITE_ALLOCS] = "write_allocs",
+	[FC_ST_WRITE_AROUND_SEQ] = "write_around_seq",
+	[FC_ST_WRITE_AROUND_HIGH] = "write_around_high",
+	[FC_ST_WRITE_AROUND_BUSY] = "write_around_busy",
+	[FC_ST_WRITE_AROUND_OTHER] = "write_around_other",
+	[FC_ST_WRITE_SYNC_HIGH] = "write_sync_high", [FC_ST_WRITE_RO_REFUSED] = "write_ro_refused",
+};
+
+static void print_conds(__u32 bits)
 {
+	const char *sep = "";
+	int i;
+
+	for (i = 0; i < FC_C_NR; i++)
+		if (bits & (1u << i)) {
+			printf("%s%s", sep, cond_names[i][0]);
+			sep = ", ";
+		}
+}
+
+static void print_stats(__u32 bits, const char **sep)
+{
+	int i;
+
+	for (i = 0; i < FC_ST_NR; i++)
+		if (bits & FC_STAT_BIT(i)) {
+			printf("%s%s", *sep, stat_names[i] ? stat_names[i] : "?");
+			*sep = ", ";
+		}
+}
+
+/* docs/DESIGN.md's decision table, from fc_decide_rules[] (--table). */
+static void print_table(void)
+{
+	static const char *const fills[] = { "", "fill the touched sub-blocks",
+		"fill the touched invalid ones", "fill those wfill names" };
+	static const char *const fuas[] = { "", "fua_direct if REQ_FUA to committed dirty sub-blocks, else fua_commit if REQ_FUA",
+		"fua_commit if REQ_FUA and (PDIRTY entry or pending)",
+		"fua_commit if REQ_FUA, pending and md_rw" };
+	unsigned int i;
+	int c;
+
+	printf("| condition | meaning |\n| --- | --- |\n");
+	for (c = 0; c < FC_C_NR; c++)
+		printf("| %s | %s |\n", cond_names[c][0], cond_names[c][1]);
+	printf("\n| # | bio | when | unless | action | why | counts | carries |\n");
+	printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	for (i = 0; i < fc_decide_nr_rules; i++) {
+		const struct fc_rule *r = &fc_decide_rules[i];
+		const char *sep = "";
+
+		printf("| %u | %s | ", i + 1, r->kind == FC_K_READ ? "read" :
+		       r->kind == FC_K_WRITE ? "write" : "any");
+		print_conds(r->when);
+		printf(" | ");
+		print_conds(r->unless);
+		printf(" | %s", act_names[r->act]);
+		if (r->act == FC_ACT_ALLOC)
+			printf(", then %s", act_names[r->then]);
+		printf(" | %s | ", r->why ? stat_names[r->why - 1] : "");
+		print_stats(r->map, &sep);
+		if (*sep)
+			printf(" (map)");
+		if (r->count) {
+			printf("%s", *sep ? "; " : "");
+			sep = "";
+			print_stats(r->count, &sep);
+		}
+		if (r->flags & FC_RF_HIT)
+			printf("; write_allocs or write_hits");
+		if (r->flags & FC_RF_SYNC_HIGH)
+			printf(", write_sync_high");
+		sep = "";
+		printf(" | ");
+		if (r->fill) {
+			printf("%s", fills[r->fill]);
+			sep = ", ";
+		}
+		if (r->fua) {
+			printf("%s%s", sep, fuas[r->fua]);
+			sep = ", ";
+		}
+		if (r->flags & FC_RF_WHOLE) {
+			printf("%suncut, no mask", sep);
+			sep = ", ";
+		}
+		if (r->flags & FC_RF_STRIPE) {
+			printf("%swait_stripe", sep);
+			sep = ", ";
+		}
+		if (r->flags & FC_RF_RELEASE) {
+			printf("%srelease", sep);
+			sep = ", ";
+		}
+		if (r->flags & FC_RF_IN_PLACE)
+			printf("%sin_place", sep);
+		printf(" |\n");
+	}
+}
+
+/* Every row is reached by the random facts, and decides as the nested conditions did. */
+static void test_rows(void)
+{
+	unsigned int i, any = 0;
+	char name[160];
+
+	CHECK("the conditions fit the rows' 32-bit masks", FC_C_NR <= 32);
+	CHECK("every decision of these tests: the table decides as the nested conditions did",
+	      nested_differ == 0);
+	for (i = 0; i < fc_decide_nr_rules; i++) {
+		const struct fc_rule *r = &fc_decide_rules[i];
+
+		snprintf(name, sizeof(name), "row %u (%s, %s): reached (%lu decisions)", i + 1,
+			 r->kind == FC_K_READ ? "read" : r->kind == FC_K_WRITE ? "write" : "any",
+			 act_names[r->act], row_reached[i]);
+		CHECK(name, row_reached[i] > 0);
+	}
+	for (i = 0; i < fc_decide_nr_rules; i++)
+		if (!fc_decide_rules[i].when && !fc_decide_rules[i].unless)
+			any |= fc_decide_rules[i].kind;
+	CHECK("a row for reads and one for writes match anything (fc_decide() never falls through)",
+	      any == (FC_K_READ | FC_K_WRITE));
+	CHECK("no more rows than fc_decision.row holds", fc_decide_nr_rules <= 256);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--table")) {
+		print_table();
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_decide [--table]\n");
+		return 2;
+	}
 	test_reads();
 	test_read_origin();
 	test_span();
@@ -886,5 +1086,6 @@ int main(void)
 	test_mirrored();
 	test_busy();
 	test_against_reference();
+	test_rows();
 	return unit_failed;
 }

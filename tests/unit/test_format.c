@@ -1,4 +1,4 @@
-/* Unit tests of kmod/fc_format.c: checksums, sealing, verification, geometry. */
+/* Unit tests of engine/fc_format.c: checksums, sealing, verification, geometry. */
 #include "include/fcache_format.h"
 #include "unit.h"
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* Unit tests of kmod/fc_parse.c: option, mode and message parsing. */
-#include "kmod/fc_parse.h"
+/* Unit tests of engine/fc_parse.c: option, mode and message parsing. */
+#include "engine/fc_parse.h"
 #include "unit.h"
 
 static void test_numbers(void)

@@ -1,5 +1,5 @@
-/* Unit tests of kmod/fc_policy.c: admission, sequential detection, pacing. */
-#include "kmod/fc_policy.h"
+/* Unit tests of engine/fc_policy.c: admission, sequential detection, pacing. */
+#include "engine/fc_policy.h"
 #include "unit.h"
 #include <stdlib.h>
 

@@ -1,14 +1,14 @@
 /*
  * Unit tests of what 'fcachectl set', pool create and the config file
  * check before they change anything (userspace/ctl/set_plan.c,
- * tunables.c's fc_pool_tunables_check, over kmod/fc_parse.c): a pair the
+ * tunables.c's fc_pool_tunables_check, over engine/fc_parse.c): a pair the
  * kernel refuses (writeback_low above writeback_high, the default low
  * included) is refused with the values named; the order of a pool's
  * messages passes the target's cross-checks at every step; a volume's
  * mode comes last; the values to put back are the live ones.
  */
 #include <string.h>
-#include "../../kmod/fc_parse.h"
+#include "../../engine/fc_parse.h"
 #include "set_plan.h"
 #include "tunables.h"
 #include "unit.h"

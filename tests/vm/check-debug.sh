@@ -63,8 +63,9 @@ exec 7>"$dbg/.check.lock"
 flock -n 7 || { say "waiting for another make check-debug"; flock 7; }
 mod=$dbg/mod
 rm -rf "$mod"
-mkdir -p "$mod/kmod" "$mod/include"
+mkdir -p "$mod/kmod" "$mod/engine" "$mod/include"
 cp "$top/Kbuild" "$mod/" && cp "$top"/kmod/*.c "$top"/kmod/*.h "$mod/kmod/" &&
+	cp "$top"/engine/*.c "$top"/engine/*.h "$mod/engine/" &&
 	cp "$top"/include/*.h "$mod/include/" || die "copy sources"
 say "building dm-fcache.ko against $kver (log $dbg/mod.log)"
 nice -n 19 make -C "$kout" M="$mod" KCFLAGS=-g modules >"$dbg/mod.log" 2>&1 ||

@@ -3,14 +3,14 @@
  * What 'fcachectl set' does, decided before it changes anything (set.h):
  * every pair checked alone and, for a pool, all of them together over the
  * live table's values as the target checks them (fc_pool_tunables_check,
- * kmod/fc_parse.c), so that a pair the kernel would refuse half-way
+ * engine/fc_parse.c), so that a pair the kernel would refuse half-way
  * changes nothing; then the order of the steps and the values to put back
  * if one fails all the same.  Pure: tables in, steps out (the unit tests
- * link it with fc_show.c, tunables.c and kmod/fc_parse.c).
+ * link it with fc_show.c, tunables.c and engine/fc_parse.c).
  */
 #include <stdio.h>
 #include <string.h>
-#include "../../kmod/fc_parse.h"
+#include "../../engine/fc_parse.h"
 #include "fc_show.h"
 #include "set_plan.h"
 #include "tunables.h"

@@ -3,7 +3,7 @@
  * set_plan.c: what 'fcachectl set' will do, decided before it changes
  * anything.  Pure (no device-mapper): the unit tests link it
  * (tests/unit/test_setplan.c) with fc_show.c, tunables.c and
- * kmod/fc_parse.c.
+ * engine/fc_parse.c.
  */
 #ifndef FC_SET_PLAN_H
 #define FC_SET_PLAN_H

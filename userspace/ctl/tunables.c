@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "../../kmod/fc_parse.h"
+#include "../../engine/fc_parse.h"
 #include "tunables.h"
 
 #define NONE	0xffffffffu	/* no kernel option: the mode */

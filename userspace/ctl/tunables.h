@@ -3,12 +3,12 @@
  * The settings 'fcachectl set' changes, in one table: the pool tunables
  * (writeback_high ...) and the volume settings (mode, sequential_cutoff),
  * each with its range or words, default, unit and a one-line description.
- * Names, ranges and defaults come from the kernel's parser (kmod/fc_parse.c,
+ * Names, ranges and defaults come from the kernel's parser (engine/fc_parse.c,
  * compiled in), so the tool accepts what the target accepts.  The key
  * checks of pool create, set and the config file, the key lists of
  * show/get, the --help lines and the shell completion's word lists
  * ('fcachectl __complete bash') are all made from it.  Pure: no
- * device-mapper, so the unit tests link it (with kmod/fc_parse.c).
+ * device-mapper, so the unit tests link it (with engine/fc_parse.c).
  */
 #ifndef FC_TUNABLES_H
 #define FC_TUNABLES_H
@@ -50,7 +50,7 @@ int fc_tunable_check(enum fc_tun_kind kind, const char *key, const char *val,
  * The pool tunables "KEY=VALUE" @kv[@n] over the option words of a live
  * pool's table @base ("4 writeback_high 70 mirror 8:32", as after its
  * flash and block size; NULL: over the defaults), taken and checked
- * together as the target takes them (kmod/fc_parse.c: fc_pool_opt_set,
+ * together as the target takes them (engine/fc_parse.c: fc_pool_opt_set,
  * then fc_pool_opts_check, the cross-checks of a table or a message): 0,
  * or -1 with the reason in @why, naming the pair and where each value
  * comes from ("writeback_low must not exceed writeback_high (writeback_low

@@ -2,7 +2,7 @@
 /*
  * Inside the offline metadata checker (fc_check.h is its interface).  Its
  * files, all free of device-mapper so that the fuzzer and the crash tools
- * link them alone (with fc_dev.c, fc_json.c and kmod/fc_format.c):
+ * link them alone (with fc_dev.c, fc_json.c and engine/fc_format.c):
  *
  *   fc_check.c         reading the metadata recovery would use (superblock
  *                      and page slots chosen by the rules of

@@ -7,8 +7,6 @@
 #include "../include/fcache_format.h"
 
 #ifdef __KERNEL__
-#include <linux/crc32c.h>
-
 __u32 fc_crc32c(const void *buf, size_t len)
 {
 	return ~crc32c(~0u, buf, len);

@@ -1,15 +1,13 @@
-// SPDX-License-Identifier: GPL-2.0
 /*
- * fc_decide: the data path's decision for one read or write bio (the
- * table in docs/DESIGN.md, "Data path (map)").  Pure C, see fc_decide.h
- * for the contract (no I/O, no allocation, no change to anything); the
- * caller, map_rw() in fc_volume.c, carries the decision out.
- *
- * The same bio may be decided twice: in map (facts.worker false: counted,
- * cut, streams detected, fills deferred) and again in the worker (worker
- * true: fills run, nothing counted twice), after a wait or a fill too.
+ * Reference for test_decide.c: fc_decide() as nested conditions, as it was
+ * before the decision table (engine/fc_decide.c at commit 9fd3d3d, renamed
+ * nested_decide()).  test_decide.c checks, over random facts, that the table
+ * decides every field of struct fc_decision exactly as this does (and, as
+ * before, as decide_ref.h's classification of the old map_rw()).
  */
-#include "fc_decide.h"
+#ifndef DECIDE_NESTED_H
+#define DECIDE_NESTED_H
+#include "engine/fc_decide.h"
 
 static void count(struct fc_decision *d, enum fc_stat st)
 {
@@ -410,7 +408,7 @@ static bool cut_span(const struct fc_facts *f, bool seq)
 		(!f->write || f->mode == FC_MODE_WRITEBACK || f->mode == FC_MODE_WRITETHROUGH);
 }
 
-void fc_decide(const struct fc_facts *f, struct fc_decision *d)
+static void nested_decide(const struct fc_facts *f, struct fc_decision *d)
 {
 	__u32 len = f->len;
 	bool seq = false;
@@ -458,3 +456,5 @@ void fc_decide(const struct fc_facts *f, struct fc_decision *d)
 	else
 		decide_read(f, d, seq);
 }
+
+#endif

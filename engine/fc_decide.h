@@ -2,12 +2,13 @@
 /*
  * fc_decide: what the data path does with one read or write bio, decided
  * from facts: the bio, the entry of its cache block, the volume and the
- * pool (docs/DESIGN.md, "Data path (map)").  Pure C (include/fcache_env.h),
- * unit-tested on the host (tests/unit/test_decide.c).
+ * pool (docs/DESIGN.md, "Data path (map)"), by a table of rows
+ * (fc_decide_rules[], "The decision table").  Pure C
+ * (include/fcache_env.h), unit-tested on the host (tests/unit/test_decide.c).
  *
  * Contract: fc_decide() never does I/O, never allocates, never sleeps and
  * changes nothing: the same facts give the same decision.  The caller
- * (map_rw() in fc_volume.c) gathers the facts under pool->lock and carries
+ * (map_rw() in kmod/fc_volume.c) gathers the facts under pool->lock and carries
  * the decision out under the same hold.  Two facts can only be known after
  * a side effect; the decision then asks for it (FC_ACT_GHOST, FC_ACT_ALLOC,
  * FC_ACT_TWIN), the caller does it, records the outcome in the facts and
@@ -46,7 +47,7 @@ enum fc_stat {
 	FC_ST_FLUSHES,			/* REQ_PREFLUSH bios */
 	FC_ST_FLUSHES_ORIGIN,		/* ... sent on to the origin */
 	FC_ST_READ_AHEAD,		/* blocks filled ahead of a short read stream */
-	FC_ST_WRITE_RO_REFUSED,		/* writes refused: read-only metadata (ro_write()) */
+	FC_ST_WRITE_RO_REFUSED,		/* writes refused: read-only metadata (ro_write) */
 	FC_ST_NR
 };
 
@@ -107,7 +108,7 @@ struct fc_facts {
 	 * Read-only metadata, a write: one of them belongs to this block (the
 	 * flash may still record it as the block's dirty data).  Looked up
 	 * only then; the block's alone (map cuts such a write at the block's
-	 * end, cut_span()).
+	 * end: CUT).  Implies pending.
 	 */
 	bool pending_here;
 	bool redundant;		/* mirrored, both legs present: dirty data gets a twin */
@@ -160,14 +161,109 @@ struct fc_decision {
 	bool wait_stripe;	/* WAIT: for origin writes of the block's stripe too */
 	bool release;		/* ORIGIN: release the entry (empty and idle) */
 	/*
-	 * WT in place (read-only metadata, ro_write()): no sub-block is
+	 * WT in place (read-only metadata, ro_write): no sub-block is
 	 * dropped first or made valid after; the flash copy keeps REQ_FUA.
 	 */
 	bool in_place;
 	__u8 mask;		/* touched sub-blocks (after the cut) */
 	__u8 fb_mask;		/* FLASH_*: @mask; WT: the sub-blocks it makes valid */
 	__u8 fill;		/* FILL, DEFER: the sub-blocks to fill */
+	__u8 row;		/* the row of fc_decide_rules[] that decided */
 };
+
+/*
+ * The decision table (fc_decide.c, quoted row for row in docs/DESIGN.md,
+ * "The decision table", and checked against it by tests/host/decide_table.sh).
+ * Each row names the conditions that must hold (when) and those that must
+ * not (unless), for a read, a write or both; the first row that matches
+ * decides.  The conditions, computed from the facts before the table is
+ * read (fc_decide.c, conds()); each is a fact or one expression of them.
+ * tests/unit/test_decide.c names them for docs/DESIGN.md.
+ */
+enum fc_cond {
+	FC_C_WORKER,		/* the worker's pass */
+	FC_C_SEQ,		/* map's pass, a stream (not a small sync write in writeback) */
+	FC_C_SPAN,		/* spans two blocks */
+	FC_C_CUT,		/* may be cut at the block boundary (may_cut()) */
+	FC_C_CACHEABLE,		/* the block is wholly inside the volume */
+	FC_C_ENTRY,		/* the block has an entry */
+	FC_C_BUSY,		/* ... BUSY: a fill in flight */
+	FC_C_HIT,		/* every touched sub-block is valid */
+	FC_C_DIRTY,		/* a touched sub-block is dirty */
+	FC_C_EMPTY,		/* the entry has no valid sub-block */
+	FC_C_INFLIGHT,		/* the entry has bios in flight */
+	FC_C_COPYING,		/* the entry has a writeback copy in flight */
+	FC_C_FILL_BUSY,		/* ow_busy, INFLIGHT or COPYING: a fill cannot start */
+	FC_C_NOFILL,		/* FC_BF_NOFILL */
+	FC_C_STREAM,		/* FC_BF_STREAM */
+	FC_C_MD_RW,		/* metadata mode rw */
+	FC_C_RO_PENDING,	/* not MD_RW, pending_here (or pending, SPAN, not CUT) */
+	FC_C_PASSTHROUGH,	/* pass-through mode */
+	FC_C_WB_MODE,		/* writeback mode */
+	FC_C_NO_NEW_DIRTY,	/* a flash write failed */
+	FC_C_WB_OTHER,		/* writeback takes no new dirty data, whatever the block */
+	FC_C_TO_FLASH,		/* DIRTY, or writeback takes the write */
+	FC_C_WT,		/* writethrough may take the write */
+	FC_C_WFILL,		/* a write must fill partly covered sub-blocks first */
+	FC_C_REDUNDANT,		/* mirrored, both legs: dirty data gets a twin */
+	FC_C_TWIN,		/* the entry has a twin */
+	FC_C_TWIN_TRIED,	/* the TWIN step was done */
+	FC_C_GHOST_YES,		/* the ghost table said: second touch */
+	FC_C_GHOST_NO,		/* ... first touch */
+	FC_C_ALLOC_YES,		/* the ALLOC step got an entry */
+	FC_C_ALLOC_NO,		/* ... no free block */
+	FC_C_NR
+};
+
+/* Which bios a row is for. */
+#define FC_K_READ	1
+#define FC_K_WRITE	2
+
+/* The sub-blocks FILL and DEFER fill (also carried by the rows a fill led to). */
+enum fc_fill_rule {
+	FC_FILL_NONE,
+	FC_FILL_TOUCHED,	/* every touched sub-block (a read's new entry) */
+	FC_FILL_INVALID,	/* the touched invalid ones (a read) */
+	FC_FILL_PARTIAL,	/* the partly covered ones WFILL names (a write) */
+};
+
+/* When FC_BF_FUA completion waits for a commit (fua_commit). */
+enum fc_fua_rule {
+	FC_FUA_NONE,
+	/*
+	 * A REQ_FUA write to the flash: stripped there and waits for a commit,
+	 * unless every touched sub-block is dirty in an entry the flash records
+	 * as it is (e->committed): then FUA stays on the flash write and its
+	 * completion is the whole wait (fua_direct).
+	 */
+	FC_FUA_DIRECT,
+	FC_FUA_REUSE,		/* ... over a PDIRTY entry, or with released blocks pending */
+	FC_FUA_WHOLE,		/* ... with released blocks pending, metadata rw */
+};
+
+/* Row flags (FC_RF_*). */
+#define FC_RF_WHOLE	0x01	/* the bio taken whole: no sub-block mask */
+#define FC_RF_STRIPE	0x02	/* WAIT: for the stripe's origin writes too */
+#define FC_RF_RELEASE	0x04	/* ORIGIN: release the entry */
+#define FC_RF_IN_PLACE	0x08	/* WT: in place (read-only metadata) */
+#define FC_RF_HIT	0x10	/* count write_allocs if allocated, else write_hits (map) */
+#define FC_RF_SYNC_HIGH	0x20	/* count write_sync_high if allocated above writeback_high */
+
+struct fc_rule {
+	__u8 kind;		/* FC_K_READ, FC_K_WRITE or both */
+	__u8 act;		/* enum fc_action */
+	__u8 then;		/* ALLOC: the action the entry is for */
+	__u8 why;		/* enum fc_stat + 1, counted (and d->why); 0: none */
+	__u8 fill;		/* enum fc_fill_rule */
+	__u8 fua;		/* enum fc_fua_rule */
+	__u8 flags;		/* FC_RF_* */
+	__u32 when, unless;	/* FC_C_* bits */
+	__u32 map;		/* FC_STAT_BIT()s counted in map's pass only */
+	__u32 count;		/* FC_STAT_BIT()s counted in both passes */
+};
+
+extern const struct fc_rule fc_decide_rules[];
+extern const unsigned int fc_decide_nr_rules;
 
 void fc_decide(const struct fc_facts *f, struct fc_decision *d);
 
