@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host test of how enable / disable / set / pool replace / pool remove /
+ * Host test of how pool create / enable / disable / set / pool replace / pool remove /
  * wipe record in the config file (userspace/ctl/conf_record.c,
  * fc_conf_record_*): linked with the objects
  * of userspace/lib and userspace/ctl but main's (tests/host/ctl_config.sh).
  *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
+ *   ctl_confedit FILE pool POOL FLASHDEV TABLE      (pool create: the pool's line)
  *   ctl_confedit FILE disable POOL ID
  *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
  *   ctl_confedit FILE replace POOL KEEPDEV NEWDEV   (pool replace: KEEPDEV stays)
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 			printf("%s %s %s%s\n", s[i].key, s[i].val, s[i].old, s[i].reload ? " reload" : "");
 		return 0;
 	}
-	if (!strcmp(argv[2], "enable") && argc == 11) {
+	if ((!strcmp(argv[2], "enable") && argc == 11) || (!strcmp(argv[2], "pool") && argc == 6)) {
 		memset(&p, 0, sizeof(p));
 		snprintf(p.name, sizeof(p.name), "%s", argv[3]);
 		if (fc_block_dev(argv[4], &p.flash))
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
 			p.flash2 = t.flash2;
 		}
 		p.block_sectors = 64;
+		if (argc == 6)
+			return fc_conf_record_pool(argv[1], &p);
 		fc_parse_u64(argv[7], &u);
 		return fc_conf_record_enable(argv[1], &p, argv[6], (unsigned int)u, argv[8],
 					     strcmp(argv[9], "-") ? argv[9] : NULL, atoi(argv[10]));

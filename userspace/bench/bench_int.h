@@ -576,10 +576,13 @@ struct bench_cli {
 	int maxio_set;		/* --max-io given */
 };
 /*
- * @fmt NULL: the usage text on stdout, EXIT_OK; else "fcachectl bench:
- * <@fmt with @arg>" and the text on stderr, EXIT_USAGE.
+ * @fmt NULL: the usage text on stdout (of the verb bench_set_verb() named,
+ * else of every verb), EXIT_OK; else "fcachectl bench: <@fmt with @arg>"
+ * and "Try 'fcachectl bench [VERB] --help'." on stderr, EXIT_USAGE.
  */
 int bench_usage(const char *fmt, const char *arg);
+/* The verb whose usage bench_usage() gives (NULL or unknown: all). */
+void bench_set_verb(const char *verb);
 /*
  * The options of argv[1..] with their defaults, and up to 4 operands into
  * @pos: 0, -1 (--help printed) or EXIT_USAGE (said).

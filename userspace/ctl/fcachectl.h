@@ -256,6 +256,12 @@ int fc_pool_vol_lookup(const char *verb, struct fc_live *l, const char *pool, co
 
 /* config.c: recording in the config file (@file) what enable/disable/set did */
 int fc_conf_check(const char *file);	/* 0: missing or parses */
+/*
+ * pool create: the line of live pool @p (its devices, tunables and block
+ * size from its table), appended, or in place of the pool's line if the
+ * file has one; enable writes the same line when the file lacks it.
+ */
+int fc_conf_record_pool(const char *file, const struct fc_pool *p);
 int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char *dev,
 			  unsigned int id, const char *mode, const char *name, int cutoff);
 int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
@@ -273,7 +279,8 @@ int fc_conf_has_pool(const char *file, const char *pool);
 /* pool replace: the device of pool @pool's line that is not @keep becomes @newdev */
 int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev);
 /*
- * The config file options of enable/disable/set (-c FILE, --config FILE,
+ * The config file options of the verbs that record in the config file
+ * (pool create/remove/replace, enable, disable, set, forget, wipe: -c FILE, --config FILE,
  * --no-persist) for their option tables; fc_opt_next_conf() (util.c) takes
  * them, fc_conf_file() gives the file to record in (NULL: --no-persist).
  */
