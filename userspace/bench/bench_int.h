@@ -439,6 +439,13 @@ void bench_print_interval(FILE *f, const char *label, double t, int users,
 			  uint64_t reads, uint64_t writes, uint64_t syncs, double dt);
 void bench_print_compare(FILE *f, const struct bench_result *r, int nr);
 void bench_print_summary(FILE *f, const struct bench_result *r, int nr);
+/*
+ * A ratio to the baseline as the reports print it: "0.47x", under 0.1 with
+ * two significant digits ("0.0053x"), never "0.00x"; @buf returned.
+ */
+const char *bench_ratio_str(char *buf, size_t len, double r);
+/* Does the buffer pool of @r hold the whole datafile (the reports warn)? */
+int bench_bp_covers(const struct bench_result *r);
 /* Do steps @s and @b both have transactions to compare (a ratio)? */
 int bench_has_ratio(const struct bench_step *s, const struct bench_step *b);
 /*
