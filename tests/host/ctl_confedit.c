@@ -14,14 +14,22 @@
  *                   what set would do on a live pool or volume with that
  *                   table (set_plan.c): "KEY VAL OLD [reload]" a line, in
  *                   order, or the reason on stderr and exit 2
+ *   ctl_confedit - lvm ORIGIN CACHED [force]
+ *                   enable's check of an origin (an image file) carrying an
+ *                   LVM PV signature, to be cached as /dev/mapper/CACHED
+ *                   (lvm_filter.c: lvmconfig on PATH, else
+ *                   $LVM_SYSTEM_DIR/lvm.conf): exit 1 refused, 0 taken
  *   ctl_confedit FILE check
  * Exit status: that of the function.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include "fcachectl.h"
 #include "set_plan.h"
+#include "lvm_filter.h"
 
 int main(int argc, char **argv)
 {
@@ -32,6 +40,16 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[2], "check"))
 		return fc_conf_check(argv[1]);
+	if (!strcmp(argv[2], "lvm") && argc >= 5) {
+		const char *raw[1] = { argv[3] };
+		int fd = open(argv[3], O_RDONLY | O_CLOEXEC), r;
+
+		if (fd < 0)
+			return 2;
+		r = fc_lvm_guard(fd, argv[3], raw, 1, argv[4], argc > 5 && !strcmp(argv[5], "force"));
+		close(fd);
+		return r;
+	}
 	if (!strcmp(argv[2], "setplan") && argc >= 6) {
 		struct fc_set_step s[64];
 		char why[512];

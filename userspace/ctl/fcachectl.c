@@ -107,7 +107,7 @@ static const struct fc_cmd cmds[] = {
 	  "          NEWDEV instead of the replaced device; --no-persist: unchanged." },
 	{ "enable", cmd_enable, 1, "cache a volume through a pool",
 	  "enable VOLUME --pool NAME [--mode MODE] [--name DMNAME] [--id N]\n"
-	  "       [--sequential-cutoff KIB] [-c FILE | --no-persist]\n"
+	  "       [--sequential-cutoff KIB] [--force] [-c FILE | --no-persist]\n"
 	  "  Caches VOLUME and prints the device to use.  A device-mapper VOLUME\n"
 	  "  is converted in place: it keeps its name and number and a mounted\n"
 	  "  filesystem keeps running.  Any other block device gets a new\n"
@@ -119,6 +119,10 @@ static const struct fc_cmd cmds[] = {
 	  "    devices { global_filter = [ \"a|^/dev/mapper/md0c$|\", \"r|^/dev/md0$|\" ] }\n"
 	  "  (man fcachectl, LVM).  writethrough/writearound in place on an LV\n"
 	  "  are allowed: an LVM command then only takes the cache away.\n"
+	  "  A VOLUME carrying an LVM PV signature is refused while LVM would see\n"
+	  "  the PV raw as well as cached (lvmconfig: global_filter, filter, the\n"
+	  "  devices file): the error gives the global_filter line to add.\n"
+	  "  --force  cache it all the same (warned)\n"
 	  "  @enable-modes\n"
 	  "  --id N  volume id in the pool (default: lowest unused), 1..63\n"
 	  "  @enable-cutoff\n"

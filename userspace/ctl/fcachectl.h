@@ -230,9 +230,13 @@ int fc_replace_plan(const struct fc_pool *p, const char *name, dev_t newdev, con
 int fc_replace_table(const struct fc_pool *p, dev_t keep, dev_t newdev, char *params, size_t len);
 /* replace.c: pool replace POOL NEWDEV (@conf: record in it, NULL: no) */
 int fc_pool_replace(const char *pool, const char *newpath, int wait, int force, const char *conf);
-/* volume.c, shared with config.c; @cutoff < 0: default; @conf: record in it (NULL: no) */
+/*
+ * volume.c, shared with config.c; @cutoff < 0: default; @conf: record in it
+ * (NULL: no); @force: an LVM PV that LVM would also see raw is warned
+ * about, not refused (lvm_filter.c)
+ */
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
-	      unsigned int id, int cutoff, const char *conf);
+	      unsigned int id, int cutoff, const char *conf, int force);
 int fc_disable(const char *volume, int no_flush, int detach_only, const char *conf);
 /* Is the dm device @name an LVM logical volume (dm uuid "LVM-...")? */
 int fc_is_lvm_lv(const char *name);
