@@ -373,10 +373,10 @@ void fc_lvm_say_filter(const char *cached, const char *raw, const struct fc_lvm_
 	char line[2048];
 
 	fc_lvm_filter_line(line, sizeof(line), cached, raw, c);
-	snprintf(buf, len, "in /etc/lvm/lvm.conf make LVM use the cached PV and reject the raw one:\n"
+	snprintf(buf, len, "in %.200s/lvm.conf make LVM use the cached PV and reject the raw one:\n"
 		 "    %s\n"
 		 "  (see 'man fcachectl', LVM; an initramfs that activates the VG needs it too: update-initramfs -u)",
-		 line);
+		 c && c->dir[0] ? c->dir : "/etc/lvm", line);
 }
 
 int fc_lvm_guard(int fd, const char *volume, const char *const *raw, int nraw, const char *cached,
