@@ -23,6 +23,8 @@ lvmconf() {
 	cat >"$LVM_SYSTEM_DIR/lvm.conf" <<EOF
 devices {
 	$1
+	# null_blk (mk_fast_disk) is no device type LVM knows
+	types = [ "nullb", 16 ]
 	obtain_device_list_from_udev = 0
 	external_device_info_source = "none"
 	use_devicesfile = 0
