@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host test of how enable / disable / set / pool replace / pool remove /
+ * Host test of how pool create / enable / disable / set / pool replace / pool remove /
  * wipe record in the config file (userspace/ctl/conf_record.c,
  * fc_conf_record_*): linked with the objects
  * of userspace/lib and userspace/ctl but main's (tests/host/ctl_config.sh).
  *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
+ *   ctl_confedit FILE pool POOL FLASHDEV TABLE      (pool create: the pool's line)
  *   ctl_confedit FILE disable POOL ID
  *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
  *   ctl_confedit FILE replace POOL KEEPDEV NEWDEV   (pool replace: KEEPDEV stays)
@@ -13,14 +14,22 @@
  *                   what set would do on a live pool or volume with that
  *                   table (set_plan.c): "KEY VAL OLD [reload]" a line, in
  *                   order, or the reason on stderr and exit 2
+ *   ctl_confedit - lvm ORIGIN CACHED [force]
+ *                   enable's check of an origin (an image file) carrying an
+ *                   LVM PV signature, to be cached as /dev/mapper/CACHED
+ *                   (lvm_filter.c: lvmconfig on PATH, else
+ *                   $LVM_SYSTEM_DIR/lvm.conf): exit 1 refused, 0 taken
  *   ctl_confedit FILE check
  * Exit status: that of the function.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include "fcachectl.h"
 #include "set_plan.h"
+#include "lvm_filter.h"
 
 int main(int argc, char **argv)
 {
@@ -31,6 +40,16 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[2], "check"))
 		return fc_conf_check(argv[1]);
+	if (!strcmp(argv[2], "lvm") && argc >= 5) {
+		const char *raw[1] = { argv[3] };
+		int fd = open(argv[3], O_RDONLY | O_CLOEXEC), r;
+
+		if (fd < 0)
+			return 2;
+		r = fc_lvm_guard(fd, argv[3], raw, 1, argv[4], argc > 5 && !strcmp(argv[5], "force"));
+		close(fd);
+		return r;
+	}
 	if (!strcmp(argv[2], "setplan") && argc >= 6) {
 		struct fc_set_step s[64];
 		char why[512];
@@ -44,7 +63,7 @@ int main(int argc, char **argv)
 			printf("%s %s %s%s\n", s[i].key, s[i].val, s[i].old, s[i].reload ? " reload" : "");
 		return 0;
 	}
-	if (!strcmp(argv[2], "enable") && argc == 11) {
+	if ((!strcmp(argv[2], "enable") && argc == 11) || (!strcmp(argv[2], "pool") && argc == 6)) {
 		memset(&p, 0, sizeof(p));
 		snprintf(p.name, sizeof(p.name), "%s", argv[3]);
 		if (fc_block_dev(argv[4], &p.flash))
@@ -59,6 +78,8 @@ int main(int argc, char **argv)
 			p.flash2 = t.flash2;
 		}
 		p.block_sectors = 64;
+		if (argc == 6)
+			return fc_conf_record_pool(argv[1], &p);
 		fc_parse_u64(argv[7], &u);
 		return fc_conf_record_enable(argv[1], &p, argv[6], (unsigned int)u, argv[8],
 					     strcmp(argv[9], "-") ? argv[9] : NULL, atoi(argv[10]));

@@ -24,8 +24,8 @@ err_has "replace: no NEWDEV: says what it expects" "pool replace: expected POOL 
 expect_rc 2 "replace: a third operand" "$CTL" pool replace p0 /dev/null /dev/zero
 expect_rc 2 "replace: --wait is an option of replace only" "$CTL" pool list --wait
 err_has "replace: --wait on list: says so" "pool list: --wait is an option of pool replace"
-expect_rc 2 "replace: --no-persist on pool create" "$CTL" pool create p0 /dev/null --no-persist
-err_has "replace: --no-persist on create: says so" "pool create: --no-persist is an option of pool replace and pool remove"
+expect_rc 2 "replace: --no-persist on pool list" "$CTL" pool list --no-persist
+err_has "replace: --no-persist on list: says so" "pool list: --no-persist is an option of pool create, remove and replace"
 expect_rc 2 "replace: --degraded is an option of create" "$CTL" pool replace p0 /dev/null --degraded
 expect_rc 2 "replace: --yes is an option of create" "$CTL" pool replace p0 /dev/null --force --yes
 expect_rc 2 "replace: --force on pool list" "$CTL" pool list --force

@@ -3,9 +3,13 @@
 # input, device signatures and signals: tests/host/bench_input.sh; the
 # block trace and its offline optimum: tests/host/bench_optimum.sh; SIGHUP,
 # a closed stdout, a datafile in use, FIFOs and bad output paths:
-# tests/host/bench_safety.sh).
+# tests/host/bench_safety.sh; one-line usage errors and each verb's --help:
+# tests/host/bench_help.sh; the reports and charts from synthetic results:
+# tests/host/bench_chart.sh).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 sh "$top/tests/host/bench_host.sh"
 sh "$top/tests/host/bench_input.sh"
 sh "$top/tests/host/bench_optimum.sh"
 sh "$top/tests/host/bench_safety.sh"
+sh "$top/tests/host/bench_help.sh"
+sh "$top/tests/host/bench_chart.sh"

@@ -333,12 +333,12 @@ static void test_reports(void)
 	      bench_under_capped(&agg[1]) && !bench_under_capped(&agg[0]));
 	CHECK("report: p95 table with ratios at every user count",
 	      strstr(txt, "== p95 response time, ms (ratio to baseline) ==\n") &&
-	      strstr(txt, "\n     8          3800.00 (1.00x)            62.00 (0.02x)\n") &&
+	      strstr(txt, "\n     8          3800.00 (1.00x)           62.00 (0.016x)\n") &&
 	      strstr(txt, "\n    16          4200.00 (1.00x)          1050.00 (0.25x)\n"));
 	CHECK("report: no NOPM table without a new-order type", !strstr(txt, "NOPM"));
 	CHECK("report: device latency at the heaviest count, with ratios; none written: -",
 	      strstr(txt, "\n== device latency at 16 users, ms, average (ratio to baseline) ==\n") &&
-	      strstr(txt, "\npage read                 4.000 (1.00x)            0.200 (0.05x)\n") &&
+	      strstr(txt, "\npage read                 4.000 (1.00x)           0.200 (0.050x)\n") &&
 	      strstr(txt, "\npage write                            -                        -\n"));
 	CHECK("latency: sums over counts; none: -1",
 	      near(bench_dev_latency_ms(&agg[1].step[1].c, BENCH_LAT_READ), 0.2) &&

@@ -841,13 +841,18 @@ int fc_cmd_bench(int argc, char **argv)
 	const char *verb;
 	int npos, ret;
 
+	bench_set_verb(NULL);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
+		/* bench help VERB: as bench VERB --help */
+		if (argc > 2 && !strcmp(argv[1], "help"))
+			bench_set_verb(argv[2]);
 		free(c);
 		return bench_usage(argc < 2 ? "missing verb (prepare, run, compare, optimum)%s" :
 				   NULL, "");
 	}
 	verb = argv[1];
+	bench_set_verb(verb);
 	ret = bench_parse(c, argc - 1, argv + 1, pos, &npos);
 	if (ret) {
 		free(c);

@@ -10,26 +10,46 @@
 
 #include "bench_int.h"
 
-static const char usage_text[] =
-"usage: fcachectl bench prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
-"                               [--force]\n"
-"       fcachectl bench run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
-"                               [--log-dev DEV [--force]] [--trace FILE]\n"
-"       fcachectl bench compare --origin DEV --flash DEV [--flash2 DEV]\n"
+/*
+ * The usage text, in sections: the synopsis of each verb (printed after
+ * "usage: fcachectl bench " or "       fcachectl bench "), then the texts,
+ * each for the verbs of its mask.  'bench --help' prints them all (blank
+ * lines between the synopses, the descriptions, the notes and the run
+ * options); 'bench VERB --help' those of VERB.
+ */
+enum { B_PREPARE = 1, B_RUN = 2, B_COMPARE = 4, B_OPTIMUM = 8, B_ALL = 15 };
+static const char *const verbs[] = { "prepare", "run", "compare", "optimum" };
+
+static const struct usage_sec {
+	unsigned int verbs;
+	int synopsis;	/* a synopsis line (group) */
+	int para;	/* a blank line before it in the full text */
+	const char *text;
+} usage_secs[] = {
+	{ B_PREPARE, 1, 0,
+"prepare DEV [--size MB] [--page-size KiB] [--log-size MB]\n"
+"                               [--force]\n" },
+	{ B_RUN, 1, 0,
+"run DEV [RUN OPTIONS] [--json FILE] [--label NAME]\n"
+"                               [--log-dev DEV [--force]] [--trace FILE]\n" },
+	{ B_COMPARE, 1, 0,
+"compare --origin DEV --flash DEV [--flash2 DEV]\n"
 "                               [--anchors] [--quick]\n"
 "                               [--output DIR] [--size MB] [--configs LIST]\n"
 "                               [--cache-block KiB] [--rounds N] [--force]\n"
 "                               [--price CONFIG=AMOUNT]...\n"
 "                               [--buffer-pool-sweep SIZES] [--trace CONFIGS]\n"
-"                               [--max-io KiB] [RUN OPTIONS]\n"
-"       fcachectl bench optimum TRACE [--flash-size MB] [--max-io KiB]\n"
-"\n"
+"                               [--max-io KiB] [RUN OPTIONS]\n" },
+	{ B_OPTIMUM, 1, 0,
+"optimum TRACE [--flash-size MB] [--max-io KiB]\n" },
+	{ B_PREPARE, 0, 1,
 "prepare  lays a datafile out on DEV (a block device, or a file: --size\n"
 "         creates it): every page carries a checksum, its page number and a\n"
 "         version; a version map and a redo log region follow.\n"
 "         --size MB (whole number, 0..16777216; 0: all of DEV) creates or\n"
 "         resizes a file; --page-size KiB 4, 8, 16 (default), 32 or 64;\n"
-"         --log-size MB (0..64; 0: 1/16 of DEV, at most 64).\n"
+"         --log-size MB (0..64; 0: 1/16 of DEV, at most 64).\n" },
+	{ B_RUN, 0, 0,
 "run      warm-up, then a ladder of user counts; an interval line every\n"
 "         --report-interval seconds, then a table per user count (TPS,\n"
 "         average, p95, p99 response time; NOPM and the p90 of each\n"
@@ -39,7 +59,8 @@ static const char usage_text[] =
 "         extra ones go idle after their transaction); a step counts the\n"
 "         transactions that complete inside it, and their response times.\n"
 "         Every page read is verified; a wrong or stale page fails the run\n"
-"         (exit 1).\n"
+"         (exit 1).\n" },
+	{ B_COMPARE, 0, 0,
 "compare  prepares the datafile on the origin and runs the same workload\n"
 "         (same seed, same data state, same warm-up) on: baseline (the bare\n"
 "         origin), fcache-writeback (fcache pool on the flash), and with\n"
@@ -106,15 +127,16 @@ static const char usage_text[] =
 "           <h>%; least origin ops per txn <z> (a schedule reaches <s>);\n"
 "           <config> <w> (distance <w/z>x)\n"
 "         --max-io KiB (4..4096, a multiple of 4; default 256) the optimum's\n"
-"         largest merged writeback.\n"
+"         largest merged writeback.\n" },
+	{ B_OPTIMUM, 0, 0,
 "optimum  the offline optimum of a trace (run --trace, compare --trace): what\n"
 "         an ideal cache of the same flash (--flash-size MB; the trace of a\n"
 "         compare carries it) would do with the same request stream: the\n"
 "         read hit ratio of Belady's MIN (every miss cached, or with bypass)\n"
 "         and the least origin operations per transaction (a lower bound,\n"
 "         and an offline schedule that reaches its own figure); the model\n"
-"         is in docs/PERFORMANCE.md, \"The offline optimum\".\n"
-"\n"
+"         is in docs/PERFORMANCE.md, \"The offline optimum\".\n" },
+	{ B_PREPARE | B_RUN | B_COMPARE, 0, 1,
 "prepare and compare overwrite their devices: they refuse a device in use\n"
 "(mounted, held by RAID, LVM or a pool) or holding a filesystem, RAID, LVM,\n"
 "swap, partition table or fcache pool signature, saying what they found;\n"
@@ -128,7 +150,8 @@ static const char usage_text[] =
 "flash of compare) another benchmark uses is refused, naming its process\n"
 "(exit 1); so is a second compare with cache configurations (their device\n"
 "stacks are fcbench-*).  --json FILE and --output DIR are opened before the\n"
-"run: a path that cannot be written fails at once (exit 1).\n"
+"run: a path that cannot be written fails at once (exit 1).\n" },
+	{ B_RUN | B_COMPARE, 0, 0,
 "SIGINT, SIGTERM or SIGHUP (a dropped SSH session; ignored with nohup)\n"
 "during run or compare: the step in progress is left out,\n"
 "the transactions in flight finish, the dirty pages are written and the\n"
@@ -138,8 +161,8 @@ static const char usage_text[] =
 "kills at once.  A closed standard output (| head, a hung-up terminal) is\n"
 "no signal: run --json and compare go on to their files (one line on\n"
 "stderr says so); run without --json stops as on a signal (SIGPIPE,\n"
-"status 141), the datafile closed cleanly.\n"
-"\n"
+"status 141), the datafile closed cleanly.\n" },
+	{ B_RUN | B_COMPARE, 0, 1,
 "run options (numbers: finite decimals in the range given, whole where a\n"
 "count is meant; any other value is refused with exit status 2):\n"
 "  --profile P          tpcc-like (default), read-write, read-only; tpcc-like\n"
@@ -200,9 +223,11 @@ static const char usage_text[] =
 "  --quiet              no interval lines\n"
 "  --inject-stale S     test hook: S seconds into the run, write an older\n"
 "                       version of a page behind the generator's back (the\n"
-"                       run must then fail its integrity check)\n"
+"                       run must then fail its integrity check)\n" },
+	{ B_ALL, 0, 0,
 "exit status: 0 ok, 1 failed (I/O or integrity error, or a device refused),\n"
-"2 usage (a bad option or value); stopped by a signal: see above\n";
+"2 usage (a bad option or value); stopped by a signal: see above\n" },
+};
 
 enum {
 	O_PROFILE = 256, O_USERS, O_TIME, O_WARMUP, O_INTERVAL, O_RTLIMIT, O_BP,
@@ -238,12 +263,56 @@ static const struct option lopts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+static int cur_verb = -1;	/* index in verbs[] of the verb given, -1: none or unknown */
+
+/* The usage of the verbs of @mask on @f. */
+static void print_usage(FILE *f, unsigned int mask)
+{
+	size_t i;
+	int first = 1, text = 0;
+
+	for (i = 0; i < sizeof(usage_secs) / sizeof(usage_secs[0]); i++) {
+		const struct usage_sec *u = &usage_secs[i];
+
+		if (!(u->verbs & mask))
+			continue;
+		if (u->synopsis) {
+			fprintf(f, "%s%s", first ? "usage: fcachectl bench " : "       fcachectl bench ",
+				u->text);
+			first = 0;
+			continue;
+		}
+		if (u->para || !text)
+			fputc('\n', f);
+		text = 1;
+		fputs(u->text, f);
+	}
+}
+
+void bench_set_verb(const char *verb)
+{
+	size_t i;
+
+	cur_verb = -1;
+	for (i = 0; verb && i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(verb, verbs[i]))
+			cur_verb = (int)i;
+}
+
 int bench_usage(const char *fmt, const char *arg)
 {
-	if (fmt)
-		fc_err(BENCH_CLI, fmt, arg);
-	fputs(usage_text, fmt ? stderr : stdout);
-	return fmt ? EXIT_USAGE : EXIT_OK;
+	if (!fmt) {
+		/* bench VERB --help: that verb's usage; bench --help: all */
+		print_usage(stdout, cur_verb < 0 ? B_ALL : 1u << cur_verb);
+		return EXIT_OK;
+	}
+	/* an error is one line and where to read more, not the whole text */
+	fc_err(BENCH_CLI, fmt, arg);
+	if (cur_verb < 0)
+		fprintf(stderr, "Try '%s --help'.\n", BENCH_CLI);
+	else
+		fprintf(stderr, "Try '%s %s --help'.\n", BENCH_CLI, verbs[cur_verb]);
+	return EXIT_USAGE;
 }
 
 /*

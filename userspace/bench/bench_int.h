@@ -439,6 +439,13 @@ void bench_print_interval(FILE *f, const char *label, double t, int users,
 			  uint64_t reads, uint64_t writes, uint64_t syncs, double dt);
 void bench_print_compare(FILE *f, const struct bench_result *r, int nr);
 void bench_print_summary(FILE *f, const struct bench_result *r, int nr);
+/*
+ * A ratio to the baseline as the reports print it: "0.47x", under 0.1 with
+ * two significant digits ("0.0053x"), never "0.00x"; @buf returned.
+ */
+const char *bench_ratio_str(char *buf, size_t len, double r);
+/* Does the buffer pool of @r hold the whole datafile (the reports warn)? */
+int bench_bp_covers(const struct bench_result *r);
 /* Do steps @s and @b both have transactions to compare (a ratio)? */
 int bench_has_ratio(const struct bench_step *s, const struct bench_step *b);
 /*
@@ -576,10 +583,13 @@ struct bench_cli {
 	int maxio_set;		/* --max-io given */
 };
 /*
- * @fmt NULL: the usage text on stdout, EXIT_OK; else "fcachectl bench:
- * <@fmt with @arg>" and the text on stderr, EXIT_USAGE.
+ * @fmt NULL: the usage text on stdout (of the verb bench_set_verb() named,
+ * else of every verb), EXIT_OK; else "fcachectl bench: <@fmt with @arg>"
+ * and "Try 'fcachectl bench [VERB] --help'." on stderr, EXIT_USAGE.
  */
 int bench_usage(const char *fmt, const char *arg);
+/* The verb whose usage bench_usage() gives (NULL or unknown: all). */
+void bench_set_verb(const char *verb);
 /*
  * The options of argv[1..] with their defaults, and up to 4 operands into
  * @pos: 0, -1 (--help printed) or EXIT_USAGE (said).

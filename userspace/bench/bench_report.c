@@ -572,58 +572,171 @@ int bench_write_json_file(FILE *f, const char *path, const struct bench_opts *o,
 static const char *colors[] = { "#555555", "#d62728", "#1f77b4", "#2ca02c",
 				"#9467bd", "#ff7f0e" };
 
-static double nice_max(double v)
-{
-	double e, m;
+/*
+ * A chart's y axis: linear from 0 to the top tick, the ticks nice numbers
+ * (1, 2, 2.5 or 5 times a power of ten) chosen to bring the top closest
+ * to the data's maximum; or logarithmic (response times spanning more
+ * than BENCH_LOG_SPAN times: a cache's line would lie flat on zero), a
+ * tick at each power of ten (with 2 and 5 within a single decade).
+ */
+#define BENCH_LOG_SPAN 20
+#define AXIS_MAX_TICKS 16
+struct axis {
+	int log;
+	double lo, hi;			/* the bottom and the top */
+	double tick[AXIS_MAX_TICKS];
+	int nt;
+};
 
-	if (v <= 0)
-		return 1;
-	e = pow(10, floor(log10(v)));
-	m = v / e;
-	m = m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10;
-	return m * e;
+static void axis_linear(struct axis *a, double max)
+{
+	static const double m[] = { 1, 2, 2.5, 5 };
+	double best = 0, step = 1, e, st;
+	int k, d, n, i;
+
+	memset(a, 0, sizeof(*a));
+	if (!(max > 0))
+		max = 1;
+	e = floor(log10(max / 8));
+	for (d = 0; d < 3; d++)
+		for (k = 0; k < 4; k++) {
+			st = m[k] * pow(10, e + d);
+			n = (int)ceil(max / st - 1e-9);
+			if (n < 3 || n > 8)
+				continue;
+			/* the lowest top, then the fewer ticks */
+			if (!best || n * st < best - 1e-9 * best) {
+				best = n * st;
+				step = st;
+			}
+		}
+	if (!best) {
+		step = max / 4;
+		best = max;
+	}
+	a->hi = best;
+	n = (int)(best / step + 0.5);
+	for (i = 0; i <= n && i < AXIS_MAX_TICKS; i++)
+		a->tick[a->nt++] = step * i;
 }
 
-/* A plot's frame at (@ml, @mt), @pw x @ph, with four grid lines labelled 0..@ymax. */
-static void svg_frame(FILE *f, int ml, int mt, int pw, int ph, double ymax)
+static void axis_log(struct axis *a, double min, double max)
 {
+	int e0, e1, e, k;
+
+	memset(a, 0, sizeof(*a));
+	a->log = 1;
+	if (min < 0.001)
+		min = 0.001;
+	e0 = (int)floor(log10(min) + 1e-9);
+	e1 = (int)ceil(log10(max) - 1e-9);
+	if (e1 <= e0)
+		e1 = e0 + 1;
+	if (e1 - e0 > AXIS_MAX_TICKS - 1)
+		e0 = e1 - (AXIS_MAX_TICKS - 1);
+	a->lo = pow(10, e0);
+	a->hi = pow(10, e1);
+	for (e = e0; e <= e1; e++) {
+		a->tick[a->nt++] = pow(10, e);
+		/* one decade: 2 and 5 too */
+		for (k = 0; e1 - e0 == 1 && e < e1 && k < 2; k++)
+			a->tick[a->nt++] = (k ? 5 : 2) * pow(10, e);
+	}
+}
+
+/* The axis of values from @min to @max (the positive ones: @min > 0), log for a response time spanning > 20x. */
+static void axis_of(struct axis *a, double min, double max, int rt)
+{
+	if (rt && min > 0 && max / min > BENCH_LOG_SPAN)
+		axis_log(a, min, max);
+	else
+		axis_linear(a, max);
+}
+
+/* Where @v lies on @a: 0 at the bottom, 1 at the top. */
+static double axis_frac(const struct axis *a, double v)
+{
+	if (a->log) {
+		if (v <= a->lo)
+			return 0;
+		return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+	}
+	return a->hi > 0 ? v / a->hi : 0;
+}
+
+/* A tick label with no exponent: 0.005, 0.25, 750, 2500, 40k, 12.5k, 1.5M. */
+static void tick_label(char *buf, size_t len, double v)
+{
+	size_t n;
+
+	if (v >= 1e6) {
+		snprintf(buf, len, "%.4gM", v / 1e6);
+	} else if (v >= 1e4) {
+		snprintf(buf, len, "%.4gk", v / 1e3);
+	} else if (v >= 1 || v <= 0) {
+		snprintf(buf, len, "%.4g", v);
+	} else {
+		/* 0.001 .. 0.75: the digits it needs, no trailing zeros */
+		snprintf(buf, len, "%.3f", v);
+		n = strlen(buf);
+		while (n > 1 && buf[n - 1] == '0')
+			buf[--n] = 0;
+	}
+}
+
+/* A plot's frame at (@ml, @mt), @pw x @ph, with a labelled grid line at each tick of @a. */
+static void svg_frame(FILE *f, int ml, int mt, int pw, int ph, const struct axis *a)
+{
+	char lab[32];
 	int i;
 
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
 		ml, mt, pw, ph);
-	for (i = 0; i <= 4; i++) {
-		int y = mt + ph - ph * i / 4;
+	for (i = 0; i < a->nt; i++) {
+		double y = mt + ph - ph * axis_frac(a, a->tick[i]);
 
-		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+		tick_label(lab, sizeof(lab), a->tick[i]);
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 			ml, y, ml + pw, y);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
-			ml - 4, y + 4, ymax * i / 4);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
+			ml - 4, y + 4, lab);
 	}
+}
+
+/* The y of @v in a panel whose plot starts at @mt, @ph high. */
+static double svg_y(const struct axis *a, int mt, int ph, double v)
+{
+	return mt + ph - ph * axis_frac(a, v);
 }
 
 static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 		      const char *title, int rt)
 {
-	const int w = 420, h = 300, ml = 60, mt = 40, pw = w - ml - 20, ph = h - mt - 50;
+	const int w = 420, h = 300, ml = 64, mt = 40, pw = w - ml - 20, ph = h - mt - 50;
 	const struct bench_result *base = &r[0];
 	int n = base->nsteps, c, i;
-	double ymax = 0;
+	double ymax = 0, ymin = 0;
+	struct axis ax;
 
 	for (c = 0; c < nr; c++)
 		for (i = 0; i < r[c].nsteps; i++) {
 			const struct bench_step *s = &r[c].step[i];
-			double v = rt ? s->avg_ms : s->tps;
+			double v = rt ? s->avg_ms : s->tps, lo = v;
 
-			if (s->nrounds > 1)
+			if (s->nrounds > 1) {
 				v = rt ? s->avg_sp.max : s->tps_sp.max;
+				lo = rt ? s->avg_sp.min : s->tps_sp.min;
+			}
 			if (v > ymax)
 				ymax = v;
+			if (lo > 0 && (!ymin || lo < ymin))
+				ymin = lo;
 		}
-	ymax = nice_max(ymax);
+	axis_of(&ax, ymin, ymax, rt);
 	fprintf(f, "<g transform=\"translate(%d,0)\">\n", x0);
 	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
 		ml + pw / 2, title);
-	svg_frame(f, ml, mt, pw, ph, ymax);
+	svg_frame(f, ml, mt, pw, ph, &ax);
 	for (i = 0; i < n; i++) {
 		int x = ml + (n > 1 ? pw * i / (n - 1) : pw / 2);
 
@@ -634,7 +747,8 @@ static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 		ml + pw / 2, mt + ph + 34);
 	fprintf(f, "<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" "
 		"transform=\"rotate(-90 14 %d)\">%s</text>\n", mt + ph / 2,
-		mt + ph / 2, rt ? "avg response time (ms)" : "transactions/s");
+		mt + ph / 2, rt ? (ax.log ? "avg response time (ms, log scale)" :
+				   "avg response time (ms)") : "transactions/s");
 	for (c = 0; c < nr; c++) {
 		const char *col = colors[c % 6];
 		double py[BENCH_MAX_STEPS];
@@ -651,14 +765,14 @@ static void svg_panel(FILE *f, const struct bench_result *r, int nr, int x0,
 			if (!s)
 				continue;
 			px[np] = ml + (n > 1 ? pw * i / (n - 1) : pw / 2);
-			py[np] = mt + ph - ph * (rt ? s->avg_ms : s->tps) / ymax;
+			py[np] = svg_y(&ax, mt, ph, rt ? s->avg_ms : s->tps);
 			if (s->nrounds > 1) {
 				const struct bench_spread *sp = rt ? &s->avg_sp : &s->tps_sp;
 
 				fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
 					"stroke=\"%s\" stroke-width=\"1\"/>\n", px[np],
-					mt + ph - ph * sp->min / ymax, px[np],
-					mt + ph - ph * sp->max / ymax, col);
+					svg_y(&ax, mt, ph, sp->min), px[np],
+					svg_y(&ax, mt, ph, sp->max), col);
 			}
 			np++;
 		}
@@ -683,6 +797,7 @@ int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw)
 	const int W = 620, ml = 70, mt = 50, pw = 500, ph = 260;
 	int users = bench_sweep_users(sw), n = sw->n, nc = n ? sw->nr[0] : 0;
 	struct bench_advice a;
+	struct axis ax;
 	double ymax = 0, t;
 	int c, k, H = mt + ph + 70 + 20 * nc;
 	FILE *f;
@@ -692,7 +807,7 @@ int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw)
 		for (c = 0; c < nc; c++)
 			if (bench_sweep_tps(sw, k, sw->r[0][c].config, users, &t) && t > ymax)
 				ymax = t;
-	ymax = nice_max(ymax);
+	axis_linear(&ax, ymax);
 	bench_sweep_advice(sw, &a);
 	f = fopen(path, "w");
 	if (!f) {
@@ -707,7 +822,7 @@ int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw)
 	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">"
 		"More memory or fast flash? TPS at %d users versus buffer pool</text>\n",
 		ml + pw / 2, users);
-	svg_frame(f, ml, mt, pw, ph, ymax);
+	svg_frame(f, ml, mt, pw, ph, &ax);
 	for (k = 0; k < n; k++) {
 		bench_sweep_size(sw->mb[k], sz, sizeof(sz));
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
@@ -725,7 +840,7 @@ int bench_write_sweep_svg(const char *path, const struct bench_sweep *sw)
 		for (k = 0; k < n; k++)
 			if (bench_sweep_tps(sw, k, cfg, users, &t))
 				fprintf(f, "%d,%.1f ", ml + (n > 1 ? pw * k / (n - 1) : pw / 2),
-					mt + ph - ph * t / ymax);
+					svg_y(&ax, mt, ph, t));
 		fprintf(f, "\"/>\n");
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n",
 			ml, y, ml + 30, y, col);

@@ -283,6 +283,45 @@ static void print_groups(FILE *f, const struct bench_result *r)
 	fprintf(f, "\n");
 }
 
+/*
+ * A ratio to the baseline, "0.47x": two decimals, or for a ratio under 0.1
+ * two significant digits ("0.0053x", the terminal model's -99.5%), so
+ * that no ratio reads 0.00x.  Into @buf, which it returns.
+ */
+const char *bench_ratio_str(char *buf, size_t len, double r)
+{
+	int d = 2;
+
+	if (r > 0 && r < 0.1) {
+		d = (int)ceil(-log10(r)) + 1;
+		if (d > 9)
+			d = 9;
+	}
+	snprintf(buf, len, "%.*fx", d, r);
+	return buf;
+}
+
+/* Does the buffer pool of @r hold the whole datafile (every page read a hit)? */
+int bench_bp_covers(const struct bench_result *r)
+{
+	if (!r->npages)
+		return 0;
+	if (r->bp_frames)
+		return r->bp_frames >= r->npages;
+	return r->bp_mb * 1048576 >= (double)r->npages * r->page_size;
+}
+
+/* The warning of a report whose buffer pool holds the whole datafile. */
+static void print_bp_covers(FILE *f, const struct bench_result *r)
+{
+	if (!bench_bp_covers(r))
+		return;
+	fprintf(f, "WARNING: the buffer pool (%.1f MiB) holds the whole datafile (%.1f MiB): once "
+		"warm, every page read is a buffer pool hit and the device serves writes only; "
+		"for a read cache to measure, give --buffer-pool under the datafile's size\n",
+		r->bp_mb, (double)r->npages * r->page_size / 1048576);
+}
+
 void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 {
 	int i;
@@ -291,6 +330,7 @@ void bench_print_table(FILE *f, const struct bench_result *r, double rt_limit_s)
 		r->config[0] ? r->config : "", r->config[0] ? ": " : "",
 		r->profile ? r->profile->name : "?",
 		(unsigned long long)r->npages, r->page_size / 1024, r->bp_mb);
+	print_bp_covers(f, r);
 	fprintf(f, "%6s %10s %10s %10s %10s %9s %9s %9s %9s\n", "users", "TPS",
 		"avg ms", "p95 ms", "p99 ms", "reads/s", "writes/s",
 		"logsync/s", "bp hit%");
@@ -401,6 +441,7 @@ static void print_table(FILE *f, const struct bench_result *r, int nr, const cha
 			enum cmp_field fld, bool ratios)
 {
 	const struct bench_result *base = &r[0];
+	char rb[32];
 	int c, i;
 
 	table_head(f, r, nr, title, 24);
@@ -415,8 +456,9 @@ static void print_table(FILE *f, const struct bench_result *r, int nr, const cha
 			if (!s)
 				snprintf(cell, sizeof(cell), "-");
 			else if (ratios && bench_has_ratio(s, b) && step_field(b, fld) > 0)
-				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", step_field(s, fld),
-					 step_field(s, fld) / step_field(b, fld));
+				snprintf(cell, sizeof(cell), "%.2f (%s)", step_field(s, fld),
+					 bench_ratio_str(rb, sizeof(rb),
+							 step_field(s, fld) / step_field(b, fld)));
 			else if (ratios)
 				snprintf(cell, sizeof(cell), "%.2f (-)", step_field(s, fld));
 			else
@@ -497,6 +539,7 @@ static void print_dev_latency_cmp(FILE *f, const struct bench_result *r, int nr)
 	fprintf(f, "\n");
 	for (k = 0; k < BENCH_LAT_KINDS; k++) {
 		double bm = bench_dev_latency_ms(&b->c, k);
+		char rb[32];
 
 		fprintf(f, "%-14s", bench_lat_name[k]);
 		for (c = 0; c < nr; c++) {
@@ -507,7 +550,8 @@ static void print_dev_latency_cmp(FILE *f, const struct bench_result *r, int nr)
 			if (ms < 0)
 				snprintf(cell, sizeof(cell), "-");
 			else if (bm > 0)
-				snprintf(cell, sizeof(cell), "%.3f (%.2fx)", ms, ms / bm);
+				snprintf(cell, sizeof(cell), "%.3f (%s)", ms,
+					 bench_ratio_str(rb, sizeof(rb), ms / bm));
 			else
 				snprintf(cell, sizeof(cell), "%.3f (-)", ms);
 			fprintf(f, " %24s", cell);
@@ -522,7 +566,7 @@ static void print_p90_types(FILE *f, const struct bench_result *r, int nr)
 	const struct bench_profile *p = base->profile;
 	const struct bench_step *b = base->nsteps ? &base->step[base->nsteps - 1] : NULL;
 	int c, t, u = b ? b->users : 0;
-	char title[128];
+	char title[128], rb[32];
 
 	if (!p || p->ntypes < 2 || !b)
 		return;
@@ -542,8 +586,9 @@ static void print_p90_types(FILE *f, const struct bench_result *r, int nr)
 			if (!s || !s->c.txn_by_type[t])
 				snprintf(cell, sizeof(cell), "-");
 			else if (b->c.txn_by_type[t] && b->p90_type_ms[t] > 0)
-				snprintf(cell, sizeof(cell), "%.2f (%.2fx)", s->p90_type_ms[t],
-					 s->p90_type_ms[t] / b->p90_type_ms[t]);
+				snprintf(cell, sizeof(cell), "%.2f (%s)", s->p90_type_ms[t],
+					 bench_ratio_str(rb, sizeof(rb),
+							 s->p90_type_ms[t] / b->p90_type_ms[t]));
 			else
 				snprintf(cell, sizeof(cell), "%.2f (-)", s->p90_type_ms[t]);
 			fprintf(f, " %24s", cell);
@@ -625,6 +670,10 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 {
 	int c, rounds = bench_max_rounds(r, nr);
 
+	if (bench_bp_covers(&r[0])) {
+		fputc('\n', f);
+		print_bp_covers(f, &r[0]);
+	}
 	if (rounds > 1)
 		fprintf(f, "\nfigures: medians of %d rounds per configuration (the order of the "
 			"configurations alternates between rounds); ratios are ratios of the "
@@ -643,13 +692,15 @@ void bench_print_compare(FILE *f, const struct bench_result *r, int nr)
 	}
 	fprintf(f, "\n== largest user count with average response time under the limit "
 		"(ratio to baseline) ==\n");
+
 	for (c = 0; c < nr; c++) {
+		const char *cap = bench_under_capped(&r[c]) ? " at least: the ladder's largest" : "";
+		char rb[32];
 		double q;
 
-		const char *cap = bench_under_capped(&r[c]) ? " at least: the ladder's largest" : "";
-
 		if (bench_under_ratio(&r[0], &r[c], &q))
-			fprintf(f, "%-24s %d (%.2fx)%s\n", r[c].config, r[c].max_users_under_limit, q, cap);
+			fprintf(f, "%-24s %d (%s)%s\n", r[c].config, r[c].max_users_under_limit,
+				bench_ratio_str(rb, sizeof(rb), q), cap);
 		else
 			fprintf(f, "%-24s %d (-)%s\n", r[c].config, r[c].max_users_under_limit, cap);
 	}
@@ -701,9 +752,12 @@ void bench_print_summary(FILE *f, const struct bench_result *r, int nr)
 		double t = 0, a = 0;
 		int ok, u = bench_heaviest(&r[0], &r[c], &t, &a, &ok);
 
+		char rt[32], ra[32];
+
 		if (ok)
-			fprintf(f, "summary %s: TPS %.2fx baseline, avg response time "
-				"%.2fx baseline at %d users\n", r[c].config, t, a, u);
+			fprintf(f, "summary %s: TPS %s baseline, avg response time "
+				"%s baseline at %d users\n", r[c].config,
+				bench_ratio_str(rt, sizeof(rt), t), bench_ratio_str(ra, sizeof(ra), a), u);
 		else
 			fprintf(f, "summary %s: TPS - baseline, avg response time - baseline "
 				"at %d users (no transactions to compare)\n", r[c].config, u);
@@ -718,17 +772,18 @@ void bench_print_summary_terminals(FILE *f, const struct bench_result *r, int nr
 	for (c = 0; c < nr; c++) {
 		double t = 0, a = 0, q = 0;
 		int ok, uok = bench_under_ratio(&r[0], &r[c], &q);
-		char ratios[96], under[32];
+		char ratios[96], under[32], rt[32], ra[32];
 
 		bench_heaviest(&r[0], &r[c], &t, &a, &ok);
 		if (ok)
-			snprintf(ratios, sizeof(ratios), "TPS %.2fx baseline, avg response time "
-				 "%.2fx baseline", t, a);
+			snprintf(ratios, sizeof(ratios), "TPS %s baseline, avg response time "
+				 "%s baseline", bench_ratio_str(rt, sizeof(rt), t),
+				 bench_ratio_str(ra, sizeof(ra), a));
 		else
 			snprintf(ratios, sizeof(ratios), "TPS - baseline, avg response time - "
 				 "baseline");
 		if (uok)
-			snprintf(under, sizeof(under), "%.2fx", q);
+			bench_ratio_str(under, sizeof(under), q);
 		else
 			snprintf(under, sizeof(under), "-");
 		fprintf(f, "summary terminals %s: %s, users under %.3g s %d (%s baseline)\n",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Recording what enable, disable, set, pool replace, pool remove and wipe
- * do in the config file (fc_conf_record_*), so that 'up' at boot assembles
+ * Recording what pool create, enable, disable, set, pool replace, pool
+ * remove and wipe do in the config file (fc_conf_record_*), so that 'up' at boot assembles
  * the same: the file is
  * read as lines (comments and order kept), changed, written whole to a
  * temporary file next to it, checked by the parser, then renamed over it.
@@ -229,44 +229,86 @@ static const char *stable_path(dev_t dev)
 	return fc_dev_path(dev);
 }
 
+/* The config line of live pool @p: its flash, block size and tunables from its live table. */
+static int pool_line(const char *file, const struct fc_pool *p, char *line, size_t len)
+{
+	char flash[64];
+	unsigned int bs = 0, nw = 0, i;
+	int off = 0;
+	size_t o;
+	const char *q;
+
+	o = snprintf(line, len, "pool %s %s", p->name, stable_path(p->flash));
+	if (p->nr_legs > 1 && p->flash2)
+		o += snprintf(line + o, o < len ? len - o : 0, " mirror=%s", stable_path(p->flash2));
+	else if (p->nr_legs > 1)
+		fc_warn("pool %s runs degraded (a flash device missing): its line in %s names %s only; add mirror=OTHERDEV to it, else 'up' assembles it with --degraded only",
+			p->name, file, fc_dev_path(p->flash));
+	if (sscanf(p->table, "%63s %u %u %n", flash, &bs, &nw, &off) >= 3 && off) {
+		char k[64], val[64];
+
+		for (q = p->table + off, i = 0; i < nw / 2; i++) {
+			int used = 0;
+
+			if (sscanf(q, "%63s %63s %n", k, val, &used) < 2 || !used)
+				break;
+			q += used;
+			/* the table's mirror device and degraded flag are not tunables */
+			if (!strcmp(k, "mirror") || !strcmp(k, "degraded"))
+				continue;
+			o += snprintf(line + o, o < len ? len - o : 0, " %s=%s", k, val);
+		}
+	}
+	o += snprintf(line + o, o < len ? len - o : 0, " block_size=%uK", p->block_sectors / 2);
+	return o < len ? 0 : -1;
+}
+
+int fc_conf_record_pool(const char *file, const struct fc_pool *p)
+{
+	char line[FC_CONF_MAX_LINE * 2];
+	struct conf_text t;
+	int at, r = EXIT_FAIL;
+
+	if (text_read(&t, file))
+		return EXIT_FAIL;
+	if (pool_line(file, p, line, sizeof(line)))
+		goto out;
+	at = text_find(&t, p->name, 0);
+	if (at >= 0 && !strcmp(t.line[at], line)) {
+		r = EXIT_OK;
+		goto out;
+	}
+	if (at >= 0) {
+		/* the pool as created now: its devices and tunables (the volume lines stay) */
+		fc_info("pool %s: its line in %s was '%s'", p->name, file, t.line[at]);
+		free(t.line[at]);
+		t.line[at] = strdup(line);
+		if (!t.line[at])
+			goto out;
+	} else if (text_insert(&t, t.n, line)) {
+		goto out;
+	}
+	r = text_write(&t, file) ? EXIT_FAIL : EXIT_OK;
+out:
+	if (r)
+		fc_warn("%s was not updated: 'up' does not assemble pool %s at the next boot", file, p->name);
+	text_free(&t);
+	return r;
+}
+
 int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char *dev,
 			  unsigned int id, const char *mode, const char *name, int cutoff)
 {
 	struct conf_text t;
-	char line[FC_CONF_MAX_LINE * 2], flash[64], abs[PATH_MAX];
-	unsigned int bs = 0, nw = 0, i;
-	int at, off = 0, o, r = EXIT_FAIL;
-	const char *q;
+	char line[FC_CONF_MAX_LINE * 2], abs[PATH_MAX];
+	int at, o, r = EXIT_FAIL;
 
 	if (text_read(&t, file))
 		return EXIT_FAIL;
-	if (text_find(&t, p->name, 0) < 0) {
-		/* the pool too: its flash, block size and tunables from its live table */
-		o = snprintf(line, sizeof(line), "pool %s %s", p->name, stable_path(p->flash));
-		if (p->nr_legs > 1 && p->flash2)
-			o += snprintf(line + o, sizeof(line) - o, " mirror=%s", stable_path(p->flash2));
-		else if (p->nr_legs > 1)
-			fc_warn("pool %s runs degraded (a flash device missing): its line in %s names %s only; add mirror=OTHERDEV to it, else 'up' assembles it with --degraded only",
-				p->name, file, fc_dev_path(p->flash));
-		if (sscanf(p->table, "%63s %u %u %n", flash, &bs, &nw, &off) >= 3 && off) {
-			char k[64], val[64];
-
-			for (q = p->table + off, i = 0; i < nw / 2; i++) {
-				int used = 0;
-
-				if (sscanf(q, "%63s %63s %n", k, val, &used) < 2 || !used)
-					break;
-				q += used;
-				/* the table's mirror device and degraded flag are not tunables */
-				if (!strcmp(k, "mirror") || !strcmp(k, "degraded"))
-					continue;
-				o += snprintf(line + o, sizeof(line) - o, " %s=%s", k, val);
-			}
-		}
-		o += snprintf(line + o, sizeof(line) - o, " block_size=%uK", p->block_sectors / 2);
-		if (text_insert(&t, t.n, line))
-			goto out;
-	}
+	/* the pool too, if 'pool create' did not record it (--no-persist, an older fcachectl) */
+	if (text_find(&t, p->name, 0) < 0 &&
+	    (pool_line(file, p, line, sizeof(line)) || text_insert(&t, t.n, line)))
+		goto out;
 	if (dev[0] != '/' && getcwd(abs, sizeof(abs) - strlen(dev) - 2)) {
 		strcat(abs, "/");
 		strcat(abs, dev);

@@ -221,7 +221,9 @@ int cmd_up(int argc, char **argv)
 			fc_info("volume %s is cached already", v->dev);
 			continue;
 		}
-		if (fc_enable(v->dev, v->pool, v->mode, v->name[0] ? v->name : NULL, v->id, v->cutoff, NULL))
+		/* at boot a PV LVM would also see raw is warned about, not refused */
+		if (fc_enable(v->dev, v->pool, v->mode, v->name[0] ? v->name : NULL, v->id, v->cutoff, NULL,
+			      1))
 			rc = EXIT_FAIL;
 	}
 	/*

@@ -46,8 +46,8 @@ static const struct fc_cmd cmds[] = {
 	{ "__complete", cmd_complete, 1, NULL, "__complete pools|volumes|targets|bash" },
 	{ "pool", cmd_pool, 1, "create, remove, list cache pools; replace a failed device",
 	  "pool create NAME FLASHDEV [FLASHDEV2] [--block-size SIZE] [--force [--yes]]\n"
-	  "                   [--degraded] [TUNABLE=VALUE...]\n"
-	  "       pool remove NAME\n"
+	  "                   [--degraded] [TUNABLE=VALUE...] [-c FILE | --no-persist]\n"
+	  "       pool remove NAME [-c FILE | --no-persist]\n"
 	  "       pool list [--json]\n"
 	  "       pool replace POOL NEWDEV [--wait] [--force] [-c FILE | --no-persist]\n"
 	  "  create: make /dev/mapper/NAME own FLASHDEV.  A device that already holds\n"
@@ -81,8 +81,13 @@ static const struct fc_cmd cmds[] = {
 	  "                             terminal: else exit 2, naming the command)\n"
 	  "          TUNABLE=VALUE      one of:\n"
 	  "            @pool-tunables\n"
+	  "          The pool (its devices, block size and tunables) is recorded in\n"
+	  "          " FC_DEFAULT_CONFIG " (or -c FILE) for 'up' at boot, in place\n"
+	  "          of the pool's line if it has one; --no-persist records nothing.\n"
 	  "  remove: remove the pool device (refused while volumes are attached); its\n"
-	  "          dirty data stays on the flash (a degraded pool: on one device)\n"
+	  "          dirty data stays on the flash (a degraded pool: on one device).\n"
+	  "          Its line and its volumes' lines leave " FC_DEFAULT_CONFIG "\n"
+	  "          (or -c FILE) unless it holds dirty data; --no-persist: unchanged.\n"
 	  "  list:   list the pools (a mirrored pool: both devices)\n"
 	  "  replace: give a mirrored pool degraded by one device (failed at run\n"
 	  "          time, or missing: the pool came up --degraded) NEWDEV in its\n"
@@ -102,7 +107,7 @@ static const struct fc_cmd cmds[] = {
 	  "          NEWDEV instead of the replaced device; --no-persist: unchanged." },
 	{ "enable", cmd_enable, 1, "cache a volume through a pool",
 	  "enable VOLUME --pool NAME [--mode MODE] [--name DMNAME] [--id N]\n"
-	  "       [--sequential-cutoff KIB] [-c FILE | --no-persist]\n"
+	  "       [--sequential-cutoff KIB] [--force] [-c FILE | --no-persist]\n"
 	  "  Caches VOLUME and prints the device to use.  A device-mapper VOLUME\n"
 	  "  is converted in place: it keeps its name and number and a mounted\n"
 	  "  filesystem keeps running.  Any other block device gets a new\n"
@@ -114,6 +119,10 @@ static const struct fc_cmd cmds[] = {
 	  "    devices { global_filter = [ \"a|^/dev/mapper/md0c$|\", \"r|^/dev/md0$|\" ] }\n"
 	  "  (man fcachectl, LVM).  writethrough/writearound in place on an LV\n"
 	  "  are allowed: an LVM command then only takes the cache away.\n"
+	  "  A VOLUME carrying an LVM PV signature is refused while LVM would see\n"
+	  "  the PV raw as well as cached (lvmconfig: global_filter, filter, the\n"
+	  "  devices file): the error gives the global_filter line to add.\n"
+	  "  --force  cache it all the same (warned)\n"
 	  "  @enable-modes\n"
 	  "  --id N  volume id in the pool (default: lowest unused), 1..63\n"
 	  "  @enable-cutoff\n"
@@ -335,6 +344,14 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[i], "help")) {
+#ifdef FC_HAVE_BENCH
+		/* help bench [VERB]: the benchmark's own usage */
+		if (i + 1 < argc && !strcmp(argv[i + 1], "bench")) {
+			char *hv[] = { argv[i + 1], (char *)"help", i + 2 < argc ? argv[i + 2] : NULL, NULL };
+
+			return fc_cmd_bench(i + 2 < argc ? 3 : 2, hv);
+		}
+#endif
 		if (i + 1 < argc) {
 			for (c = cmds; c->name; c++)
 				if (!strcmp(c->name, argv[i + 1])) {

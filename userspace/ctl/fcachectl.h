@@ -230,9 +230,13 @@ int fc_replace_plan(const struct fc_pool *p, const char *name, dev_t newdev, con
 int fc_replace_table(const struct fc_pool *p, dev_t keep, dev_t newdev, char *params, size_t len);
 /* replace.c: pool replace POOL NEWDEV (@conf: record in it, NULL: no) */
 int fc_pool_replace(const char *pool, const char *newpath, int wait, int force, const char *conf);
-/* volume.c, shared with config.c; @cutoff < 0: default; @conf: record in it (NULL: no) */
+/*
+ * volume.c, shared with config.c; @cutoff < 0: default; @conf: record in it
+ * (NULL: no); @force: an LVM PV that LVM would also see raw is warned
+ * about, not refused (lvm_filter.c)
+ */
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
-	      unsigned int id, int cutoff, const char *conf);
+	      unsigned int id, int cutoff, const char *conf, int force);
 int fc_disable(const char *volume, int no_flush, int detach_only, const char *conf);
 /* Is the dm device @name an LVM logical volume (dm uuid "LVM-...")? */
 int fc_is_lvm_lv(const char *name);
@@ -256,6 +260,12 @@ int fc_pool_vol_lookup(const char *verb, struct fc_live *l, const char *pool, co
 
 /* config.c: recording in the config file (@file) what enable/disable/set did */
 int fc_conf_check(const char *file);	/* 0: missing or parses */
+/*
+ * pool create: the line of live pool @p (its devices, tunables and block
+ * size from its table), appended, or in place of the pool's line if the
+ * file has one; enable writes the same line when the file lacks it.
+ */
+int fc_conf_record_pool(const char *file, const struct fc_pool *p);
 int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char *dev,
 			  unsigned int id, const char *mode, const char *name, int cutoff);
 int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
@@ -273,7 +283,8 @@ int fc_conf_has_pool(const char *file, const char *pool);
 /* pool replace: the device of pool @pool's line that is not @keep becomes @newdev */
 int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev);
 /*
- * The config file options of enable/disable/set (-c FILE, --config FILE,
+ * The config file options of the verbs that record in the config file
+ * (pool create/remove/replace, enable, disable, set, forget, wipe: -c FILE, --config FILE,
  * --no-persist) for their option tables; fc_opt_next_conf() (util.c) takes
  * them, fc_conf_file() gives the file to record in (NULL: --no-persist).
  */

@@ -295,7 +295,27 @@ out:
 	return r;
 }
 
-static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int force, int degraded)
+/* pool create's line into @conf (NULL: --no-persist): what the live table says. */
+static int pool_record(const char *name, const char *conf)
+{
+	struct fc_live l;
+	struct fc_pool *p;
+	int r;
+
+	if (!conf)
+		return EXIT_OK;
+	if (fc_live_scan(&l))
+		return fc_fail("pool create: cannot read the pool back (%s): %s not updated", fc_dm_error(),
+			       conf);
+	p = fc_live_pool(&l, name);
+	r = p ? fc_conf_record_pool(conf, p) :
+		fc_fail("pool create: pool %s vanished; %s not updated", name, conf);
+	fc_live_free(&l);
+	return r;
+}
+
+static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int force, int degraded,
+		       const char *conf)
 {
 	char topts[1024] = "";
 	const char *flash2 = NULL;
@@ -315,12 +335,16 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 	r = fc_pool_tunables("pool", npos - first, pos + first, topts, sizeof(topts), &words);
 	if (r)
 		return r;
+	/* as enable: a config file that does not parse stops it before anything changes */
+	if (conf && fc_conf_check(conf))
+		return EXIT_FAIL;
 	r = fc_create_gate(pos[1], force, create_cmd);
 	if (!r && flash2)
 		r = fc_create_gate(flash2, force, create_cmd);
 	if (r)
 		return r;
-	return fc_pool_create(pos[0], pos[1], flash2, degraded, bs, bs_given, force, topts, words);
+	r = fc_pool_create(pos[0], pos[1], flash2, degraded, bs, bs_given, force, topts, words);
+	return r ? r : pool_record(pos[0], conf);
 }
 
 int fc_pool_remove(const char *arg, const char *conf)
@@ -543,8 +567,8 @@ int cmd_pool(int argc, char **argv)
 		return fc_usage("pool", "pool %s: %s is an option of pool create", sub, yes ? "--yes" : create_opt);
 	if (strcmp(sub, "replace") && replace_opt)
 		return fc_usage("pool", "pool %s: %s is an option of pool replace", sub, replace_opt);
-	if (strcmp(sub, "replace") && strcmp(sub, "remove") && conf_opt)
-		return fc_usage("pool", "pool %s: %s is an option of pool replace and pool remove", sub,
+	if (!strcmp(sub, "list") && conf_opt)
+		return fc_usage("pool", "pool list: %s is an option of pool create, remove and replace",
 				conf_opt);
 	if (yes && !force)
 		return fc_usage("pool", "pool create: --yes confirms --force (reformatting a pool); give both");
@@ -553,7 +577,7 @@ int cmd_pool(int argc, char **argv)
 	if (!strcmp(sub, "create")) {
 		fc_cmdline(create_cmd, sizeof(create_cmd), argc, argv, "--yes");
 		return pool_create(npos - 1, pos + 1, bs, bs_given, force | (yes ? FC_CREATE_YES : 0),
-				   degraded);
+				   degraded, fc_conf_file(&co));
 	}
 	if (!strcmp(sub, "replace")) {
 		if (npos != 3)

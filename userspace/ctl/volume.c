@@ -29,6 +29,7 @@
 #include "fcachectl.h"
 #include "fc_dm.h"
 #include "fc_check.h"
+#include "lvm_filter.h"
 
 #define MAX_ID 63	/* FC_MAX_VOLUMES */
 
@@ -98,16 +99,45 @@ static int pick_id(struct fc_live *l, struct fc_pool *p, unsigned int want, cons
 /* The message of a refused in-place writeback enable of an LVM LV. */
 static void lvm_writeback_refused(const char *volume, const char *dmname)
 {
+	char say[1024];
+
+	fc_lvm_say_filter("/dev/mapper/md0c", "/dev/md0", NULL, say, sizeof(say));
 	fc_fail("enable: %s (%s) is an LVM logical volume: cached in place in writeback mode, any LVM command that reloads it (lvextend, lvchange --refresh, vgchange --refresh, lvcreate -s, vgchange -an/-ay) would replace the cache with LVM's own table and expose stale data.\n"
-		"  Cache the PV instead, before LVM activates the VG: 'fcachectl enable /dev/md0 --pool POOL --name md0c' (the md/RAID device under the VG), and in /etc/lvm/lvm.conf make LVM use the cached PV and reject the raw one:\n"
-		"    devices { global_filter = [ \"a|^/dev/mapper/md0c$|\", \"r|^/dev/md0$|\" ] }\n"
-		"  (see 'man fcachectl', LVM).  Or cache this LV in place with --mode writethrough or writearound (no dirty data: an LVM command then only takes the cache away);\n"
+		"  Cache the PV instead, before LVM activates the VG: 'fcachectl enable /dev/md0 --pool POOL --name md0c' (the md/RAID device under the VG), and %s.\n"
+		"  Or cache this LV in place with --mode writethrough or writearound (no dirty data: an LVM command then only takes the cache away);\n"
 		"  that also writes back the dirty data an earlier in-place writeback cache of this LV left in the pool (same --id).",
-		volume, dmname);
+		volume, dmname, say);
+}
+
+/*
+ * An origin carrying an LVM PV signature (open on @fd): refused if LVM
+ * would see the PV raw (@raw, a path, or the names of @dev) as well as
+ * cached (/dev/mapper/@cached), unless @force (lvm_filter.c).
+ */
+static int lvm_pv_check(int fd, const char *volume, dev_t dev, const char *raw, const char *cached,
+			int force)
+{
+	char (*names)[PATH_MAX] = calloc(16, PATH_MAX);
+	const char *ptr[16];
+	int n, i, r;
+
+	if (!names)
+		return 0;
+	if (raw) {
+		snprintf(names[0], PATH_MAX, "%s", raw);
+		n = 1;
+	} else {
+		n = fc_lvm_dev_names(dev, volume, names, 16);
+	}
+	for (i = 0; i < n; i++)
+		ptr[i] = names[i];
+	r = n ? fc_lvm_guard(fd, volume, ptr, n, cached, force) : 0;
+	free(names);
+	return r;
 }
 
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
-	      unsigned int want_id, int cutoff, const char *conf)
+	      unsigned int want_id, int cutoff, const char *conf, int force)
 {
 	struct fc_live l;
 	struct fc_pool *p;
@@ -209,6 +239,11 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 				volume, strerror(errno));
 			goto out;
 		}
+		/* a PV: LVM must see it only cached */
+		if (lvm_pv_check(fd, volume, dev, NULL, name, force)) {
+			close(fd);
+			goto out;
+		}
 		close(fd);
 		snprintf(params, sizeof(params), "%s %s %u %s %d label %s%s",
 			 fc_dev_str(p->dev, pd, sizeof(pd)), fc_dev_str(dev, od, sizeof(od)), id, mode,
@@ -241,6 +276,17 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		goto out;
 	}
 	snprintf(hidden, sizeof(hidden), "%s%s", dmname, FC_DM_HIDDEN_SUFFIX);
+	/* a PV on a dm device (dm-crypt, multipath): LVM must not see NAME-fcorig */
+	fd = open(volume, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		char rawp[200];
+
+		snprintf(rawp, sizeof(rawp), "/dev/mapper/%s", hidden);
+		i = lvm_pv_check(fd, volume, dev, rawp, dmname, force);
+		close(fd);
+		if (i)
+			goto out;
+	}
 	if (fc_dm_info(hidden, &info) || info.exists) {
 		fc_fail("enable: %s exists already (left over from an interrupted enable?); remove it with 'dmsetup remove %s' if unused",
 			hidden, hidden);
@@ -315,6 +361,7 @@ static int cmd_enable_(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "sequential-cutoff", required_argument, NULL, 's' },
+		{ "force", no_argument, NULL, 'f' },
 		FC_CONF_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -325,7 +372,7 @@ static int cmd_enable_(int argc, char **argv)
 	const struct fc_tunable *sc = fc_tunable(FC_TUN_VOL, "sequential_cutoff");
 	uint64_t id = 0;
 	uint32_t cut = 0;
-	int c, cutoff = -1;
+	int c, cutoff = -1, force = 0;
 
 	fc_opt_init(&o, argc, argv, "p:m:n:i:s:c:", opts, "enable", "enable");
 	while ((c = fc_opt_next_conf(&o, &co)) != FC_OPT_END) {
@@ -354,6 +401,9 @@ static int cmd_enable_(int argc, char **argv)
 				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..%u", o.arg, sc->max);
 			cutoff = (int)cut;
 			break;
+		case 'f':
+			force = 1;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -369,7 +419,7 @@ static int cmd_enable_(int argc, char **argv)
 		return fc_usage("enable", "enable: bad --name '%s' (letters, digits and -_.+ only)", name);
 	if (conf && fc_conf_check(conf))
 		return EXIT_FAIL;
-	return fc_enable(vol, pool, mode, name, (unsigned int)id, cutoff, conf);
+	return fc_enable(vol, pool, mode, name, (unsigned int)id, cutoff, conf, force);
 }
 
 int cmd_enable(int argc, char **argv)

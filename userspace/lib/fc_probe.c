@@ -45,3 +45,23 @@ int fc_probe_signatures(int fd, char *what, size_t len, int wipe)
 	blkid_free_probe(pr);
 	return r < 0 ? -1 : found;
 }
+
+int fc_probe_type(int fd, char *type, size_t len)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *t = NULL;
+	int r;
+
+	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
+		if (pr)
+			blkid_free_probe(pr);
+		return -1;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	r = blkid_do_safeprobe(pr);
+	if (!r && !blkid_probe_lookup_value(pr, "TYPE", &t, NULL))
+		snprintf(type, len, "%s", t);
+	blkid_free_probe(pr);
+	return r < 0 || r == -2 ? -1 : r == 0 && t ? 1 : 0;
+}

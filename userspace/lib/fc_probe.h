@@ -15,5 +15,7 @@
  * are not aligned for it (every read then fails: -1).
  */
 int fc_probe_signatures(int fd, char *what, size_t len, int wipe);
+/* The TYPE libblkid gives the first signature on @fd ("LVM2_member") into @type: 1, 0 none, -1. */
+int fc_probe_type(int fd, char *type, size_t len);
 
 #endif
