@@ -325,10 +325,10 @@ static void carry(const struct fc_facts *f, const struct fc_rule *r, __u8 mask, 
 	else if (r->fill == FC_FILL_PARTIAL)
 		d->fill = write_fill(f, partial);
 
-	if (r->fua == FC_FUA_DIRECT) {
+	if (r->fua == FC_FUA_DIRECT)
 		d->fua_direct = f->fua && e->committed && (e->dirty & mask) == mask;
+	if (r->fua == FC_FUA_DIRECT)
 		d->fua_commit = f->fua && !d->fua_direct;
-	}
 	else if (r->fua == FC_FUA_REUSE)
 		d->fua_commit = f->fua && ((e->present && e->pdirty) || f->pending);
 	else if (r->fua == FC_FUA_WHOLE)
