@@ -26,10 +26,12 @@ rc() {
 }
 
 # sigrun NAME SIG DELAY CMD... : CMD in the background, SIG after DELAY s;
-# its exit status in $got (124: still running 20 s later, killed)
+# its exit status in $got (124: still running 20 s later, killed).  CMD
+# starts with SIG's default disposition: a test run under nohup (SIGHUP
+# ignored, inherited) still sees what a terminal's hangup does.
 sigrun() {
 	_n=$1 _s=$2 _d=$3; shift 3
-	"$@" >"$T/out" 2>"$T/err" &
+	env --default-signal="$_s" "$@" >"$T/out" 2>"$T/err" &
 	_p=$!
 	sleep "$_d"
 	kill -s "$_s" "$_p"
