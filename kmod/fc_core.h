@@ -187,7 +187,7 @@ struct fc_pool {
 	 * Twins given to blocks that were already dirty (a leg replaced, or
 	 * dirty data found with one copy at load): the twin does not hold
 	 * the data until fc_resync() copied it, so the flash does not record
-	 * it before (ser_entries()).  Each is unsynced too.
+	 * it before (fc_ser_entries()).  Each is unsynced too.
 	 */
 	unsigned long *joining;
 	u64 nr_joining_leg[FC_MAX_LEGS];	/* by the leg of the entry's block */
@@ -416,22 +416,39 @@ extern struct list_head fc_pools;
 void *fc_ctr_alloc(struct dm_target *ti, unsigned int argc, unsigned int min_args,
 		   size_t size, char *usage, char *nomem);
 
-/* fc_meta.c */
-int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error);
+/* fc_mdio.c: the metadata's I/O and serialisation */
+void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
+bool fc_entry_committed(struct fc_pool *pool, u32 eidx);
+void fc_mark_vt_dirty(struct fc_pool *pool);
+int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
+	       sector_t sector, sector_t count, void *buf);
+/* For fc_commit.c and fc_load.c. */
+int fc_md_io_leg(struct fc_pool *pool, unsigned int leg, blk_opf_t opf, sector_t sector,
+		 sector_t count, void *buf);
+int fc_md_write_all(struct fc_pool *pool, blk_opf_t opf, sector_t sector, sector_t count,
+		    void *buf);
+int fc_flash_flush(struct fc_pool *pool);
+void *fc_buf_page(struct fc_pool *pool, unsigned int i);
+void fc_ser_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt);
+void fc_ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p);
+void fc_apply_clean(struct fc_pool *pool, u64 l);
+int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq);
+int fc_write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
+		     u64 md_seq, u32 flags);
+int fc_write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags, bool preflush);
+
+/* fc_commit.c: the metadata commit */
 int fc_commit(struct fc_pool *pool, bool clean);
 /* Read-only metadata: flush the flash for a REQ_PREFLUSH, or -EIO. */
 int fc_ro_flush(struct fc_pool *pool);
-/* "replace 1": @bdev becomes leg @leg of a degraded pool (pool_preresume()). */
-int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
-		  const char **why);
-void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
-bool fc_entry_committed(struct fc_pool *pool, u32 eidx);
 /* REQ_PREFLUSH in the commit worker: a commit if one is needed (@committed) */
 int fc_commit_sync(struct fc_pool *pool, bool *committed);
-void fc_mark_vt_dirty(struct fc_pool *pool);
 void fc_meta_error(struct fc_pool *pool, int err);
-int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
-	       sector_t sector, sector_t count, void *buf);
+/* Did the pool @uuid go to fail in this boot, at a superblock seq >= @sb_seq? */
+bool fc_failed_before(const u8 *uuid, u64 sb_seq);
+
+/* fc_load.c: format and load */
+int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error);
 
 /* fc_cache.c */
 int fc_cache_alloc(struct fc_pool *pool);
@@ -468,6 +485,9 @@ void fc_joining_clear(struct fc_pool *pool, u32 idx);
 bool fc_leg_error(struct fc_pool *pool, unsigned int leg);
 /* The same from process context, without pool->lock. */
 bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg);
+/* "replace 1": @bdev becomes leg @leg of a degraded pool (pool_preresume()). */
+int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
+		  const char **why);
 enum fc_rescue {
 	FC_RESCUE_DONE,		/* moved to its twin, or dropped */
 	FC_RESCUE_LATER,	/* not idle, or a commit is serialising */

@@ -493,3 +493,86 @@ void fc_resync(struct fc_pool *pool)
 	if (buf)
 		mempool_free(buf, pool->fill_pool);
 }
+
+/*
+ * "replace 1" (pool_preresume()): @bdev becomes leg @m of a pool degraded
+ * by that leg (docs/DESIGN.md "Replace").  Only when nothing is left on
+ * the failed leg: no entry, no twin, no pending block, no twin copy in
+ * flight to the old device.  Then, under commit_lock: the new device is
+ * the leg (a new member uuid, events + 1), its blocks are free, every
+ * metadata page is marked for the next commit (the new device gets all of
+ * them), every dirty entry gets a twin on it (joining: the flash names it
+ * once fc_resync() has copied the data), and a commit writes it all to
+ * both devices with superblocks naming each other.  A crash before that
+ * commit ends leaves the old superblocks: the new device is foreign to
+ * the pool and the other one still names the leg failed.
+ */
+int fc_attach_leg(struct fc_pool *pool, unsigned int m, struct block_device *bdev,
+		  const char **why)
+{
+	u32 lo = m ? (u32)pool->g.leg_blocks[0] : 0, hi = lo + (u32)pool->g.leg_blocks[m];
+	u32 i, head = FC_NONE;
+	u8 uuid[16];
+	u64 n = 0;
+	int r;
+
+	/* Pending blocks of the failed leg go out of use at a commit. */
+	r = fc_commit(pool, false);
+	if (r) {
+		*why = "replace: the commit before it failed";
+		return r;
+	}
+	get_random_bytes(uuid, sizeof(uuid));
+	mutex_lock(&pool->commit_lock);
+	spin_lock_irq(&pool->lock);
+	r = -EBUSY;
+	if (pool->failed_legs != (1u << m)) {
+		*why = "replace: the pool is no longer degraded by that device";
+		goto out;
+	}
+	if (pool->vacating || atomic_read(&pool->twin_io[m])) {
+		*why = "replace: the failed device is still being vacated; try again";
+		goto out;
+	}
+	for (i = pool->pending_head; i != FC_NONE; i = pool->e[i].next) {
+		if (fc_block_leg(&pool->g, i) == m) {
+			*why = "replace: blocks of the failed device wait for a commit; try again";
+			goto out;
+		}
+	}
+	/* Nothing uses a failed leg's blocks: none changes under us. */
+	for (i = hi; i-- > lo;) {
+		if ((pool->e[i].flags & FC_E_HASHED) || test_bit(i, pool->twin_used)) {
+			*why = "replace: dirty data with no second copy is still on the failed device (fcachectl check)";
+			r = -EIO;
+			goto out;
+		}
+		pool->e[i].flags = FC_E_FREE;
+		pool->e[i].next = head;
+		head = i;
+		n++;
+	}
+	pool->leg[m].bdev = bdev;
+	memcpy(pool->leg[m].member_uuid, uuid, 16);
+	pool->leg[m].sb_slot = 1;
+	pool->free_head[m] = head;
+	pool->nr_free_leg[m] = n;
+	pool->nr_free += n;
+	pool->events++;
+	pool->joined_leg = m;
+	WRITE_ONCE(pool->failed_legs, 0);
+	bitmap_fill(pool->page_dirty, pool->g.md_pages);
+	pool->md_gen++;
+	r = 0;
+out:
+	spin_unlock_irq(&pool->lock);
+	mutex_unlock(&pool->commit_lock);
+	if (r)
+		return r;
+	DMINFO("replace: %pg is leg %u now; the dirty data is copied to it (resync)", bdev, m);
+	fc_join_twins(pool);
+	r = fc_commit(pool, false);
+	if (r)
+		*why = "replace: the first commit on both devices failed";
+	return r;
+}
