@@ -183,6 +183,28 @@ static void flash_synced(struct fc_pool *pool, u64 fw)
 }
 
 /*
+ * After a successful commit: entries recorded clean lose PDIRTY.  In a
+ * mirrored pool such an entry, still clean and idle, gives its twin back:
+ * the flash no longer refers to it, and no write to it is in flight (the
+ * next dirty write takes a twin again).
+ */
+static void apply_clean(struct fc_pool *pool, u64 l)
+{
+	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
+	unsigned int i;
+
+	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
+		struct fc_entry *e = &pool->e[first + i];
+
+		if (!(e->flags & FC_E_SER_CLEAN))
+			continue;
+		e->flags &= ~(FC_E_PDIRTY | FC_E_SER_CLEAN);
+		if (!e->dirty && fc_entry_idle(e) && fc_twin_of(pool, first + i) != FC_NONE)
+			fc_drop_twin(pool, e);
+	}
+}
+
+/*
  * One commit.  @clean: record a clean shutdown (last put of the pool).
  * @committed (if given): set when pages or a superblock were written; a
  * call that found nothing to record only flushed the flash, and only if
@@ -319,7 +341,7 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 		/* On the flash now (fc_entry_committed()). */
 		__clear_bit(l, written);
 		if (l)
-			fc_apply_clean(pool, l);
+			apply_clean(pool, l);
 	}
 	fc_release_pending(pool);
 	spin_unlock_irq(&pool->lock);

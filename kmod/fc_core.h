@@ -416,10 +416,25 @@ extern struct list_head fc_pools;
 void *fc_ctr_alloc(struct dm_target *ti, unsigned int argc, unsigned int min_args,
 		   size_t size, char *usage, char *nomem);
 
-/* fc_mdio.c: the metadata's I/O and serialisation */
+/* fc_legs.c: below every other kmod file (its top comment) */
 void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
-bool fc_entry_committed(struct fc_pool *pool, u32 eidx);
 void fc_mark_vt_dirty(struct fc_pool *pool);
+/* Entry @idx's twinless bit and counts, from its state. */
+void fc_lone_update(struct fc_pool *pool, u32 idx);
+/* Entry @idx's twin holds the data now, or is gone: no longer joining. */
+void fc_joining_clear(struct fc_pool *pool, u32 idx);
+/*
+ * A flash device failing at run time (docs/DESIGN.md "Two-device pool"):
+ * an I/O error on leg @leg fails the leg if the other one is in service
+ * and @leg holds no dirty block's only good copy; true if the error is
+ * absorbed so (the leg is failed, now or before), false if not.
+ */
+bool fc_leg_error(struct fc_pool *pool, unsigned int leg);
+/* The same from process context, without pool->lock. */
+bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg);
+
+/* fc_mdio.c: the metadata's I/O and serialisation */
+bool fc_entry_committed(struct fc_pool *pool, u32 eidx);
 int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
 	       sector_t sector, sector_t count, void *buf);
 /* For fc_commit.c and fc_load.c. */
@@ -431,7 +446,6 @@ int fc_flash_flush(struct fc_pool *pool);
 void *fc_buf_page(struct fc_pool *pool, unsigned int i);
 void fc_ser_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt);
 void fc_ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p);
-void fc_apply_clean(struct fc_pool *pool, u64 l);
 int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq);
 int fc_write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
 		     u64 md_seq, u32 flags);
@@ -472,19 +486,6 @@ void fc_untwin(struct fc_pool *pool, u32 i, u32 t);
 /* fc_mirror.c: the two-device pool's redundancy (its top comment) */
 /* Give @e a twin on the other leg if it has none; false if none free. */
 bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
-/* Entry @idx's twinless bit and counts, from its state. */
-void fc_lone_update(struct fc_pool *pool, u32 idx);
-/* Entry @idx's twin holds the data now, or is gone: no longer joining. */
-void fc_joining_clear(struct fc_pool *pool, u32 idx);
-/*
- * A flash device failing at run time (docs/DESIGN.md "Two-device pool"):
- * an I/O error on leg @leg fails the leg if the other one is in service
- * and @leg holds no dirty block's only good copy; true if the error is
- * absorbed so (the leg is failed, now or before), false if not.
- */
-bool fc_leg_error(struct fc_pool *pool, unsigned int leg);
-/* The same from process context, without pool->lock. */
-bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg);
 /* "replace 1": @bdev becomes leg @leg of a degraded pool (pool_preresume()). */
 int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
 		  const char **why);
@@ -495,13 +496,15 @@ enum fc_rescue {
 };
 /* An entry whose block is on a failed leg: its twin takes its place. */
 enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e);
-/* Process context: rescue every entry of a failed leg, drop twins on it. */
-void fc_vacate_failed(struct fc_pool *pool);
 /*
  * Process context: a twin for every dirty entry without one (joining);
  * returns how many are still without one.
  */
 u64 fc_join_twins(struct fc_pool *pool);
+
+/* fc_resync.c: the walks of fc_mirror.c that kick parked bios */
+/* Process context: rescue every entry of a failed leg, drop twins on it. */
+void fc_vacate_failed(struct fc_pool *pool);
 /* A slice of resync (wb_lock held), before writeback (fc_wb_work()). */
 void fc_resync(struct fc_pool *pool);
 

@@ -253,40 +253,6 @@ not_dirty:
 }
 
 /*
- * After a successful commit: entries recorded clean lose PDIRTY.  In a
- * mirrored pool such an entry, still clean and idle, gives its twin back:
- * the flash no longer refers to it, and no write to it is in flight (the
- * next dirty write takes a twin again).
- */
-void fc_apply_clean(struct fc_pool *pool, u64 l)
-{
-	u64 first = (l - 1) * FC_ENTRIES_PER_PAGE;
-	unsigned int i;
-
-	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
-		struct fc_entry *e = &pool->e[first + i];
-
-		if (!(e->flags & FC_E_SER_CLEAN))
-			continue;
-		e->flags &= ~(FC_E_PDIRTY | FC_E_SER_CLEAN);
-		if (!e->dirty && fc_entry_idle(e) && fc_twin_of(pool, first + i) != FC_NONE)
-			fc_drop_twin(pool, e);
-	}
-}
-
-void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx)
-{
-	__set_bit(1 + eidx / FC_ENTRIES_PER_PAGE, pool->page_dirty);
-	pool->md_gen++;
-}
-
-void fc_mark_vt_dirty(struct fc_pool *pool)
-{
-	__set_bit(0, pool->page_dirty);
-	pool->md_gen++;
-}
-
-/*
  * Does the flash record entry @eidx as it is in core (pool->lock held)?
  * Its page and the volume table's (a leg failure, a detach mark) are
  * neither changed since the last commit that succeeded nor being written
