@@ -402,3 +402,11 @@ int fc_commit_sync(struct fc_pool *pool, bool *committed)
 	*committed = false;
 	return do_commit(pool, false, committed);
 }
+
+int fc_request_commit(struct fc_pool *pool)
+{
+	int r = fc_commit(pool, false);
+
+	pool->last_commit = jiffies;
+	return r;
+}

@@ -457,6 +457,8 @@ int fc_commit(struct fc_pool *pool, bool clean);
 int fc_ro_flush(struct fc_pool *pool);
 /* REQ_PREFLUSH in the commit worker: a commit if one is needed (@committed) */
 int fc_commit_sync(struct fc_pool *pool, bool *committed);
+/* A commit now, outside the worker; the commit interval counts from here. */
+int fc_request_commit(struct fc_pool *pool);
 void fc_meta_error(struct fc_pool *pool, int err);
 /* Did the pool @uuid go to fail in this boot, at a superblock seq >= @sb_seq? */
 bool fc_failed_before(const u8 *uuid, u64 sb_seq);
@@ -669,17 +671,15 @@ extern struct target_type fc_volume_target;
 extern struct target_type fc_pool_target;
 struct fc_pool *fc_pool_lookup(struct mapped_device *md);
 void fc_pool_put(struct fc_pool *pool);
+
+/* fc_tick.c: the commit worker and the tick */
+#define FC_TICK (HZ / 10)
 void fc_commit_work(struct work_struct *ws);
-int fc_request_commit(struct fc_pool *pool);
-/*
- * The flush message of a volume (slot @slot) or of the pool (@slot < 0:
- * every active volume): waits until what was dirty when it began is on
- * the origins.  *@stop set (the presuspend of the table the message came
- * through, then woken on pool->flush_wait) ends the wait with -EAGAIN.
- */
-int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop);
-/* Presuspend of a table: its flush messages return now. */
-void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on);
+void fc_tick(struct work_struct *ws);
+
+/* fc_poolmsg.c: the pool's messages and the volumes' counters */
+int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
+		    char *result, unsigned int maxlen);
 void fc_stats_clear(struct fc_pool *pool, int slot);
 u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st);
 
@@ -690,6 +690,15 @@ static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
 }
 
 /* fc_writeback.c */
+/*
+ * The flush message of a volume (slot @slot) or of the pool (@slot < 0:
+ * every active volume): waits until what was dirty when it began is on
+ * the origins.  *@stop set (the presuspend of the table the message came
+ * through, then woken on pool->flush_wait) ends the wait with -EAGAIN.
+ */
+int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop);
+/* Presuspend of a table: its flush messages return now. */
+void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on);
 void fc_wb_work(struct work_struct *ws);
 void fc_wb_wait_slot(struct fc_pool *pool, int slot);
 void *fc_wb_alloc_items(void);
