@@ -60,7 +60,7 @@
 #define FC_STRIPES	1024u		/* origin-write tracking stripes */
 #define FC_GHOST_SLOTS	65536u
 #define FC_IDLE_JIFFIES	(5 * HZ)	/* no foreground I/O this long: idle */
-/* Short read streams (fc_ra_read(), fill_stream()): reads this close in time */
+/* Short read streams (fc_ra_read(), fc_fill_stream()): reads this close in time */
 #define FC_RA_WINDOW	HZ
 #define FC_RA_BYTES	(128u << 10)	/* a stream's fill: its block and those after */
 #define FC_WALK_BATCH	4096u		/* entries a whole-array walk visits per lock hold */
@@ -82,7 +82,7 @@ struct fc_entry {
 	 * Bios remapped to this block's flash.  Raised under pool->lock;
 	 * lowered under it too, except by a flash read that completes without
 	 * error (fc_end_io), which only decrements: anyone who waits for it
-	 * to reach zero parks with park_locked().
+	 * to reach zero parks with fc_park_locked().
 	 */
 	atomic_t inflight;
 	u16 gen;		/* write generation (may wrap: see fc_entry_bump) */
@@ -654,15 +654,49 @@ static inline u64 fc_dirty_load(struct fc_pool *pool)
 	return pool->nr_dirty + pool->nr_twins;
 }
 
-/* fc_volume.c */
+/* The data path (fc_volume.c and the files below): a block's stripe. */
+static inline u32 stripe_of(struct fc_volume *v, u64 block)
+{
+	return (u32)((block ^ ((u64)v->slot << 40)) % FC_STRIPES);
+}
+
+/* Lies block @block of the volume wholly within the table? */
+static inline bool block_cacheable(struct fc_volume *v, u64 block)
+{
+	return ((block + 1) << v->pool->block_shift) <= v->ti->len;
+}
+
+/* fc_park.c: deferred and parked bios (pool->lock held, but fc_defer_bio(), fc_kick_waiters()) */
 void fc_defer_bio(struct fc_pool *pool, struct bio *bio);
-void fc_worker(struct work_struct *ws);
 void fc_kick_waiters(struct fc_pool *pool);
 void fc_kick_locked(struct fc_pool *pool);
-/* The target's map method: classify @bio and remap, defer or park it. */
-int fc_map(struct dm_target *ti, struct bio *bio);
+void fc_defer_locked(struct fc_pool *pool, struct bio *bio);
+void fc_wait_commit_locked(struct fc_pool *pool, struct bio *bio);
+bool fc_origin_writes_in_flight(struct fc_pool *pool, u32 stripe);
+void fc_park_locked(struct fc_pool *pool, struct bio *bio, struct fc_entry *e, u32 stripe);
+
+/* fc_fill.c: fills */
+void fc_fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
+		   u64 block, u8 fill);
+bool fc_fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e, u64 block);
+
+/* fc_wt.c: writethrough and write-around */
+void fc_write_around(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
+		     u64 block, const struct fc_decision *d);
+void fc_start_wt(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e,
+		 const struct fc_decision *d);
+void fc_wt_in_place_failed(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e);
+void fc_wt_submit_flash(struct fc_volume *v, struct bio *bio);
+
+/* fc_endio.c: completion */
 /* The target's end_io method: settle the entry, retry or hold the bio. */
 int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
+bool fc_sync_free(struct fc_pool *pool, struct fc_volume *v);
+
+/* fc_volume.c: the map path */
+void fc_worker(struct work_struct *ws);
+/* The target's map method: classify @bio and remap, defer or park it. */
+int fc_map(struct dm_target *ti, struct bio *bio);
 
 /* fc_vtarget.c */
 extern struct target_type fc_volume_target;
