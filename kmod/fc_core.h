@@ -723,7 +723,7 @@ static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
 	this_cpu_inc(pool->stats[slot].c[st]);
 }
 
-/* fc_writeback.c */
+/* fc_flush.c: the flush message */
 /*
  * The flush message of a volume (slot @slot) or of the pool (@slot < 0:
  * every active volume): waits until what was dirty when it began is on
@@ -733,6 +733,8 @@ static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
 int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop);
 /* Presuspend of a table: its flush messages return now. */
 void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on);
+
+/* fc_writeback.c */
 void fc_wb_work(struct work_struct *ws);
 void fc_wb_wait_slot(struct fc_pool *pool, int slot);
 void *fc_wb_alloc_items(void);
