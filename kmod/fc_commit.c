@@ -205,44 +205,20 @@ static void apply_clean(struct fc_pool *pool, u64 l)
 }
 
 /*
- * One commit.  @clean: record a clean shutdown (last put of the pool).
- * @committed (if given): set when pages or a superblock were written; a
- * call that found nothing to record only flushed the flash, and only if
- * a volume's flash write completed since its last flush (fw_done).
- * Returns 0 or a negative errno (then the pool is ro or fail).
+ * Step 1: every marked page, serialised under pool->lock a buffer at a
+ * time, to the slot not holding its current copy (@written: the pages
+ * written).  *@gen: the metadata generation this commit records; *@pages,
+ * *@any: what it wrote.  0 or the error of a page batch.
  */
-static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
+static int commit_pages(struct fc_pool *pool, unsigned long *written, u64 seq, u64 *gen,
+			u64 *pages, bool *any)
 {
 	u64 *pg = pool->md_pg;
-	unsigned long *written;
-	u64 seq, l = 0, t0, pages = 0, drops, gen = 0, fw;
+	u64 l = 0;
 	unsigned int n;
-	u32 flags;
-	bool any = false, first = true, nothing, sb_flush;
-	int r = 0;
+	bool first = true;
+	int r;
 
-	mutex_lock(&pool->commit_lock);
-	t0 = ktime_get_ns();
-	if (pool->md_mode != FC_MD_RW) {
-		/*
-		 * Nothing can be recorded any more.  If a commit failed in
-		 * this activation, the flash may record a state other than
-		 * the one acknowledged: every flush fails.  A pool loaded
-		 * read-only (needs_check) holds exactly what its flash
-		 * records, and writes fail: a flush only flushes.
-		 */
-		r = READ_ONCE(pool->md_lost) ? -EIO : fc_flash_flush(pool);
-		mutex_unlock(&pool->commit_lock);
-		return r;
-	}
-	seq = pool->seq + 1;
-	/* Every drop so far marked its page: this commit records it (fc_ro_flush()). */
-	spin_lock_irq(&pool->lock);
-	drops = pool->pdirty_drops;
-	spin_unlock_irq(&pool->lock);
-	/* Pages written by this commit, to flip their slots after (no allocation). */
-	written = pool->page_written;
-	bitmap_zero(written, pool->g.md_pages);
 	for (;;) {
 		n = 0;
 		spin_lock_irq(&pool->lock);
@@ -273,51 +249,60 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 		 * after this batch (its page may lie below the scan).
 		 */
 		if (first)
-			gen = pool->md_gen;
+			*gen = pool->md_gen;
 		first = false;
 		spin_unlock_irq(&pool->lock);
 		if (!n)
 			break;
-		any = true;
-		pages += n;
+		*any = true;
+		*pages += n;
 		r = fc_write_pages(pool, pg, n, seq);
 		if (r)
-			goto fail_pages;
+			return r;
 	}
-	/*
-	 * Step 2: flush the flash: pages and every completed data write.
-	 * With one leg in service (!fc_redundant(): one device, or a degraded
-	 * pool), the superblock's write carries the flush (REQ_PREFLUSH), one
-	 * round trip instead of two.  With two, every
-	 * leg's flush completes before either superblock names the twin
-	 * copies written to the other.
-	 */
-	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
-	nothing = !any && flags == pool->sb_flags;
-	sb_flush = !nothing && !fc_redundant(pool) && !skip_commit_flush();
+	return 0;
+}
+
+/*
+ * Step 2 unless the superblock's write carries it (@sb_flush): flush the
+ * flash; *@fw: the volume flash writes the flush covers.  0 or its error.
+ */
+static int commit_flush(struct fc_pool *pool, bool nothing, bool sb_flush, u64 *fw)
+{
+	int r;
+
 	/* Read before the flush is sent: it covers every write counted. */
 	spin_lock_irq(&pool->lock);
-	fw = pool->fw_done;
+	*fw = pool->fw_done;
 	spin_unlock_irq(&pool->lock);
 	/*
 	 * Nothing to record and no flash write since the last flush: no I/O
 	 * at all.  Else the flush goes to every leg in service at once.
 	 */
-	if (!sb_flush && !skip_commit_flush() && !(nothing && fw == READ_ONCE(pool->fw_synced))) {
+	if (!sb_flush && !skip_commit_flush() && !(nothing && *fw == READ_ONCE(pool->fw_synced))) {
 		r = fc_flash_flush(pool);
 		if (r)
-			goto fail_pages;
-		flash_synced(pool, fw);
+			return r;
+		flash_synced(pool, *fw);
 	}
-	if (nothing)
-		goto out;	/* nothing changed: the flush was all we needed */
-	/* Step 3: the superblock makes seq S + 1 current. */
+	return 0;
+}
+
+/*
+ * Step 3: the superblock makes *@seq current (written again, one seq
+ * further, while a leg fails meanwhile).  0, or the error of the write
+ * (then *@seq is the seq it failed at).
+ */
+static int commit_sb(struct fc_pool *pool, u64 *seq, u32 flags, bool sb_flush, u64 fw)
+{
+	int r;
+
 	for (;;) {
 		u32 failed = READ_ONCE(pool->failed_legs);
 
-		r = fc_write_sb(pool, seq, seq, flags, sb_flush);
+		r = fc_write_sb(pool, *seq, *seq, flags, sb_flush);
 		if (r)
-			goto fail_sb;
+			return r;
 		if (sb_flush)
 			flash_synced(pool, fw);
 		if (READ_ONCE(pool->failed_legs) == failed)
@@ -328,12 +313,19 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 		 * counts on this commit (a load with both devices would
 		 * otherwise trust the failed one's metadata).
 		 */
-		pool->seq = seq++;
+		pool->seq = (*seq)++;
 	}
-	pool->seq = seq;
-	pool->md_seq = seq;
+	pool->seq = *seq;
+	pool->md_seq = *seq;
 	pool->sb_flags = flags;
-	/* Step 4: flip slots, drop PDIRTY of entries recorded clean, reuse frees. */
+	return 0;
+}
+
+/* Step 4, after the superblock: the pages @written are the current copies. */
+static void commit_apply(struct fc_pool *pool, unsigned long *written)
+{
+	u64 l;
+
 	spin_lock_irq(&pool->lock);
 	for (l = find_first_bit(written, pool->g.md_pages); l < pool->g.md_pages;
 	     l = find_next_bit(written, pool->g.md_pages, l + 1)) {
@@ -345,6 +337,107 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 	}
 	fc_release_pending(pool);
 	spin_unlock_irq(&pool->lock);
+}
+
+/*
+ * A page batch of commit @seq failed (@r): true if a superblock recording
+ * needs_check could be written.
+ */
+static bool pages_failed(struct fc_pool *pool, u64 seq, int r)
+{
+	spin_lock_irq(&pool->lock);
+	pool->ser_window = false;
+	spin_unlock_irq(&pool->lock);
+	fc_meta_error(pool, r);
+	/*
+	 * Never publish a seq whose pages did not all land: superblock S + 1
+	 * records needs_check but keeps md_seq, so the pages of this commit
+	 * that did land are leftovers (never trusted, rewritten by the first
+	 * commit after the next load).
+	 */
+	if (!fc_write_sb(pool, seq, pool->md_seq, FC_SB_NEEDS_CHECK, false)) {
+		pool->seq = seq;
+		pool->sb_flags = FC_SB_NEEDS_CHECK;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * No superblock can be written: record needs_check in a leftover
+ * page, else nothing on the flash says so (fail).
+ */
+static void record_needs_check(struct fc_pool *pool, u64 seq)
+{
+	if (write_needs_check_page(pool, seq)) {
+		DMERR("cannot record needs_check on the flash: no metadata write succeeds; the pool loads read-only until the module is unloaded");
+		WRITE_ONCE(pool->md_mode, FC_MD_FAIL);
+		remember_failed(pool);
+	}
+}
+
+/*
+ * One commit.  @clean: record a clean shutdown (last put of the pool).
+ * @committed (if given): set when pages or a superblock were written; a
+ * call that found nothing to record only flushed the flash, and only if
+ * a volume's flash write completed since its last flush (fw_done).
+ * Returns 0 or a negative errno (then the pool is ro or fail).
+ */
+static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
+{
+	unsigned long *written;
+	u64 seq, t0, pages = 0, drops, gen = 0, fw;
+	u32 flags;
+	bool any = false, nothing, sb_flush;
+	int r = 0;
+
+	mutex_lock(&pool->commit_lock);
+	t0 = ktime_get_ns();
+	if (pool->md_mode != FC_MD_RW) {
+		/*
+		 * Nothing can be recorded any more.  If a commit failed in
+		 * this activation, the flash may record a state other than
+		 * the one acknowledged: every flush fails.  A pool loaded
+		 * read-only (needs_check) holds exactly what its flash
+		 * records, and writes fail: a flush only flushes.
+		 */
+		r = READ_ONCE(pool->md_lost) ? -EIO : fc_flash_flush(pool);
+		mutex_unlock(&pool->commit_lock);
+		return r;
+	}
+	seq = pool->seq + 1;
+	/* Every drop so far marked its page: this commit records it (fc_ro_flush()). */
+	spin_lock_irq(&pool->lock);
+	drops = pool->pdirty_drops;
+	spin_unlock_irq(&pool->lock);
+	/* Pages written by this commit, to flip their slots after (no allocation). */
+	written = pool->page_written;
+	bitmap_zero(written, pool->g.md_pages);
+	r = commit_pages(pool, written, seq, &gen, &pages, &any);
+	if (r)
+		goto fail_pages;
+	/*
+	 * Step 2: flush the flash: pages and every completed data write.
+	 * With one leg in service (!fc_redundant(): one device, or a degraded
+	 * pool), the superblock's write carries the flush (REQ_PREFLUSH), one
+	 * round trip instead of two.  With two, every
+	 * leg's flush completes before either superblock names the twin
+	 * copies written to the other.
+	 */
+	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
+	nothing = !any && flags == pool->sb_flags;
+	sb_flush = !nothing && !fc_redundant(pool) && !skip_commit_flush();
+	r = commit_flush(pool, nothing, sb_flush, &fw);
+	if (r)
+		goto fail_pages;
+	if (nothing)
+		goto out;	/* nothing changed: the flush was all we needed */
+	/* Step 3: the superblock makes seq S + 1 current. */
+	r = commit_sb(pool, &seq, flags, sb_flush, fw);
+	if (r)
+		goto fail_sb;
+	/* Step 4: flip slots, drop PDIRTY of entries recorded clean, reuse frees. */
+	commit_apply(pool, written);
 	commit_stats(pool, pages, ktime_get_ns() - t0);
 	if (committed)
 		*committed = true;
@@ -361,31 +454,10 @@ fail_sb:
 	fc_meta_error(pool, r);
 	goto record;
 fail_pages:
-	spin_lock_irq(&pool->lock);
-	pool->ser_window = false;
-	spin_unlock_irq(&pool->lock);
-	fc_meta_error(pool, r);
-	/*
-	 * Never publish a seq whose pages did not all land: superblock S + 1
-	 * records needs_check but keeps md_seq, so the pages of this commit
-	 * that did land are leftovers (never trusted, rewritten by the first
-	 * commit after the next load).
-	 */
-	if (!fc_write_sb(pool, seq, pool->md_seq, FC_SB_NEEDS_CHECK, false)) {
-		pool->seq = seq;
-		pool->sb_flags = FC_SB_NEEDS_CHECK;
+	if (pages_failed(pool, seq, r))
 		goto out_err;
-	}
 record:
-	/*
-	 * No superblock can be written: record needs_check in a leftover
-	 * page, else nothing on the flash says so (fail).
-	 */
-	if (write_needs_check_page(pool, seq)) {
-		DMERR("cannot record needs_check on the flash: no metadata write succeeds; the pool loads read-only until the module is unloaded");
-		WRITE_ONCE(pool->md_mode, FC_MD_FAIL);
-		remember_failed(pool);
-	}
+	record_needs_check(pool, seq);
 out_err:
 	mutex_unlock(&pool->commit_lock);
 	return r;
