@@ -178,6 +178,79 @@ static bool claim_block(struct fc_pool *pool, unsigned long *claimed, u32 b)
 		__test_and_set_bit(b, claimed);
 }
 
+/*
+ * The twin of loaded record @d (entry @idx, dirty sub-blocks @dirty) in *@t,
+ * and the blocks it holds claimed; -EINVAL (damage) if it cannot be.
+ */
+static int entry_blocks(struct fc_pool *pool, u32 idx, const struct fc_disk_entry *d, u8 dirty,
+			unsigned long *claimed, u32 *t, char **error)
+{
+	if (entry_twin(pool, idx, d, dirty, t)) {
+		*error = "fcache-pool: a cache entry names an impossible twin block (damaged metadata); run fcachectl check";
+		return -EINVAL;
+	}
+	/*
+	 * Every block holds one record or one twin copy, clean
+	 * records included (as fcachectl check counts them): a dirty
+	 * record naming as its twin a block that has a record of its
+	 * own is damage even when that record is clean and dropped
+	 * below, since nothing tells which of the two the block's
+	 * data belongs to.  A degraded load moves an entry to its
+	 * twin, so this also covers the block it moves to.
+	 */
+	if (claim_block(pool, claimed, idx) || claim_block(pool, claimed, *t)) {
+		DMERR("cache block %u or its twin block is used twice (entry and twin, or twin of two entries)",
+		      idx);
+		*error = "fcache-pool: a cache block is used both by an entry and as a twin (damaged metadata); run fcachectl check";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Record @d as entry @idx (@valid, @dirty sub-blocks) with twin @t
+ * (FC_NONE: none) in core; -EINVAL if its origin block is mapped already.
+ */
+static int insert_entry(struct fc_pool *pool, const struct fc_disk_entry *d, u32 idx, u32 t,
+			u8 valid, u8 dirty, bool was_clean, char **error)
+{
+	struct fc_entry *e, *dup;
+
+	/*
+	 * Two cache blocks mapping one origin block (a block used
+	 * twice was refused above): every commit is one snapshot of
+	 * a state that never has them, so this is damage, and no
+	 * rule can tell which copy is the newer one.  Refuse the
+	 * pool rather than pick one.
+	 */
+	dup = fc_lookup(pool, d->vol, le64_to_cpu(d->oblock));
+	if (dup) {
+		DMERR("cache blocks %u and %u both map volume slot %u block %llu",
+		      idx, fc_eidx(pool, dup), d->vol, le64_to_cpu(d->oblock));
+		*error = "fcache-pool: two cache blocks map the same origin block (damaged metadata); run fcachectl check";
+		return -EINVAL;
+	}
+	e = &pool->e[idx];
+	e->oblock = le64_to_cpu(d->oblock);
+	e->vol = d->vol;
+	e->valid = valid;
+	e->dirty = dirty;
+	if (dirty)
+		e->flags |= FC_E_PDIRTY;
+	if (t != FC_NONE) {
+		pool->twin[idx] = t;
+		__set_bit(t, pool->twin_used);
+		pool->nr_twins++;
+		/* A write in flight at a power cut may have reached one copy. */
+		if (!was_clean) {
+			__set_bit(idx, pool->unsynced);
+			pool->nr_unsynced++;
+		}
+	}
+	fc_cache_insert_loaded(pool, idx);
+	return 0;
+}
+
 static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			bool was_clean, unsigned long *claimed, char **error)
 {
@@ -187,9 +260,9 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 
 	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
 		struct fc_disk_entry *d = &p->e[i];
-		struct fc_entry *e, *dup;
 		u8 valid = d->valid & pool->full_mask, dirty = d->dirty & valid;
 		u32 idx = (u32)(first + i), t;
+		int r;
 
 		if (!valid)
 			continue;
@@ -197,25 +270,9 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			changed = true;
 			continue;
 		}
-		if (entry_twin(pool, idx, d, dirty, &t)) {
-			*error = "fcache-pool: a cache entry names an impossible twin block (damaged metadata); run fcachectl check";
-			return -EINVAL;
-		}
-		/*
-		 * Every block holds one record or one twin copy, clean
-		 * records included (as fcachectl check counts them): a dirty
-		 * record naming as its twin a block that has a record of its
-		 * own is damage even when that record is clean and dropped
-		 * below, since nothing tells which of the two the block's
-		 * data belongs to.  A degraded load moves an entry to its
-		 * twin, so this also covers the block it moves to.
-		 */
-		if (claim_block(pool, claimed, idx) || claim_block(pool, claimed, t)) {
-			DMERR("cache block %u or its twin block is used twice (entry and twin, or twin of two entries)",
-			      idx);
-			*error = "fcache-pool: a cache block is used both by an entry and as a twin (damaged metadata); run fcachectl check";
-			return -EINVAL;
-		}
+		r = entry_blocks(pool, idx, d, dirty, claimed, &t, error);
+		if (r)
+			return r;
 		/*
 		 * Crash rule: after an unclean shutdown only dirty data is
 		 * trusted.  Recovery only reads and decides; the result is
@@ -251,38 +308,9 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			t = FC_NONE;
 			fc_mark_page_dirty(pool, idx);
 		}
-		/*
-		 * Two cache blocks mapping one origin block (a block used
-		 * twice was refused above): every commit is one snapshot of
-		 * a state that never has them, so this is damage, and no
-		 * rule can tell which copy is the newer one.  Refuse the
-		 * pool rather than pick one.
-		 */
-		dup = fc_lookup(pool, d->vol, le64_to_cpu(d->oblock));
-		if (dup) {
-			DMERR("cache blocks %u and %u both map volume slot %u block %llu",
-			      idx, fc_eidx(pool, dup), d->vol, le64_to_cpu(d->oblock));
-			*error = "fcache-pool: two cache blocks map the same origin block (damaged metadata); run fcachectl check";
-			return -EINVAL;
-		}
-		e = &pool->e[idx];
-		e->oblock = le64_to_cpu(d->oblock);
-		e->vol = d->vol;
-		e->valid = valid;
-		e->dirty = dirty;
-		if (dirty)
-			e->flags |= FC_E_PDIRTY;
-		if (t != FC_NONE) {
-			pool->twin[idx] = t;
-			__set_bit(t, pool->twin_used);
-			pool->nr_twins++;
-			/* A write in flight at a power cut may have reached one copy. */
-			if (!was_clean) {
-				__set_bit(idx, pool->unsynced);
-				pool->nr_unsynced++;
-			}
-		}
-		fc_cache_insert_loaded(pool, idx);
+		r = insert_entry(pool, d, idx, t, valid, dirty, was_clean, error);
+		if (r)
+			return r;
 	}
 	if (changed)
 		__set_bit(l, pool->page_dirty);
