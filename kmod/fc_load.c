@@ -581,6 +581,85 @@ static int pick_legs(struct fc_pool *pool, struct leg_sb *ls, char **error)
 }
 
 /*
+ * Each present leg's superblock against its device, the loaded leg's
+ * (@auth) last: pool->g is its.  *@max_seen: the highest valid slot's seq.
+ */
+static int legs_geometry(struct fc_pool *pool, struct leg_sb *ls, unsigned int nr_legs,
+			 unsigned int auth, u32 block_sectors, u64 *max_seen, char **error)
+{
+	struct fc_disk_superblock *sb = ls[auth].sb;
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < nr_legs; i++) {
+		if (!ls[i].present)
+			continue;
+		if (fc_sb_check_geometry(ls[i].sb, bdev_nr_sectors(pool->leg[i].bdev),
+					 &pool->g, &why)) {
+			*error = (char *)why;
+			return -EINVAL;
+		}
+		pool->leg[i].sb_slot = ls[i].slot;
+		/* Every valid superblock slot counts as seen. */
+		*max_seen = max(*max_seen, ls[i].v[0] ? 0 : ls[i].q[0]);
+		*max_seen = max(*max_seen, ls[i].v[1] ? 0 : ls[i].q[1]);
+	}
+	/* The loaded leg's geometry last: pool->g is its. */
+	if (fc_sb_check_geometry(sb, bdev_nr_sectors(pool->leg[auth].bdev), &pool->g, &why)) {
+		*error = (char *)why;
+		return -EINVAL;
+	}
+	if (pool->g.block_sectors != block_sectors) {
+		*error = "fcache-pool: block_size differs from the pool's superblock";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The pool's state from the loaded leg's superblock @sb. */
+static void load_sb(struct fc_pool *pool, const struct fc_disk_superblock *sb)
+{
+	unsigned int i;
+
+	memcpy(pool->uuid, sb->hdr.uuid, 16);
+	pool->seq = le64_to_cpu(sb->hdr.seq);
+	pool->md_seq = fc_sb_md_seq(sb);
+	pool->sb_flags = le32_to_cpu(sb->sb_flags);
+	pool->format_time = le64_to_cpu(sb->format_time);
+	pool->needs_check = pool->sb_flags & FC_SB_NEEDS_CHECK;
+	pool->events = le64_to_cpu(sb->events);
+	pool->failed_legs = le32_to_cpu(sb->failed_legs);
+	for (i = 0; i < pool->g.nr_legs; i++) {
+		if (pool->leg[i].bdev || (pool->failed_legs & (1u << i)))
+			continue;
+		/* Newly without this leg: recorded by the first commit. */
+		pool->failed_legs |= 1u << i;
+		pool->events++;
+		DMWARN("mirrored pool loaded degraded: leg %u is missing", i);
+	}
+	if (fc_failed_before(pool->uuid, pool->seq)) {
+		DMWARN("this pool failed earlier in this boot without recording it on the flash");
+		pool->needs_check = true;
+	}
+}
+
+/* A pool loaded: say so, read-only if it needs a check. */
+static void report_loaded(struct fc_pool *pool)
+{
+	DMINFO("loaded pool: seq %llu, %s shutdown, %llu blocks used, %llu dirty, %llu leftover pages",
+	       pool->md_seq, (pool->sb_flags & FC_SB_CLEAN) ? "clean" : "unclean",
+	       pool->nr_used, pool->nr_dirty, pool->leftovers);
+	if (pool->nr_unsynced)
+		DMINFO("mirrored pool: %llu dirty blocks to resync (their copies may differ after the unclean shutdown)",
+		       pool->nr_unsynced);
+	if (pool->needs_check) {
+		/* As dm-cache: read-only until fcachectl check clears the flag. */
+		DMWARN("the pool needs a check: loaded read-only; run fcachectl check --repair on its flash device");
+		pool->md_mode = FC_MD_RO;
+	}
+}
+
+/*
  * Read the superblocks: format blank devices, load a pool, or refuse.
  * @nr_legs: devices in the table (pool->leg[i].bdev, NULL for a missing
  * one).  Fills pool->g and every in-core structure (via fc_cache_alloc).
@@ -589,7 +668,6 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 {
 	struct leg_sb ls[FC_MAX_LEGS];
 	struct fc_disk_superblock *sb;
-	const char *why;
 	unsigned int i, auth = 0;
 	u64 max_seen = 0;
 	bool blank = true;
@@ -627,48 +705,10 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 		auth = r;
 	}
 	sb = ls[auth].sb;
-	for (i = 0; i < nr_legs; i++) {
-		if (!ls[i].present)
-			continue;
-		if (fc_sb_check_geometry(ls[i].sb, bdev_nr_sectors(pool->leg[i].bdev),
-					 &pool->g, &why)) {
-			*error = (char *)why;
-			return -EINVAL;
-		}
-		pool->leg[i].sb_slot = ls[i].slot;
-		/* Every valid superblock slot counts as seen. */
-		max_seen = max(max_seen, ls[i].v[0] ? 0 : ls[i].q[0]);
-		max_seen = max(max_seen, ls[i].v[1] ? 0 : ls[i].q[1]);
-	}
-	/* The loaded leg's geometry last: pool->g is its. */
-	if (fc_sb_check_geometry(sb, bdev_nr_sectors(pool->leg[auth].bdev), &pool->g, &why)) {
-		*error = (char *)why;
-		return -EINVAL;
-	}
-	if (pool->g.block_sectors != block_sectors) {
-		*error = "fcache-pool: block_size differs from the pool's superblock";
-		return -EINVAL;
-	}
-	memcpy(pool->uuid, sb->hdr.uuid, 16);
-	pool->seq = le64_to_cpu(sb->hdr.seq);
-	pool->md_seq = fc_sb_md_seq(sb);
-	pool->sb_flags = le32_to_cpu(sb->sb_flags);
-	pool->format_time = le64_to_cpu(sb->format_time);
-	pool->needs_check = pool->sb_flags & FC_SB_NEEDS_CHECK;
-	pool->events = le64_to_cpu(sb->events);
-	pool->failed_legs = le32_to_cpu(sb->failed_legs);
-	for (i = 0; i < pool->g.nr_legs; i++) {
-		if (pool->leg[i].bdev || (pool->failed_legs & (1u << i)))
-			continue;
-		/* Newly without this leg: recorded by the first commit. */
-		pool->failed_legs |= 1u << i;
-		pool->events++;
-		DMWARN("mirrored pool loaded degraded: leg %u is missing", i);
-	}
-	if (fc_failed_before(pool->uuid, pool->seq)) {
-		DMWARN("this pool failed earlier in this boot without recording it on the flash");
-		pool->needs_check = true;
-	}
+	r = legs_geometry(pool, ls, nr_legs, auth, block_sectors, &max_seen, error);
+	if (r)
+		return r;
+	load_sb(pool, sb);
 	max_seen = max(max_seen, pool->seq);
 
 	r = fc_cache_alloc(pool);
@@ -693,16 +733,6 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 	pool->seq = max_seen;
 	/* Rewrite the volume table (dirty counts) with the first commit. */
 	fc_mark_vt_dirty(pool);
-	DMINFO("loaded pool: seq %llu, %s shutdown, %llu blocks used, %llu dirty, %llu leftover pages",
-	       pool->md_seq, (pool->sb_flags & FC_SB_CLEAN) ? "clean" : "unclean",
-	       pool->nr_used, pool->nr_dirty, pool->leftovers);
-	if (pool->nr_unsynced)
-		DMINFO("mirrored pool: %llu dirty blocks to resync (their copies may differ after the unclean shutdown)",
-		       pool->nr_unsynced);
-	if (pool->needs_check) {
-		/* As dm-cache: read-only until fcachectl check clears the flag. */
-		DMWARN("the pool needs a check: loaded read-only; run fcachectl check --repair on its flash device");
-		pool->md_mode = FC_MD_RO;
-	}
+	report_loaded(pool);
 	return 0;
 }
