@@ -80,6 +80,115 @@ static void settle_twin_write(struct fc_pool *pool, struct fc_bio *fb, blk_statu
 	}
 }
 
+/* A flash read that failed (pool->lock held): retried, or it fails. */
+static int end_flash_read(struct fc_pool *pool, struct fc_volume *v, struct bio *bio, bool *kick)
+{
+	struct fc_bio *fb = fc_bio(bio);
+	struct fc_entry *e = &pool->e[fb->eidx];
+
+	*kick = atomic_dec_and_test(&e->inflight);
+	atomic64_inc(&pool->flash_read_errors);
+	if (fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx)) &&
+	    (!(e->dirty & fb->mask) || fc_twin_of(pool, fb->eidx) != FC_NONE)) {
+		/*
+		 * Mirrored, its leg failed: again, from the twin or
+		 * the origin (the entry moves or goes first).  Dirty
+		 * data without a twin was lost with the leg: below.
+		 */
+		return retry_bio(pool, bio, 0);
+	}
+	if (e->dirty & fb->mask) {
+		/* Flash read error on dirty data: the only copy. */
+		DMERR_LIMIT("flash read error on dirty data (volume %u block %llu)",
+			    v->id, e->oblock);
+		fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
+		return DM_ENDIO_DONE;
+	}
+	/* Clean: invalidate and retry from the origin. */
+	fc_entry_bump(e);
+	fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
+	return retry_bio(pool, bio, FC_BF_NOFILL);
+}
+
+/* A flash write ended (pool->lock held): its sub-blocks valid and dirty, or not. */
+static int end_flash_write(struct fc_pool *pool, struct fc_volume *v, struct bio *bio,
+			   blk_status_t *error, bool *kick)
+{
+	struct fc_bio *fb = fc_bio(bio);
+	struct fc_entry *e = &pool->e[fb->eidx];
+	bool direct;
+
+	*kick = atomic_dec_and_test(&e->inflight);
+	/* Writeback vs a new write: bump the generation at completion. */
+	fc_entry_bump(e);
+	/* Both copies written, neither failed: a FUA_DIRECT write is durable. */
+	direct = (fb->flags & FC_BF_FUA_DIRECT) && !*error && !(fb->flags & FC_BF_TWIN_ERR);
+	if (fb->flags & FC_BF_TWIN)
+		settle_twin_write(pool, fb, error);
+	if (!*error) {
+		fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
+		if (direct) {
+			pool->st_fua_direct++;
+			return DM_ENDIO_DONE;
+		}
+		/* The next REQ_PREFLUSH flushes the flash (fc_sync_free()). */
+		pool->fw_done++;
+		/*
+		 * A FUA write waits for a commit; so does a FUA_DIRECT
+		 * one whose other copy failed: the commit records the
+		 * failed leg before the write is acknowledged.
+		 */
+		if (fb->flags & (FC_BF_FUA | FC_BF_FUA_DIRECT)) {
+			fc_wait_commit_locked(pool, bio);
+			return DM_ENDIO_INCOMPLETE;
+		}
+		return DM_ENDIO_DONE;
+	}
+	atomic64_inc(&pool->flash_write_errors);
+	pool->no_new_dirty = true;
+	DMERR_LIMIT("flash write error: the pool stops caching new dirty data");
+	if (e->dirty & fb->mask) {
+		/* Older dirty data of these sub-blocks may be damaged. */
+		fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
+		return DM_ENDIO_DONE;
+	}
+	/* No dirty data at risk: drop the sub-blocks, retry on the origin. */
+	fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
+	return retry_bio(pool, bio, FC_BF_NOFILL);
+}
+
+/* An origin flush ended (no lock). */
+static void end_origin_flush(struct fc_volume *v, struct fc_bio *fb, blk_status_t *error)
+{
+	s64 old = atomic64_read(&v->ow_synced);
+
+	/* The origin now holds every write counted before it was sent. */
+	while (!*error && old < fb->ow_mark &&
+	       !atomic64_try_cmpxchg(&v->ow_synced, &old, fb->ow_mark))
+		;
+}
+
+/* A writethrough's origin write ended (pool->lock held): the flash copy next. */
+static int end_wt(struct fc_pool *pool, struct fc_volume *v, struct bio *bio,
+		  blk_status_t *error, bool *kick)
+{
+	struct fc_bio *fb = fc_bio(bio);
+	struct fc_entry *e;
+
+	if (*error) {
+		e = &pool->e[fb->eidx];
+		*kick = atomic_dec_and_test(&e->inflight);
+		if (fb->flags & FC_BF_IN_PLACE)
+			fc_wt_in_place_failed(pool, fb, e);
+		else
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
+		return DM_ENDIO_DONE;
+	}
+	fb->flags |= FC_BF_WT_FLASH;
+	fc_defer_locked(pool, bio);
+	return DM_ENDIO_INCOMPLETE;
+}
+
 int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 {
 	struct fc_volume *v = ti->private;
@@ -88,18 +197,13 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	int r = DM_ENDIO_DONE;
 	struct fc_entry *e;
 	unsigned long flags;
-	bool kick = false, direct;
+	bool kick = false;
 
 	if (fb->flags & FC_BF_COMMITTED)
 		return DM_ENDIO_DONE;	/* second pass of a FUA write */
 
 	if (fb->kind == FC_BK_FLUSH) {
-		s64 old = atomic64_read(&v->ow_synced);
-
-		/* The origin now holds every write counted before it was sent. */
-		while (!*error && old < fb->ow_mark &&
-		       !atomic64_try_cmpxchg(&v->ow_synced, &old, fb->ow_mark))
-			;
+		end_origin_flush(v, fb, error);
 		return DM_ENDIO_DONE;
 	}
 	/* A write done by the origin: the next REQ_PREFLUSH must go there. */
@@ -121,70 +225,10 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	spin_lock_irqsave(&pool->lock, flags);
 	switch (fb->kind) {
 	case FC_BK_FLASH_READ:
-		e = &pool->e[fb->eidx];
-		kick = atomic_dec_and_test(&e->inflight);
-		atomic64_inc(&pool->flash_read_errors);
-		if (fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx)) &&
-		    (!(e->dirty & fb->mask) || fc_twin_of(pool, fb->eidx) != FC_NONE)) {
-			/*
-			 * Mirrored, its leg failed: again, from the twin or
-			 * the origin (the entry moves or goes first).  Dirty
-			 * data without a twin was lost with the leg: below.
-			 */
-			r = retry_bio(pool, bio, 0);
-			break;
-		}
-		if (e->dirty & fb->mask) {
-			/* Flash read error on dirty data: the only copy. */
-			DMERR_LIMIT("flash read error on dirty data (volume %u block %llu)",
-				    v->id, e->oblock);
-			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-			break;
-		}
-		/* Clean: invalidate and retry from the origin. */
-		fc_entry_bump(e);
-		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
-		r = retry_bio(pool, bio, FC_BF_NOFILL);
+		r = end_flash_read(pool, v, bio, &kick);
 		break;
 	case FC_BK_FLASH_WRITE:
-		e = &pool->e[fb->eidx];
-		kick = atomic_dec_and_test(&e->inflight);
-		/* Writeback vs a new write: bump the generation at completion. */
-		fc_entry_bump(e);
-		/* Both copies written, neither failed: a FUA_DIRECT write is durable. */
-		direct = (fb->flags & FC_BF_FUA_DIRECT) && !*error && !(fb->flags & FC_BF_TWIN_ERR);
-		if (fb->flags & FC_BF_TWIN)
-			settle_twin_write(pool, fb, error);
-		if (!*error) {
-			fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
-			if (direct) {
-				pool->st_fua_direct++;
-				break;
-			}
-			/* The next REQ_PREFLUSH flushes the flash (fc_sync_free()). */
-			pool->fw_done++;
-			/*
-			 * A FUA write waits for a commit; so does a FUA_DIRECT
-			 * one whose other copy failed: the commit records the
-			 * failed leg before the write is acknowledged.
-			 */
-			if (fb->flags & (FC_BF_FUA | FC_BF_FUA_DIRECT)) {
-				fc_wait_commit_locked(pool, bio);
-				r = DM_ENDIO_INCOMPLETE;
-			}
-			break;
-		}
-		atomic64_inc(&pool->flash_write_errors);
-		pool->no_new_dirty = true;
-		DMERR_LIMIT("flash write error: the pool stops caching new dirty data");
-		if (e->dirty & fb->mask) {
-			/* Older dirty data of these sub-blocks may be damaged. */
-			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-			break;
-		}
-		/* No dirty data at risk: drop the sub-blocks, retry on the origin. */
-		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
-		r = retry_bio(pool, bio, FC_BF_NOFILL);
+		r = end_flash_write(pool, v, bio, error, &kick);
 		break;
 	case FC_BK_ORIGIN_WRITE:
 		if (fb->stripe == FC_NONE)
@@ -204,18 +248,7 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 		break;
 	case FC_BK_WT:
-		if (*error) {
-			e = &pool->e[fb->eidx];
-			kick = atomic_dec_and_test(&e->inflight);
-			if (fb->flags & FC_BF_IN_PLACE)
-				fc_wt_in_place_failed(pool, fb, e);
-			else
-				fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-			break;
-		}
-		fb->flags |= FC_BF_WT_FLASH;
-		fc_defer_locked(pool, bio);
-		r = DM_ENDIO_INCOMPLETE;
+		r = end_wt(pool, v, bio, error, &kick);
 		break;
 	default:
 		break;
