@@ -502,6 +502,75 @@ static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,
 }
 
 /*
+ * Decision @d for @bio (block @block, entry @e) carried out, FC_ACT_FILL
+ * aside (pool->lock held); *@twin: the twin a flash write also goes to.
+ */
+static int carry_out(struct fc_volume *v, struct bio *bio, struct fc_entry *e, u64 block,
+		     const struct fc_facts *f, const struct fc_decision *d, u32 *twin)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_bio *fb = fc_bio(bio);
+	int done;
+
+	done = FC_DONE_REMAP;
+	switch (d->act) {
+	case FC_ACT_FLASH_READ:
+	case FC_ACT_FLASH_WRITE:
+		*twin = to_flash(pool, bio, e, d);
+		break;
+	case FC_ACT_WT:
+		fc_start_wt(pool, fb, e, d);
+		break;
+	case FC_ACT_WRITE_AROUND:
+		fc_write_around(v, fb, e, block, d);
+		break;
+	case FC_ACT_ORIGIN_WHOLE:
+		origin_whole(pool, fb, f->write, d);
+		break;
+	case FC_ACT_ORIGIN:
+		if (d->release)
+			fc_entry_release(pool, e);
+		fb->kind = FC_BK_ORIGIN;
+		break;
+	case FC_ACT_WAIT:
+		fc_park_locked(pool, bio, e, d->wait_stripe ? stripe_of(v, block) : FC_NONE);
+		done = FC_DONE_SUBMITTED;
+		break;
+	case FC_ACT_DEFER:
+		fc_defer_locked(pool, bio);
+		done = FC_DONE_SUBMITTED;
+		break;
+	case FC_ACT_KILL:
+	default:	/* the steps (GHOST, ALLOC, TWIN) end in decide() */
+		done = FC_DONE_KILL;
+		break;
+	}
+	return done;
+}
+
+/* After carry_out(), without pool->lock: remap @bio as decided, or say @done. */
+static int map_done(struct fc_volume *v, struct bio *bio, u64 block, const struct fc_facts *f,
+		    const struct fc_decision *d, u32 twin, int done)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_bio *fb = fc_bio(bio);
+
+	if (d->count & FC_STAT_BIT(FC_ST_WRITE_RO_REFUSED))
+		DMERR_LIMIT("volume %u block %llu: write refused: the pool's metadata is read-only and the flash may still hold older dirty data of this block; it is writable again after fcachectl check --repair",
+			    v->id, block);
+	if (done != FC_DONE_REMAP)
+		return done;
+	if (d->act == FC_ACT_FLASH_READ || d->act == FC_ACT_FLASH_WRITE) {
+		remap_flash(pool, bio, fb->eidx, f->off);
+		if (twin != FC_NONE && submit_mirrored(pool, bio, twin, f->off))
+			return FC_DONE_SUBMITTED;
+	} else {
+		remap_origin(v, bio);
+	}
+	return FC_DONE_REMAP;
+}
+
+/*
  * Map one bio (already within one block, or going to the origin whole):
  * gather the facts under pool->lock, decide (fc_decide.c), carry the
  * decision out.  @worker: process context, fills allowed; after a fill
@@ -560,35 +629,7 @@ again:
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
 	count_stats(pool, v->slot, d.count);
-	done = FC_DONE_REMAP;
-	switch (d.act) {
-	case FC_ACT_FLASH_READ:
-	case FC_ACT_FLASH_WRITE:
-		twin = to_flash(pool, bio, e, &d);
-		break;
-	case FC_ACT_WT:
-		fc_start_wt(pool, fb, e, &d);
-		break;
-	case FC_ACT_WRITE_AROUND:
-		fc_write_around(v, fb, e, block, &d);
-		break;
-	case FC_ACT_ORIGIN_WHOLE:
-		origin_whole(pool, fb, f.write, &d);
-		break;
-	case FC_ACT_ORIGIN:
-		if (d.release)
-			fc_entry_release(pool, e);
-		fb->kind = FC_BK_ORIGIN;
-		break;
-	case FC_ACT_WAIT:
-		fc_park_locked(pool, bio, e, d.wait_stripe ? stripe_of(v, block) : FC_NONE);
-		done = FC_DONE_SUBMITTED;
-		break;
-	case FC_ACT_DEFER:
-		fc_defer_locked(pool, bio);
-		done = FC_DONE_SUBMITTED;
-		break;
-	case FC_ACT_FILL:
+	if (d.act == FC_ACT_FILL) {
 		e->flags |= FC_E_BUSY;
 		spin_unlock_irqrestore(&pool->lock, flags);
 		/* a new entry for a read of a short stream: fill it and read ahead */
@@ -596,25 +637,10 @@ again:
 		    !fc_fill_stream(v, fb, e, block))
 			fc_fill_entry(v, fb, e, block, d.fill);
 		goto again;
-	case FC_ACT_KILL:
-	default:	/* the steps (GHOST, ALLOC, TWIN) end in decide() */
-		done = FC_DONE_KILL;
-		break;
 	}
+	done = carry_out(v, bio, e, block, &f, &d, &twin);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (d.count & FC_STAT_BIT(FC_ST_WRITE_RO_REFUSED))
-		DMERR_LIMIT("volume %u block %llu: write refused: the pool's metadata is read-only and the flash may still hold older dirty data of this block; it is writable again after fcachectl check --repair",
-			    v->id, block);
-	if (done != FC_DONE_REMAP)
-		return done;
-	if (d.act == FC_ACT_FLASH_READ || d.act == FC_ACT_FLASH_WRITE) {
-		remap_flash(pool, bio, fb->eidx, f.off);
-		if (twin != FC_NONE && submit_mirrored(pool, bio, twin, f.off))
-			return FC_DONE_SUBMITTED;
-	} else {
-		remap_origin(v, bio);
-	}
-	return FC_DONE_REMAP;
+	return map_done(v, bio, block, &f, &d, twin, done);
 }
 
 static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
