@@ -535,36 +535,50 @@ static bool flush_copied(struct fc_pool *pool, struct wb_item *it, bool too_late
 	return true;
 }
 
-/*
- * Wait for the batch's copies, flush the origins, mark clean.  Returns the
- * number of failures.
- */
-static int end_batch(struct fc_pool *pool, struct wb_batch *b)
+/* Wait for every copy of batch @b, and free its runs. */
+static void copies_done(struct fc_pool *pool, struct wb_batch *b)
 {
-	bool flushed[FC_MAX_VOLUMES] = { false };
-	int flush_err[FC_MAX_VOLUMES] = { 0 };
-	struct wb_item *items = b->items;
 	struct wb_run *run, *tmp;
-	unsigned int k, n = b->n, failed = 0, raced = 0, skipped = 0;
-	bool flush_woken = false, absorbed, later_flush;
 
 	if (!atomic_dec_and_test(&b->count))
 		wait_for_completion_io(&b->done);
-	atomic_sub(n, &pool->wb_inflight);
+	atomic_sub(b->n, &pool->wb_inflight);
 	list_for_each_entry_safe(run, tmp, &b->runs, list) {
 		vfree(run->buf);
 		kfree(run);
 	}
+}
 
-	/* Writeback durability: flush each origin before marking anything clean. */
-	for (k = 0; k < n; k++) {
-		u8 vol = items[k].vol;
+/* Flush the origin of every volume in batch @b; @flush_err[vol]: its result. */
+static void flush_origins(struct fc_pool *pool, struct wb_batch *b, int *flush_err)
+{
+	bool flushed[FC_MAX_VOLUMES] = { false };
+	unsigned int k;
+
+	for (k = 0; k < b->n; k++) {
+		u8 vol = b->items[k].vol;
 
 		if (flushed[vol])
 			continue;
 		flushed[vol] = true;
 		flush_err[vol] = blkdev_issue_flush(pool->vol[vol].active->origin);
 	}
+}
+
+/*
+ * Wait for the batch's copies, flush the origins, mark clean.  Returns the
+ * number of failures.
+ */
+static int end_batch(struct fc_pool *pool, struct wb_batch *b)
+{
+	int flush_err[FC_MAX_VOLUMES] = { 0 };
+	struct wb_item *items = b->items;
+	unsigned int k, n = b->n, failed = 0, raced = 0, skipped = 0;
+	bool flush_woken = false, absorbed, later_flush;
+
+	copies_done(pool, b);
+	/* Writeback durability: flush each origin before marking anything clean. */
+	flush_origins(pool, b, flush_err);
 
 	WRITE_ONCE(pool->st_wb_ns, pool->st_wb_ns + ktime_get_ns() - b->t0);
 
