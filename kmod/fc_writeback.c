@@ -669,6 +669,50 @@ static int wb_commit(struct fc_pool *pool)
 	return 0;
 }
 
+/* The writeback policy's input (fc_wb_decide()); *@flushing: a flush waits. */
+static void wb_input(struct fc_pool *pool, struct fc_wb_input *in, bool drain, bool *flushing)
+{
+	spin_lock_irq(&pool->lock);
+	in->dirty = fc_dirty_load(pool);
+	*flushing = flush_pending(pool);
+	spin_unlock_irq(&pool->lock);
+	in->total = fc_blocks_in_service(pool);
+	in->high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
+	/*
+	 * A mirrored pool without one of its legs: every dirty block has
+	 * one copy left; write them all back (background pace) whatever
+	 * writeback_low says.
+	 */
+	in->low = fc_mirrored(pool) && !fc_redundant(pool) ? 0 :
+		pool->opts.val[FC_OPT_WRITEBACK_LOW];
+	in->idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
+	in->aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
+	in->flushing = *flushing || drain;
+	in->jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
+}
+
+/* The next batch's blocks into @it; how many. */
+static unsigned int collect_batch(struct fc_pool *pool, struct wb_item *it, bool flushing,
+				  const struct fc_wb_input *in, enum fc_wb_state st)
+{
+	unsigned int n;
+
+	/*
+	 * Below low and not idle: only data older than max_dirty_age.
+	 * Above low, freeing flash for new data comes first: hot blocks
+	 * past max_dirty_age (rewritten every few seconds, so a copy
+	 * often loses the race) get a quarter of each batch, cold
+	 * dirty blocks the rest.  A flush's blocks come before all.
+	 */
+	n = flushing ? collect_flush(pool, it, FC_WB_MAX_BATCH) : 0;
+	if (!n)
+		n = collect(pool, it, FC_WB_MAX_BATCH,
+			    !in->idle && in->dirty * 100 < in->total * in->low, !in->idle,
+			    fc_wb_hot_quota(in->dirty, in->total, in->low, FC_WB_MAX_BATCH),
+			    st == FC_WB_THROTTLED);
+	return n;
+}
+
 /*
  * Background writeback.  Batches overlap: the next batch is collected and
  * its copies started while the previous batch's last copies finish, so the
@@ -700,42 +744,14 @@ void fc_wb_work(struct work_struct *ws)
 	 */
 	if (READ_ONCE(pool->nr_unsynced) && !drain)
 		fc_resync(pool);
-	spin_lock_irq(&pool->lock);
-	in.dirty = fc_dirty_load(pool);
-	flushing = flush_pending(pool);
-	spin_unlock_irq(&pool->lock);
-	in.total = fc_blocks_in_service(pool);
-	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
-	/*
-	 * A mirrored pool without one of its legs: every dirty block has
-	 * one copy left; write them all back (background pace) whatever
-	 * writeback_low says.
-	 */
-	in.low = fc_mirrored(pool) && !fc_redundant(pool) ? 0 :
-		pool->opts.val[FC_OPT_WRITEBACK_LOW];
-	in.idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
-	in.aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
-	in.flushing = flushing || drain;
-	in.jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
+	wb_input(pool, &in, drain, &flushing);
 	st = fc_wb_decide(&in, &max);
 	pool->wb_state = st;
 	/* Batches back to back for up to a second, then let the tick requeue us. */
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
 		struct wb_item *it = items + cur * FC_WB_MAX_BATCH;
 
-		/*
-		 * Below low and not idle: only data older than max_dirty_age.
-		 * Above low, freeing flash for new data comes first: hot blocks
-		 * past max_dirty_age (rewritten every few seconds, so a copy
-		 * often loses the race) get a quarter of each batch, cold
-		 * dirty blocks the rest.  A flush's blocks come before all.
-		 */
-		n = flushing ? collect_flush(pool, it, FC_WB_MAX_BATCH) : 0;
-		if (!n)
-			n = collect(pool, it, FC_WB_MAX_BATCH,
-				    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle,
-				    fc_wb_hot_quota(in.dirty, in.total, in.low, FC_WB_MAX_BATCH),
-				    st == FC_WB_THROTTLED);
+		n = collect_batch(pool, it, flushing, &in, st);
 		if (n)
 			start_batch(pool, &batch[cur], it, n, max);
 		more = true;
