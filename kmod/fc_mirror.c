@@ -110,7 +110,7 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
  * @e (pool->lock held) has its block on a failed leg.  Its clean data is
  * gone with the leg; its dirty data lives on in its twin, on the leg in
  * service, which takes the entry's place, as a degraded load does
- * (fc_meta.c, load_entries()).  The flash records the move at the next
+ * (fc_load.c, load_entries()).  The flash records the move at the next
  * commit; until then it records the entry with that twin, which a load
  * without the failed leg (the other leg's superblock names it failed)
  * moves the same way.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fc_resync: the mirror's two walks that restart parked bios when they let
- * an entry go (fc_kick_locked(), fc_volume.c): the vacating of a failed leg
+ * an entry go (fc_kick_locked(), fc_park.c): the vacating of a failed leg
  * (fc_vacate_failed(), the tick: each entry rescued onto its twin by
  * fc_rescue_entry()) and the resync that copies the dirty data of joining
  * and unsynced entries to their twins (fc_resync(), run by the writeback
