@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fc_fill: fills, FC_ACT_FILL of the map path in the worker (docs/DESIGN.md,
- * "Decision table"): the origin's data of a BUSY entry read into a buffer
+ * "The decision table"): the origin's data of a BUSY entry read into a buffer
  * from pool->fill_pool and written to its flash block (and twin), then the
  * entry settled; and the stream fill, one origin request for the blocks a
  * sequential read is about to reach (fc_fill_stream()).
