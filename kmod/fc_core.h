@@ -733,6 +733,9 @@ static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
 int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop);
 /* Presuspend of a table: its flush messages return now. */
 void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on);
+/* For fc_writeback.c (pool->lock held): the flush set. */
+bool fc_flush_lost(struct fc_pool *pool, u32 i);
+bool fc_flush_pending(struct fc_pool *pool);
 
 /* fc_writeback.c */
 void fc_wb_work(struct work_struct *ws);

@@ -7,6 +7,9 @@
  * copied every one of them to the origin and flushed it there; a presuspend
  * of the table the message came through ends the wait (fc_flush_stop()).
  *
+ * The flush set's helpers for the writeback worker are here too
+ * (fc_flush_pending(), fc_flush_lost()).
+ *
  * Locking: the marks and the per-volume counts under pool->lock; the wait
  * on pool->flush_wait holds no lock.
  */
@@ -16,6 +19,35 @@
 #include <linux/jiffies.h>
 
 #include "fc_core.h"
+
+/*
+ * A marked block on a failed leg with no copy on the other (no twin, or a
+ * twin not filled yet): never copied, it would hold its flush for ever.
+ * It leaves the set as a failed copy does (pool->lock held).
+ */
+bool fc_flush_lost(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
+
+	if (!fc_block_failed(pool, i) ||
+	    (fc_twin_of(pool, i) != FC_NONE && !test_bit(i, pool->joining)))
+		return false;
+	__clear_bit(i, pool->flush_set);
+	s->flush_left--;
+	s->flush_errors++;
+	return true;
+}
+
+/* Some active volume has blocks a flush waits for (pool->lock held). */
+bool fc_flush_pending(struct fc_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < FC_MAX_VOLUMES; i++)
+		if (pool->vol[i].flush_left && pool->vol[i].wb_allowed && pool->vol[i].active)
+			return true;
+	return false;
+}
 
 /* Presuspend (@on) of a table, or its resume: see fc_flush_volumes(). */
 void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on)

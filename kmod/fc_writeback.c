@@ -279,24 +279,6 @@ static bool may_copy(struct fc_pool *pool, struct fc_entry *e)
 }
 
 /*
- * A marked block on a failed leg with no copy on the other (no twin, or a
- * twin not filled yet): never copied, it would hold its flush for ever.
- * It leaves the set as a failed copy does (pool->lock held).
- */
-static bool flush_lost(struct fc_pool *pool, u32 i)
-{
-	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
-
-	if (!fc_block_failed(pool, i) ||
-	    (fc_twin_of(pool, i) != FC_NONE && !test_bit(i, pool->joining)))
-		return false;
-	__clear_bit(i, pool->flush_set);
-	s->flush_left--;
-	s->flush_errors++;
-	return true;
-}
-
-/*
  * Collect up to @max blocks that a flush waits for (pool->flush_set), from
  * where the last call stopped; at most FC_WALK_BATCH marked blocks looked at.
  */
@@ -321,24 +303,13 @@ static unsigned int collect_flush(struct fc_pool *pool, struct wb_item *items, u
 		seen++;
 		if (may_copy(pool, &pool->e[i]))
 			take(pool, &pool->e[i], &items[n++]);
-		else if (flush_lost(pool, i))
+		else if (fc_flush_lost(pool, i))
 			wake_up_all(&pool->flush_wait);
 		i++;
 	}
 	pool->flush_cursor = i < nr ? i : 0;
 	spin_unlock_irq(&pool->lock);
 	return n;
-}
-
-/* Some active volume has blocks a flush waits for (pool->lock held). */
-static bool flush_pending(struct fc_pool *pool)
-{
-	unsigned int i;
-
-	for (i = 0; i < FC_MAX_VOLUMES; i++)
-		if (pool->vol[i].flush_left && pool->vol[i].wb_allowed && pool->vol[i].active)
-			return true;
-	return false;
 }
 
 /*
@@ -674,7 +645,7 @@ static void wb_input(struct fc_pool *pool, struct fc_wb_input *in, bool drain, b
 {
 	spin_lock_irq(&pool->lock);
 	in->dirty = fc_dirty_load(pool);
-	*flushing = flush_pending(pool);
+	*flushing = fc_flush_pending(pool);
 	spin_unlock_irq(&pool->lock);
 	in->total = fc_blocks_in_service(pool);
 	in->high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
@@ -776,7 +747,7 @@ void fc_wb_work(struct work_struct *ws)
 			break;
 		spin_lock_irq(&pool->lock);
 		in.dirty = fc_dirty_load(pool);
-		flushing = flush_pending(pool);
+		flushing = fc_flush_pending(pool);
 		spin_unlock_irq(&pool->lock);
 		in.flushing = flushing || drain;
 		in.idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
