@@ -75,7 +75,7 @@ struct fc_efacts {
 	/*
 	 * Bios on its flash.  A read hit lowers the count without pool->lock,
 	 * so a snapshot may say busy when it is no longer (the bio then waits
-	 * and park_locked() kicks it), never idle when it is not.
+	 * and fc_park_locked() kicks it), never idle when it is not.
 	 */
 	bool inflight;
 	__u8 valid, dirty;	/* sub-block bitmaps */

@@ -74,7 +74,7 @@ void fc_ra_init(struct fc_ra *r, struct fc_ra_slot *slots);
 bool fc_ra_read(struct fc_ra *r, __u64 block, bool miss, __u32 now, __u32 window);
 
 /*
- * How many blocks a stream's fill reads (fill_stream(): the missed block
+ * How many blocks a stream's fill reads (fc_fill_stream(): the missed block
  * and those after it), all with one origin request: @ra_sectors' worth
  * (FC_RA_BYTES), but never more than the origin takes in one request
  * (@max_sectors, its queue's max_sectors; 0: no limit).  A larger read is

@@ -7,7 +7,7 @@
  * Locking: every function here is called with pool->lock held, except
  * fc_cache_alloc/fc_cache_free (constructor/destructor, no concurrency)
  * and the whole-array walks (fc_walk_entries(): fc_invalidate_volume here,
- * fc_vacate_failed in fc_mirror.c) that take it a batch at a time.
+ * fc_vacate_failed in fc_resync.c) that take it a batch at a time.
  *
  * Mirrored pools (two legs): one free list per leg; a clean block is
  * placed on the leg with more free blocks, a twin (fc_alloc_twin(),

@@ -60,7 +60,7 @@
 #define FC_STRIPES	1024u		/* origin-write tracking stripes */
 #define FC_GHOST_SLOTS	65536u
 #define FC_IDLE_JIFFIES	(5 * HZ)	/* no foreground I/O this long: idle */
-/* Short read streams (fc_ra_read(), fill_stream()): reads this close in time */
+/* Short read streams (fc_ra_read(), fc_fill_stream()): reads this close in time */
 #define FC_RA_WINDOW	HZ
 #define FC_RA_BYTES	(128u << 10)	/* a stream's fill: its block and those after */
 #define FC_WALK_BATCH	4096u		/* entries a whole-array walk visits per lock hold */
@@ -82,7 +82,7 @@ struct fc_entry {
 	 * Bios remapped to this block's flash.  Raised under pool->lock;
 	 * lowered under it too, except by a flash read that completes without
 	 * error (fc_end_io), which only decrements: anyone who waits for it
-	 * to reach zero parks with park_locked().
+	 * to reach zero parks with fc_park_locked().
 	 */
 	atomic_t inflight;
 	u16 gen;		/* write generation (may wrap: see fc_entry_bump) */
@@ -187,7 +187,7 @@ struct fc_pool {
 	 * Twins given to blocks that were already dirty (a leg replaced, or
 	 * dirty data found with one copy at load): the twin does not hold
 	 * the data until fc_resync() copied it, so the flash does not record
-	 * it before (ser_entries()).  Each is unsynced too.
+	 * it before (fc_ser_entries()).  Each is unsynced too.
 	 */
 	unsigned long *joining;
 	u64 nr_joining_leg[FC_MAX_LEGS];	/* by the leg of the entry's block */
@@ -416,22 +416,55 @@ extern struct list_head fc_pools;
 void *fc_ctr_alloc(struct dm_target *ti, unsigned int argc, unsigned int min_args,
 		   size_t size, char *usage, char *nomem);
 
-/* fc_meta.c */
-int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error);
+/* fc_legs.c: below every other kmod file (its top comment) */
+void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
+void fc_mark_vt_dirty(struct fc_pool *pool);
+/* Entry @idx's twinless bit and counts, from its state. */
+void fc_lone_update(struct fc_pool *pool, u32 idx);
+/* Entry @idx's twin holds the data now, or is gone: no longer joining. */
+void fc_joining_clear(struct fc_pool *pool, u32 idx);
+/*
+ * A flash device failing at run time (docs/DESIGN.md "Two-device pool"):
+ * an I/O error on leg @leg fails the leg if the other one is in service
+ * and @leg holds no dirty block's only good copy; true if the error is
+ * absorbed so (the leg is failed, now or before), false if not.
+ */
+bool fc_leg_error(struct fc_pool *pool, unsigned int leg);
+/* The same from process context, without pool->lock. */
+bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg);
+
+/* fc_mdio.c: the metadata's I/O and serialisation */
+bool fc_entry_committed(struct fc_pool *pool, u32 eidx);
+int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
+	       sector_t sector, sector_t count, void *buf);
+/* For fc_commit.c and fc_load.c. */
+int fc_md_io_leg(struct fc_pool *pool, unsigned int leg, blk_opf_t opf, sector_t sector,
+		 sector_t count, void *buf);
+int fc_md_write_all(struct fc_pool *pool, blk_opf_t opf, sector_t sector, sector_t count,
+		    void *buf);
+int fc_flash_flush(struct fc_pool *pool);
+void *fc_buf_page(struct fc_pool *pool, unsigned int i);
+void fc_ser_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt);
+void fc_ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p);
+int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq);
+int fc_write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
+		     u64 md_seq, u32 flags);
+int fc_write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags, bool preflush);
+
+/* fc_commit.c: the metadata commit */
 int fc_commit(struct fc_pool *pool, bool clean);
 /* Read-only metadata: flush the flash for a REQ_PREFLUSH, or -EIO. */
 int fc_ro_flush(struct fc_pool *pool);
-/* "replace 1": @bdev becomes leg @leg of a degraded pool (pool_preresume()). */
-int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
-		  const char **why);
-void fc_mark_page_dirty(struct fc_pool *pool, u32 eidx);
-bool fc_entry_committed(struct fc_pool *pool, u32 eidx);
 /* REQ_PREFLUSH in the commit worker: a commit if one is needed (@committed) */
 int fc_commit_sync(struct fc_pool *pool, bool *committed);
-void fc_mark_vt_dirty(struct fc_pool *pool);
+/* A commit now, outside the worker; the commit interval counts from here. */
+int fc_request_commit(struct fc_pool *pool);
 void fc_meta_error(struct fc_pool *pool, int err);
-int fc_sync_io(struct fc_pool *pool, struct block_device *bdev, blk_opf_t opf,
-	       sector_t sector, sector_t count, void *buf);
+/* Did the pool @uuid go to fail in this boot, at a superblock seq >= @sb_seq? */
+bool fc_failed_before(const u8 *uuid, u64 sb_seq);
+
+/* fc_load.c: format and load */
+int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, char **error);
 
 /* fc_cache.c */
 int fc_cache_alloc(struct fc_pool *pool);
@@ -455,19 +488,9 @@ void fc_untwin(struct fc_pool *pool, u32 i, u32 t);
 /* fc_mirror.c: the two-device pool's redundancy (its top comment) */
 /* Give @e a twin on the other leg if it has none; false if none free. */
 bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e);
-/* Entry @idx's twinless bit and counts, from its state. */
-void fc_lone_update(struct fc_pool *pool, u32 idx);
-/* Entry @idx's twin holds the data now, or is gone: no longer joining. */
-void fc_joining_clear(struct fc_pool *pool, u32 idx);
-/*
- * A flash device failing at run time (docs/DESIGN.md "Two-device pool"):
- * an I/O error on leg @leg fails the leg if the other one is in service
- * and @leg holds no dirty block's only good copy; true if the error is
- * absorbed so (the leg is failed, now or before), false if not.
- */
-bool fc_leg_error(struct fc_pool *pool, unsigned int leg);
-/* The same from process context, without pool->lock. */
-bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg);
+/* "replace 1": @bdev becomes leg @leg of a degraded pool (pool_preresume()). */
+int fc_attach_leg(struct fc_pool *pool, unsigned int leg, struct block_device *bdev,
+		  const char **why);
 enum fc_rescue {
 	FC_RESCUE_DONE,		/* moved to its twin, or dropped */
 	FC_RESCUE_LATER,	/* not idle, or a commit is serialising */
@@ -475,13 +498,15 @@ enum fc_rescue {
 };
 /* An entry whose block is on a failed leg: its twin takes its place. */
 enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e);
-/* Process context: rescue every entry of a failed leg, drop twins on it. */
-void fc_vacate_failed(struct fc_pool *pool);
 /*
  * Process context: a twin for every dirty entry without one (joining);
  * returns how many are still without one.
  */
 u64 fc_join_twins(struct fc_pool *pool);
+
+/* fc_resync.c: the walks of fc_mirror.c that kick parked bios */
+/* Process context: rescue every entry of a failed leg, drop twins on it. */
+void fc_vacate_failed(struct fc_pool *pool);
 /* A slice of resync (wb_lock held), before writeback (fc_wb_work()). */
 void fc_resync(struct fc_pool *pool);
 
@@ -629,15 +654,49 @@ static inline u64 fc_dirty_load(struct fc_pool *pool)
 	return pool->nr_dirty + pool->nr_twins;
 }
 
-/* fc_volume.c */
+/* The data path (fc_volume.c and the files below): a block's stripe. */
+static inline u32 stripe_of(struct fc_volume *v, u64 block)
+{
+	return (u32)((block ^ ((u64)v->slot << 40)) % FC_STRIPES);
+}
+
+/* Lies block @block of the volume wholly within the table? */
+static inline bool block_cacheable(struct fc_volume *v, u64 block)
+{
+	return ((block + 1) << v->pool->block_shift) <= v->ti->len;
+}
+
+/* fc_park.c: deferred and parked bios (pool->lock held, but fc_defer_bio(), fc_kick_waiters()) */
 void fc_defer_bio(struct fc_pool *pool, struct bio *bio);
-void fc_worker(struct work_struct *ws);
 void fc_kick_waiters(struct fc_pool *pool);
 void fc_kick_locked(struct fc_pool *pool);
-/* The target's map method: classify @bio and remap, defer or park it. */
-int fc_map(struct dm_target *ti, struct bio *bio);
+void fc_defer_locked(struct fc_pool *pool, struct bio *bio);
+void fc_wait_commit_locked(struct fc_pool *pool, struct bio *bio);
+bool fc_origin_writes_in_flight(struct fc_pool *pool, u32 stripe);
+void fc_park_locked(struct fc_pool *pool, struct bio *bio, struct fc_entry *e, u32 stripe);
+
+/* fc_fill.c: fills */
+void fc_fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
+		   u64 block, u8 fill);
+bool fc_fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e, u64 block);
+
+/* fc_wt.c: writethrough and write-around */
+void fc_write_around(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
+		     u64 block, const struct fc_decision *d);
+void fc_start_wt(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e,
+		 const struct fc_decision *d);
+void fc_wt_in_place_failed(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e);
+void fc_wt_submit_flash(struct fc_volume *v, struct bio *bio);
+
+/* fc_endio.c: completion */
 /* The target's end_io method: settle the entry, retry or hold the bio. */
 int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
+bool fc_sync_free(struct fc_pool *pool, struct fc_volume *v);
+
+/* fc_volume.c: the map path */
+void fc_worker(struct work_struct *ws);
+/* The target's map method: classify @bio and remap, defer or park it. */
+int fc_map(struct dm_target *ti, struct bio *bio);
 
 /* fc_vtarget.c */
 extern struct target_type fc_volume_target;
@@ -646,8 +705,25 @@ extern struct target_type fc_volume_target;
 extern struct target_type fc_pool_target;
 struct fc_pool *fc_pool_lookup(struct mapped_device *md);
 void fc_pool_put(struct fc_pool *pool);
+
+/* fc_tick.c: the commit worker and the tick */
+#define FC_TICK (HZ / 10)
 void fc_commit_work(struct work_struct *ws);
-int fc_request_commit(struct fc_pool *pool);
+void fc_tick(struct work_struct *ws);
+
+/* fc_poolmsg.c: the pool's messages and the volumes' counters */
+int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
+		    char *result, unsigned int maxlen);
+void fc_stats_clear(struct fc_pool *pool, int slot);
+u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st);
+
+/* Count one event of volume slot @slot (any context, no lock). */
+static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
+{
+	this_cpu_inc(pool->stats[slot].c[st]);
+}
+
+/* fc_flush.c: the flush message */
 /*
  * The flush message of a volume (slot @slot) or of the pool (@slot < 0:
  * every active volume): waits until what was dirty when it began is on
@@ -657,14 +733,9 @@ int fc_request_commit(struct fc_pool *pool);
 int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop);
 /* Presuspend of a table: its flush messages return now. */
 void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on);
-void fc_stats_clear(struct fc_pool *pool, int slot);
-u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st);
-
-/* Count one event of volume slot @slot (any context, no lock). */
-static inline void fc_stat_inc(struct fc_pool *pool, int slot, enum fc_stat st)
-{
-	this_cpu_inc(pool->stats[slot].c[st]);
-}
+/* For fc_writeback.c (pool->lock held): the flush set. */
+bool fc_flush_lost(struct fc_pool *pool, u32 i);
+bool fc_flush_pending(struct fc_pool *pool);
 
 /* fc_writeback.c */
 void fc_wb_work(struct work_struct *ws);

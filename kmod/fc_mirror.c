@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fc_mirror: the two-device pool's redundancy (docs/DESIGN.md "Two-device
- * pool", "Redundancy invariants"): twins, the join, the per-leg lone
- * counts, a leg failing at run time (fc_leg_error()), the rescue of its
- * entries onto their twins, and the resync that makes twins agree.
+ * pool", "Redundancy invariants"): twins, the join, the rescue of a failed
+ * leg's entries onto their twins, and a new device attached as a leg
+ * (fc_attach_leg()).  The per-leg lone counts and a leg failing at run time
+ * (fc_leg_error()) are in fc_legs.c, below every file that changes them; the
+ * walks that need the map path's kick (the vacating of a failed leg, the
+ * resync that makes twins agree) in fc_resync.c.
  *
  * A dirty entry's data is on its own block; in a mirrored pool with both
  * legs in service it has a twin, a block on the other leg holding a copy
@@ -64,33 +67,6 @@ static inline bool twin_join_fault(void)
 }
 #endif
 
-void fc_lone_update(struct fc_pool *pool, u32 i)
-{
-	struct fc_entry *e = &pool->e[i];
-	unsigned int leg;
-	bool lone;
-
-	if (!pool->twinless)
-		return;
-	lone = (e->flags & FC_E_HASHED) && e->dirty && pool->twin[i] == FC_NONE;
-	if (lone == test_bit(i, pool->twinless))
-		return;
-	leg = fc_block_leg(&pool->g, i);
-	if (lone) {
-		__set_bit(i, pool->twinless);
-		pool->nr_twinless_leg[leg]++;
-	} else {
-		__clear_bit(i, pool->twinless);
-		pool->nr_twinless_leg[leg]--;
-	}
-}
-
-void fc_joining_clear(struct fc_pool *pool, u32 i)
-{
-	if (__test_and_clear_bit(i, pool->joining))
-		pool->nr_joining_leg[fc_block_leg(&pool->g, i)]--;
-}
-
 bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 {
 	u32 idx = fc_eidx(pool, e), t, lo, hi;
@@ -130,61 +106,11 @@ bool fc_alloc_twin(struct fc_pool *pool, struct fc_entry *e)
 	return true;
 }
 
-/* ---- a leg failing at run time (mirrored pools) ---- */
-
-bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
-{
-	u32 bit = 1u << leg;
-
-	if (!fc_mirrored(pool) || leg >= pool->g.nr_legs)
-		return false;
-	if (pool->failed_legs & bit)
-		return true;
-	if (pool->failed_legs)
-		return false;	/* the other leg is out: this one holds the last copy */
-	if (fc_leg_holds_lone(pool, leg)) {
-		/*
-		 * As md never fails its last in-sync member: dirty blocks on
-		 * this leg have no good copy on the other one yet (a resync
-		 * after a replace, or no free block for their twins).  The
-		 * leg stays; only the I/O that met the error fails.
-		 */
-		DMERR_LIMIT("flash device %pg (leg %u): I/O error; kept in service, it holds the only copy of %llu dirty blocks: the I/O fails",
-			    pool->leg[leg].bdev, leg,
-			    pool->nr_twinless_leg[leg] + pool->nr_joining_leg[leg]);
-		return false;
-	}
-	WRITE_ONCE(pool->failed_legs, pool->failed_legs | bit);
-	pool->events++;
-	/* Nothing is placed on it from now on. */
-	pool->nr_free -= pool->nr_free_leg[leg];
-	pool->nr_free_leg[leg] = 0;
-	pool->free_head[leg] = FC_NONE;
-	pool->vacating = true;
-	/* The superblock of the other leg records it at the next commit. */
-	fc_mark_vt_dirty(pool);
-	DMERR("flash device %pg (leg %u) failed: the pool runs degraded on the other; its %llu dirty blocks have one copy now",
-	      pool->leg[leg].bdev, leg, pool->nr_dirty);
-	queue_work(pool->wq, &pool->commit_work);
-	return true;
-}
-
-bool fc_leg_error_unlocked(struct fc_pool *pool, unsigned int leg)
-{
-	unsigned long flags;
-	bool r;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	r = fc_leg_error(pool, leg);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return r;
-}
-
 /*
  * @e (pool->lock held) has its block on a failed leg.  Its clean data is
  * gone with the leg; its dirty data lives on in its twin, on the leg in
  * service, which takes the entry's place, as a degraded load does
- * (fc_meta.c, load_entries()).  The flash records the move at the next
+ * (fc_load.c, load_entries()).  The flash records the move at the next
  * commit; until then it records the entry with that twin, which a load
  * without the failed leg (the other leg's superblock names it failed)
  * moves the same way.
@@ -246,60 +172,6 @@ enum fc_rescue fc_rescue_entry(struct fc_pool *pool, struct fc_entry *e)
 	return FC_RESCUE_DONE;
 }
 
-struct vacate_walk {
-	bool left;	/* an entry was busy: the tick walks again */
-	bool lost;	/* dirty data with no copy on the leg in service */
-};
-
-static bool vacate_one(struct fc_pool *pool, u32 idx, void *arg)
-{
-	struct vacate_walk *w = arg;
-	struct fc_entry *e = &pool->e[idx];
-	u32 t = fc_twin_of(pool, idx);
-
-	if (!(e->flags & FC_E_HASHED))
-		return true;
-	if (t != FC_NONE && fc_block_failed(pool, t)) {
-		fc_untwin(pool, idx, t);
-		fc_mark_page_dirty(pool, idx);
-	}
-	if (!fc_block_failed(pool, idx))
-		return true;
-	switch (fc_rescue_entry(pool, e)) {
-	case FC_RESCUE_LATER:
-		w->left = true;
-		break;
-	case FC_RESCUE_LOST:
-		w->lost = true;
-		break;
-	default:
-		break;
-	}
-	return true;
-}
-
-/*
- * After a leg failed: drop every twin on it (their entries' dirty data now
- * has one copy) and rescue every entry on it (fc_walk_entries()).  Entries
- * busy now are left for the next call (the tick calls this while
- * pool->vacating); bios waiting for one are kicked after.  Only the tick
- * calls it, and no second failure can set pool->vacating meanwhile
- * (fc_leg_error() keeps the last leg), so the walk's verdict is final.
- */
-void fc_vacate_failed(struct fc_pool *pool)
-{
-	struct vacate_walk w = { };
-
-	fc_walk_entries(pool, vacate_one, &w);
-	spin_lock_irq(&pool->lock);
-	pool->vacating = w.left;
-	fc_kick_locked(pool);
-	spin_unlock_irq(&pool->lock);
-	if (w.lost)
-		DMERR_LIMIT("dirty data with no second copy was on the failed flash device: its reads fail");
-	queue_work(pool->wq, &pool->commit_work);
-}
-
 /*
  * A twin for every dirty entry that has none (the twinless bitmap), while
  * both legs are in service: after a replace (fc_attach_leg()), at load
@@ -345,151 +217,85 @@ u64 fc_join_twins(struct fc_pool *pool)
 	return left;
 }
 
-/* ---- resync: the twins agree with their entries ---- */
-
 /*
- * Copy the dirty sub-blocks @mask of block @from to block @to.  On an
- * error, *@bad is the block whose I/O failed (@from: a read, @to: a write).
+ * "replace 1" (pool_preresume()): @bdev becomes leg @m of a pool degraded
+ * by that leg (docs/DESIGN.md "Replace").  Only when nothing is left on
+ * the failed leg: no entry, no twin, no pending block, no twin copy in
+ * flight to the old device.  Then, under commit_lock: the new device is
+ * the leg (a new member uuid, events + 1), its blocks are free, every
+ * metadata page is marked for the next commit (the new device gets all of
+ * them), every dirty entry gets a twin on it (joining: the flash names it
+ * once fc_resync() has copied the data), and a commit writes it all to
+ * both devices with superblocks naming each other.  A crash before that
+ * commit ends leaves the old superblocks: the new device is foreign to
+ * the pool and the other one still names the leg failed.
  */
-static int copy_blocks(struct fc_pool *pool, u32 from, u32 to, u8 mask, void *buf, u32 *bad)
+int fc_attach_leg(struct fc_pool *pool, unsigned int m, struct block_device *bdev,
+		  const char **why)
 {
-	u32 sub = pool->g.subblock_sectors, i = 0, j;
+	u32 lo = m ? (u32)pool->g.leg_blocks[0] : 0, hi = lo + (u32)pool->g.leg_blocks[m];
+	u32 i, head = FC_NONE;
+	u8 uuid[16];
+	u64 n = 0;
 	int r;
 
-	while (i < pool->g.nr_subblocks) {
-		if (!(mask & (1u << i))) {
-			i++;
-			continue;
-		}
-		for (j = i; j < pool->g.nr_subblocks && (mask & (1u << j)); j++)
-			;
-		*bad = from;
-		r = fc_sync_io(pool, fc_block_bdev(pool, from), REQ_OP_READ,
-			       fc_block_sector(pool, from) + i * sub, (j - i) * sub, buf);
-		if (!r) {
-			*bad = to;
-			r = fc_sync_io(pool, fc_block_bdev(pool, to), REQ_OP_WRITE,
-				       fc_block_sector(pool, to) + i * sub, (j - i) * sub, buf);
-		}
-		if (r)
-			return r;
-		i = j;
+	/* Pending blocks of the failed leg go out of use at a commit. */
+	r = fc_commit(pool, false);
+	if (r) {
+		*why = "replace: the commit before it failed";
+		return r;
 	}
-	return 0;
-}
-
-/* Blocks whose resync copy failed are tried again after this long. */
-#define FC_RESYNC_RETRY	(5 * HZ)
-
-/*
- * The next unsynced block to copy at or after @i, made BUSY (pool->lock
- * held); @nr if none.  Blocks clean since, or without a twin, leave the
- * set; busy ones and ones whose copy failed lately are passed over.
- */
-static u64 resync_next(struct fc_pool *pool, u64 i)
-{
-	u64 nr = pool->g.nr_blocks;
-	struct fc_entry *e;
-
-	/*
-	 * A leg failed: fc_vacate_failed() settles every twin (fc_untwin()
-	 * clears the bits).  A joining twin's entry keeps its bit so that a
-	 * rescue finds it LOST, never moved to a twin that holds nothing.
-	 */
-	if (!fc_redundant(pool))
-		return nr;
-	for (;; i++) {
-		i = find_next_bit(pool->unsynced, nr, i);
-		if (i >= nr)
-			return nr;
-		e = &pool->e[i];
-		if (!e->dirty || pool->twin[i] == FC_NONE) {
-			/* Clean since, or no second copy: nothing to agree on. */
-			__clear_bit(i, pool->unsynced);
-			pool->nr_unsynced--;
-			fc_joining_clear(pool, (u32)i);
-			continue;
-		}
-		if (test_bit(i, pool->resync_failed) || !fc_entry_idle(e))
-			continue;
-		e->flags |= FC_E_BUSY;
-		return i;
-	}
-}
-
-/*
- * Resync blocks for up to a second (wb_lock held; see the top comment):
- * one pass over the unsynced set, passing over busy blocks (the next call
- * takes them).  A failed copy fails the leg of the I/O that failed
- * when the other leg holds every dirty block (fc_leg_error()); else only
- * that block waits, its one good copy in service, and is tried again
- * FC_RESYNC_RETRY later.
- */
-void fc_resync(struct fc_pool *pool)
-{
-	unsigned long start = jiffies;
-	u64 nr = pool->g.nr_blocks, i = 0;
-	struct fc_entry *e;
-	void *buf = NULL;
-	u32 twin, bad;
-	u8 mask;
-	int r;
-
+	get_random_bytes(uuid, sizeof(uuid));
+	mutex_lock(&pool->commit_lock);
 	spin_lock_irq(&pool->lock);
-	if (pool->resync_errors && time_after_eq(jiffies, pool->resync_retry_at)) {
-		bitmap_zero(pool->resync_failed, nr);
-		pool->resync_errors = false;
+	r = -EBUSY;
+	if (pool->failed_legs != (1u << m)) {
+		*why = "replace: the pool is no longer degraded by that device";
+		goto out;
 	}
+	if (pool->vacating || atomic_read(&pool->twin_io[m])) {
+		*why = "replace: the failed device is still being vacated; try again";
+		goto out;
+	}
+	for (i = pool->pending_head; i != FC_NONE; i = pool->e[i].next) {
+		if (fc_block_leg(&pool->g, i) == m) {
+			*why = "replace: blocks of the failed device wait for a commit; try again";
+			goto out;
+		}
+	}
+	/* Nothing uses a failed leg's blocks: none changes under us. */
+	for (i = hi; i-- > lo;) {
+		if ((pool->e[i].flags & FC_E_HASHED) || test_bit(i, pool->twin_used)) {
+			*why = "replace: dirty data with no second copy is still on the failed device (fcachectl check)";
+			r = -EIO;
+			goto out;
+		}
+		pool->e[i].flags = FC_E_FREE;
+		pool->e[i].next = head;
+		head = i;
+		n++;
+	}
+	pool->leg[m].bdev = bdev;
+	memcpy(pool->leg[m].member_uuid, uuid, 16);
+	pool->leg[m].sb_slot = 1;
+	pool->free_head[m] = head;
+	pool->nr_free_leg[m] = n;
+	pool->nr_free += n;
+	pool->events++;
+	pool->joined_leg = m;
+	WRITE_ONCE(pool->failed_legs, 0);
+	bitmap_fill(pool->page_dirty, pool->g.md_pages);
+	pool->md_gen++;
+	r = 0;
+out:
 	spin_unlock_irq(&pool->lock);
-	while (!pool->suspended && time_before(jiffies, start + HZ)) {
-		spin_lock_irq(&pool->lock);
-		i = resync_next(pool, i);
-		if (i >= nr) {
-			spin_unlock_irq(&pool->lock);
-			break;
-		}
-		e = &pool->e[i];
-		twin = pool->twin[i];
-		mask = e->dirty;
-		spin_unlock_irq(&pool->lock);
-
-		if (!buf)
-			buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
-		r = copy_blocks(pool, (u32)i, twin, mask, buf, &bad);
-
-		spin_lock_irq(&pool->lock);
-		e->flags &= ~FC_E_BUSY;
-		if (!r && test_bit(i, pool->unsynced)) {
-			__clear_bit(i, pool->unsynced);
-			pool->nr_unsynced--;
-			/* The copy is volatile until the next flush (sync_free()). */
-			pool->fw_done++;
-			/* A joining twin holds the data now: the flash may name it. */
-			if (test_bit(i, pool->joining)) {
-				fc_joining_clear(pool, (u32)i);
-				fc_mark_page_dirty(pool, (u32)i);
-			}
-			if (!fc_nr_joining(pool))
-				pool->joined_leg = -1;
-		} else if (r) {
-			__set_bit(i, pool->resync_failed);
-			if (!pool->resync_errors)
-				pool->resync_retry_at = jiffies + FC_RESYNC_RETRY;
-			pool->resync_errors = true;
-		}
-		fc_kick_locked(pool);
-		spin_unlock_irq(&pool->lock);
-		if (r) {
-			atomic64_inc(bad == twin ? &pool->flash_write_errors :
-				     &pool->flash_read_errors);
-			DMERR_LIMIT("resync of a dirty block's second copy failed (%d, %s of leg %u)",
-				    r, bad == twin ? "a write" : "a read",
-				    fc_block_leg(&pool->g, bad));
-			if (fc_leg_error_unlocked(pool, fc_block_leg(&pool->g, bad)))
-				break;	/* that leg is out: fc_vacate_failed() */
-		}
-		i++;
-	}
-	if (buf)
-		mempool_free(buf, pool->fill_pool);
+	mutex_unlock(&pool->commit_lock);
+	if (r)
+		return r;
+	DMINFO("replace: %pg is leg %u now; the dirty data is copied to it (resync)", bdev, m);
+	fc_join_twins(pool);
+	r = fc_commit(pool, false);
+	if (r)
+		*why = "replace: the first commit on both devices failed";
+	return r;
 }

@@ -23,6 +23,11 @@
  * cached or the bio may be cached (a read that may be promoted, a write in
  * writeback or writethrough mode); otherwise it goes to the origin whole.
  *
+ * This file is the map path (discard, the facts and the decision, map_rw(),
+ * the worker); what it carries out lives below it: deferred and parked
+ * bios in fc_park.c, fills in fc_fill.c, write-around and writethrough in
+ * fc_wt.c, the completion (end_io) in fc_endio.c.
+ *
  * Locking: pool->lock (irq-safe) for every entry and list; the worker holds
  * no lock across the fill I/O, the entry is BUSY instead.
  */
@@ -99,11 +104,6 @@ static inline void retry_hold(struct fc_bio *fb)
 #endif
 
 enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL };
-
-static inline u32 stripe_of(struct fc_volume *v, u64 block)
-{
-	return (u32)((block ^ ((u64)v->slot << 40)) % FC_STRIPES);
-}
 
 static void remap_flash(struct fc_pool *pool, struct bio *bio, u32 eidx, sector_t off)
 {
@@ -207,82 +207,6 @@ static void remap_origin(struct fc_volume *v, struct bio *bio)
 	bio_set_dev(bio, v->origin);
 }
 
-/* Defer @bio to the worker (lock held by the caller). */
-static void defer_locked(struct fc_pool *pool, struct bio *bio)
-{
-	bio_list_add(&pool->deferred, bio);
-	queue_work(pool->wq, &pool->worker);
-}
-
-/*
- * A FUA write whose data is written (pool->lock held): it completes again
- * after the next commit (fc_commit_work(), fc_bio_endio_again()), which
- * sets an error only if the commit failed.  The block layer's status of
- * this first completion must not come back with it: it may be an error
- * fc_end_io() settled (a mirrored copy on a leg that failed, the other
- * copy written), and the second completion would return it.
- */
-static void wait_commit_locked(struct fc_pool *pool, struct bio *bio)
-{
-	bio->bi_status = BLK_STS_OK;
-	bio_list_add(&pool->fua_bios, bio);
-	queue_work(pool->wq, &pool->commit_work);
-}
-
-static bool origin_writes_in_flight(struct fc_pool *pool, u32 stripe)
-{
-	return pool->ow_inflight[stripe] || pool->ow_big;
-}
-
-/*
- * Park @bio on busy_wait until entry @e (if any) is idle; @stripe: the
- * origin-write stripe the bio also waits for (FC_NONE: none).  Read hits
- * complete without pool->lock (fc_end_io): such a reader decrements the
- * in-flight count and then looks at busy_wait, so look at the count again
- * after queueing.  The full barriers here and in atomic_dec_and_test() mean
- * that at least one side sees the other; kick only when nothing else keeps
- * the bio waiting, or the worker would spin.
- */
-static void park_locked(struct fc_pool *pool, struct bio *bio, struct fc_entry *e, u32 stripe)
-{
-	bio_list_add(&pool->busy_wait, bio);
-	smp_mb();	/* pairs with atomic_dec_and_test() in fc_end_io() */
-	if (e && fc_entry_idle(e) &&
-	    (stripe == FC_NONE || !origin_writes_in_flight(pool, stripe)))
-		fc_kick_locked(pool);
-}
-
-void fc_defer_bio(struct fc_pool *pool, struct bio *bio)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	defer_locked(pool, bio);
-	spin_unlock_irqrestore(&pool->lock, flags);
-}
-
-/*
- * Re-map every waiting bio (an entry went idle, a fill or a copy ended).
- * Always queues the worker when anything is deferred: a merge without a
- * queue_work() would strand bios until the next deferral.
- */
-void fc_kick_locked(struct fc_pool *pool)
-{
-	bio_list_merge(&pool->deferred, &pool->busy_wait);
-	bio_list_init(&pool->busy_wait);
-	if (!bio_list_empty(&pool->deferred))
-		queue_work(pool->wq, &pool->worker);
-}
-
-void fc_kick_waiters(struct fc_pool *pool)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	fc_kick_locked(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-}
-
 /* ---- discard ---- */
 
 /*
@@ -319,7 +243,7 @@ static int map_discard(struct fc_volume *v, struct bio *bio)
 		if (!((e->valid | e->dirty) & m))
 			continue;
 		if (!fc_entry_idle(e)) {
-			park_locked(pool, bio, e, FC_NONE);
+			fc_park_locked(pool, bio, e, FC_NONE);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
 		}
@@ -345,11 +269,6 @@ static int map_discard(struct fc_volume *v, struct bio *bio)
 }
 
 /* ---- reads and writes ---- */
-
-static bool block_cacheable(struct fc_volume *v, u64 block)
-{
-	return ((block + 1) << v->pool->block_shift) <= v->ti->len;
-}
 
 /*
  * Does [block b, b + n) hold any entry of this volume, a fill in flight
@@ -460,7 +379,7 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	/*
 	 * Short read streams (fc_ra_read()): every read is noted in
 	 * map's pass; one that continues a stream is marked for the worker,
-	 * whose fill reads ahead (fill_stream()).
+	 * whose fill reads ahead (fc_fill_stream()).
 	 */
 	if (!worker && !f->write && f->len && f->cacheable &&
 	    fc_ra_read(&v->ra, block, !read_hits(e, f), (u32)jiffies, FC_RA_WINDOW))
@@ -468,7 +387,7 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	f->stream = fc_bio(bio)->flags & FC_BF_STREAM;
 	if (!worker && !e && f->off + f->len > bsz)
 		f->span_cached = span_cached(v, block, ((u64)f->off + f->len + bsz - 1) / bsz);
-	f->ow_busy = origin_writes_in_flight(pool, stripe_of(v, block));
+	f->ow_busy = fc_origin_writes_in_flight(pool, stripe_of(v, block));
 	entry_facts(f, pool, e);
 	/* Read-only metadata: may the flash record older dirty data of it? */
 	f->pending_here = f->write && pool->md_mode != FC_MD_RW &&
@@ -567,66 +486,6 @@ static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_entry *e,
 	return fb->kind == FC_BK_FLASH_WRITE ? fc_twin_of(pool, fb->eidx) : FC_NONE;
 }
 
-/*
- * Writethrough: the origin first, then the same data to the flash from
- * the worker; the sub-blocks become valid only if both succeed and no
- * other write came in between (generation).  Meanwhile they are
- * invalid, so reads go to the origin, and the pinned entry (in-flight)
- * keeps fills and eviction away.  One at a time: see write_through() in
- * fc_decide.c.
- */
-static void start_wt(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e,
-		     const struct fc_decision *d)
-{
-	/* Reuse before commit: see write_around() in fc_decide.c. */
-	if (d->fua_commit)
-		fb->flags |= FC_BF_FUA;
-	fc_entry_bump(e);
-	/* Nothing in flight: no generation snapshot is live. */
-	e->gen_wrapped = 0;
-	fb->mask = d->fb_mask;
-	/*
-	 * In place (read-only metadata, ro_write() in fc_decide.c): the
-	 * sub-blocks keep their state, and the entry's block gets the data
-	 * too (wt_submit_flash()); reads meanwhile are concurrent with the
-	 * write.  Only a failure drops anything (wt_in_place_failed()).
-	 */
-	if (d->in_place)
-		fb->flags |= FC_BF_IN_PLACE;
-	else
-		fc_entry_set(pool, e, e->valid & ~d->mask, e->dirty);
-	atomic_inc(&e->inflight);
-	fb->eidx = fc_eidx(pool, e);
-	fb->gen = e->gen;
-	fb->kind = FC_BK_WT;
-}
-
-/*
- * Write-around: drop the touched clean sub-blocks, write the origin.  The
- * entry has nothing in flight (write-around vs a flash write in flight:
- * write_around() in fc_decide.c, which also decides the FUA rule of reuse
- * before commit).
- */
-static void write_around(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
-			 u64 block, const struct fc_decision *d)
-{
-	struct fc_pool *pool = v->pool;
-	u32 stripe;
-
-	if (d->fua_commit)
-		fb->flags |= FC_BF_FUA;
-	if (e) {
-		fc_entry_bump(e);
-		fc_entry_set(pool, e, e->valid & ~d->mask, e->dirty);
-		if (!e->valid && !(e->flags & FC_E_WB))
-			fc_entry_release(pool, e);
-	}
-	stripe = stripe_of(v, block);
-	pool->ow_inflight[stripe]++;
-	fb->stripe = stripe;
-	fb->kind = FC_BK_ORIGIN_WRITE;
-}
-
 static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,
 			 const struct fc_decision *d)
 {
@@ -643,187 +502,72 @@ static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,
 }
 
 /*
- * A fill's flash write on @leg failed with @r: counted, and the leg failed
- * (a mirrored pool).  -EAGAIN when it was: decide again (the entry moves or
- * loses its twin); else @r.
+ * Decision @d for @bio (block @block, entry @e) carried out, FC_ACT_FILL
+ * aside (pool->lock held); *@twin: the twin a flash write also goes to.
  */
-static int fill_write_failed(struct fc_pool *pool, unsigned int leg, int r)
-{
-	DMERR_LIMIT("fill: flash write failed (%d)", r);
-	atomic64_inc(&pool->flash_write_errors);
-	return fc_leg_error_unlocked(pool, leg) ? -EAGAIN : r;
-}
-
-/* Copy the sub-blocks @fill of @block from the origin to @e's flash block. */
-static int do_fill(struct fc_volume *v, struct fc_entry *e, u64 block, u8 fill)
+static int carry_out(struct fc_volume *v, struct bio *bio, struct fc_entry *e, u64 block,
+		     const struct fc_facts *f, const struct fc_decision *d, u32 *twin)
 {
 	struct fc_pool *pool = v->pool;
-	u32 sub = pool->g.subblock_sectors, i = 0, j;
-	u32 eidx = fc_eidx(pool, e), twin = fc_twin_of(pool, eidx);	/* BUSY: stable */
-	void *buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
-	unsigned int leg;
-	int r = 0;
+	struct fc_bio *fb = fc_bio(bio);
+	int done;
 
-	while (i < pool->g.nr_subblocks) {
-		if (!(fill & (1u << i))) {
-			i++;
-			continue;
-		}
-		for (j = i; j < pool->g.nr_subblocks && (fill & (1u << j)); j++)
-			;
-		r = fc_sync_io(pool, v->origin, REQ_OP_READ,
-			       (block << pool->block_shift) + i * sub, (j - i) * sub,
-			       buf);
-		if (r) {
-			DMERR_LIMIT("fill: origin read failed (%d)", r);
-			break;
-		}
-		r = fc_sync_io(pool, fc_block_bdev(pool, eidx), REQ_OP_WRITE,
-			       fc_block_sector(pool, eidx) + i * sub, (j - i) * sub,
-			       buf);
-		leg = fc_block_leg(&pool->g, eidx);
-		/* Mirrored: a write is about to make these sub-blocks dirty. */
-		if (!r && twin != FC_NONE && !fc_block_failed(pool, twin)) {
-			r = fc_sync_io(pool, fc_block_bdev(pool, twin), REQ_OP_WRITE,
-				       fc_block_sector(pool, twin) + i * sub, (j - i) * sub,
-				       buf);
-			leg = !leg;
-		}
-		if (r) {
-			r = fill_write_failed(pool, leg, r);
-			break;
-		}
-		i = j;
-	}
-	mempool_free(buf, pool->fill_pool);
-	return r;
-}
-
-/*
- * FC_ACT_FILL, without pool->lock: fill the sub-blocks @fill of the BUSY
- * entry @e, then settle it: @fill valid, or the bio keeps away from the
- * cache from now on (FC_BF_NOFILL).
- */
-static void fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
-		       u64 block, u8 fill)
-{
-	struct fc_pool *pool = v->pool;
-	int r = do_fill(v, e, block, fill);
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	e->flags &= ~FC_E_BUSY;
-	if (!r) {
-		fc_entry_set(pool, e, e->valid | fill, e->dirty);
-		fc_stat_inc(pool, v->slot, FC_ST_PROMOTIONS);
-		fb->filled_twin = fc_twin_of(pool, fc_eidx(pool, e));
-		if (fb->filled_twin != FC_NONE)
-			fb->flags |= FC_BF_TWIN_FILLED;
-	} else {
-		if (r != -EAGAIN)
-			fb->flags |= FC_BF_NOFILL;
-		if (!e->valid && !atomic_read(&e->inflight))
+	done = FC_DONE_REMAP;
+	switch (d->act) {
+	case FC_ACT_FLASH_READ:
+	case FC_ACT_FLASH_WRITE:
+		*twin = to_flash(pool, bio, e, d);
+		break;
+	case FC_ACT_WT:
+		fc_start_wt(pool, fb, e, d);
+		break;
+	case FC_ACT_WRITE_AROUND:
+		fc_write_around(v, fb, e, block, d);
+		break;
+	case FC_ACT_ORIGIN_WHOLE:
+		origin_whole(pool, fb, f->write, d);
+		break;
+	case FC_ACT_ORIGIN:
+		if (d->release)
 			fc_entry_release(pool, e);
+		fb->kind = FC_BK_ORIGIN;
+		break;
+	case FC_ACT_WAIT:
+		fc_park_locked(pool, bio, e, d->wait_stripe ? stripe_of(v, block) : FC_NONE);
+		done = FC_DONE_SUBMITTED;
+		break;
+	case FC_ACT_DEFER:
+		fc_defer_locked(pool, bio);
+		done = FC_DONE_SUBMITTED;
+		break;
+	case FC_ACT_KILL:
+	default:	/* the steps (GHOST, ALLOC, TWIN) end in decide() */
+		done = FC_DONE_KILL;
+		break;
 	}
-	/* Bios that waited on the BUSY entry: the worker must run again. */
-	fc_kick_locked(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
+	return done;
 }
 
-/*
- * FC_ACT_FILL of a read miss that continues a short stream (FC_BF_STREAM:
- * the two blocks before it were read lately, as an index range scan reads),
- * without pool->lock.  @e was just allocated for the bio (BUSY, nothing
- * valid).  The blocks after it, up to FC_RA_BYTES in all, what the origin
- * takes in one request (fc_ra_blocks(): a read split in two would cost a
- * second seek) and the end of the volume, are given entries too if they have none and no origin write
- * of theirs is in flight (the same rule as any fill: promotion vs a
- * write); new writes to them wait while they are BUSY.  A block that has
- * an entry (a scan passes cached pages: a database's hot pages lie among
- * its cold ones) or an origin write in flight is skipped, not a reason to
- * stop: the one origin request reads it with the others (on spindles it
- * costs what one block's read does) and its part of the buffer is dropped,
- * so the flash's copy, dirty or not, is never touched.  The blocks given
- * entries are written to the flash and made valid and clean.  Not
- * referenced, CLOCK takes them first if the stream does not come.
- * False: nothing done (no buffer), the caller fills as usual.
- */
-static bool fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e, u64 block)
+/* After carry_out(), without pool->lock: remap @bio as decided, or say @done. */
+static int map_done(struct fc_volume *v, struct bio *bio, u64 block, const struct fc_facts *f,
+		    const struct fc_decision *d, u32 twin, int done)
 {
 	struct fc_pool *pool = v->pool;
-	sector_t bs = pool->g.block_sectors;
-	unsigned int max = fc_ra_blocks(bs, FC_RA_BYTES >> SECTOR_SHIFT,
-					queue_max_sectors(bdev_get_queue(v->origin)));
-	struct fc_entry *ra[FC_RA_BYTES / (FC_MIN_BLOCK_SECTORS << SECTOR_SHIFT)];
-	unsigned int n = 1, k, done = 0, noio;
-	unsigned long flags;
-	void *buf;
-	int r;
+	struct fc_bio *fb = fc_bio(bio);
 
-	noio = memalloc_noio_save();
-	buf = vmalloc(array_size(max, bs << SECTOR_SHIFT));
-	memalloc_noio_restore(noio);
-	if (!buf)
-		return false;
-	ra[0] = e;
-	spin_lock_irqsave(&pool->lock, flags);
-	for (k = 1; k < max && block_cacheable(v, block + k); k++) {
-		u64 b = block + k;
-		struct fc_entry *x;
-
-		ra[k] = NULL;
-		if (fc_lookup(pool, v->slot, b) || origin_writes_in_flight(pool, stripe_of(v, b)))
-			continue;	/* read with the others, not installed */
-		x = fc_alloc_entry(pool, v->slot, b);
-		if (!x)
-			break;
-		x->flags |= FC_E_BUSY;
-		ra[k] = x;
-		n = k + 1;
+	if (d->count & FC_STAT_BIT(FC_ST_WRITE_RO_REFUSED))
+		DMERR_LIMIT("volume %u block %llu: write refused: the pool's metadata is read-only and the flash may still hold older dirty data of this block; it is writable again after fcachectl check --repair",
+			    v->id, block);
+	if (done != FC_DONE_REMAP)
+		return done;
+	if (d->act == FC_ACT_FLASH_READ || d->act == FC_ACT_FLASH_WRITE) {
+		remap_flash(pool, bio, fb->eidx, f->off);
+		if (twin != FC_NONE && submit_mirrored(pool, bio, twin, f->off))
+			return FC_DONE_SUBMITTED;
+	} else {
+		remap_origin(v, bio);
 	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-
-	r = fc_sync_io(pool, v->origin, REQ_OP_READ, block << pool->block_shift, n * bs, buf);
-	if (r)
-		DMERR_LIMIT("fill: origin read failed (%d)", r);
-	for (k = 0; k < n && !r; k++) {
-		u32 idx;
-
-		if (!ra[k]) {
-			done++;
-			continue;
-		}
-		idx = fc_eidx(pool, ra[k]);
-		r = fc_sync_io(pool, fc_block_bdev(pool, idx), REQ_OP_WRITE,
-			       fc_block_sector(pool, idx), bs, buf + ((size_t)k * bs << SECTOR_SHIFT));
-		if (r) {
-			r = fill_write_failed(pool, fc_block_leg(&pool->g, idx), r);
-			break;
-		}
-		done++;
-	}
-	vfree(buf);
-
-	spin_lock_irqsave(&pool->lock, flags);
-	for (k = 0; k < n; k++) {
-		struct fc_entry *x = ra[k];
-
-		if (!x)
-			continue;
-		x->flags &= ~FC_E_BUSY;
-		if (k < done) {
-			/* BUSY since its allocation: nothing dirty came in */
-			fc_entry_set(pool, x, pool->full_mask, 0);
-			fc_stat_inc(pool, v->slot, k ? FC_ST_READ_AHEAD : FC_ST_PROMOTIONS);
-		} else if (!x->valid && !atomic_read(&x->inflight)) {
-			fc_entry_release(pool, x);
-		}
-	}
-	if (!done && r != -EAGAIN)
-		fb->flags |= FC_BF_NOFILL;
-	fc_kick_locked(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return true;
+	return FC_DONE_REMAP;
 }
 
 /*
@@ -865,7 +609,7 @@ again:
 			 */
 			if (!worker && f.off + f.len > f.block_sectors)
 				cut_at_block(bio, &f);
-			park_locked(pool, bio, NULL, FC_NONE);
+			fc_park_locked(pool, bio, NULL, FC_NONE);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			return FC_DONE_SUBMITTED;
 		default:
@@ -885,134 +629,18 @@ again:
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
 	count_stats(pool, v->slot, d.count);
-	done = FC_DONE_REMAP;
-	switch (d.act) {
-	case FC_ACT_FLASH_READ:
-	case FC_ACT_FLASH_WRITE:
-		twin = to_flash(pool, bio, e, &d);
-		break;
-	case FC_ACT_WT:
-		start_wt(pool, fb, e, &d);
-		break;
-	case FC_ACT_WRITE_AROUND:
-		write_around(v, fb, e, block, &d);
-		break;
-	case FC_ACT_ORIGIN_WHOLE:
-		origin_whole(pool, fb, f.write, &d);
-		break;
-	case FC_ACT_ORIGIN:
-		if (d.release)
-			fc_entry_release(pool, e);
-		fb->kind = FC_BK_ORIGIN;
-		break;
-	case FC_ACT_WAIT:
-		park_locked(pool, bio, e, d.wait_stripe ? stripe_of(v, block) : FC_NONE);
-		done = FC_DONE_SUBMITTED;
-		break;
-	case FC_ACT_DEFER:
-		defer_locked(pool, bio);
-		done = FC_DONE_SUBMITTED;
-		break;
-	case FC_ACT_FILL:
+	if (d.act == FC_ACT_FILL) {
 		e->flags |= FC_E_BUSY;
 		spin_unlock_irqrestore(&pool->lock, flags);
 		/* a new entry for a read of a short stream: fill it and read ahead */
 		if (f.write || f.alloc != FC_STEP_YES || !(fb->flags & FC_BF_STREAM) ||
-		    !fill_stream(v, fb, e, block))
-			fill_entry(v, fb, e, block, d.fill);
+		    !fc_fill_stream(v, fb, e, block))
+			fc_fill_entry(v, fb, e, block, d.fill);
 		goto again;
-	case FC_ACT_KILL:
-	default:	/* the steps (GHOST, ALLOC, TWIN) end in decide() */
-		done = FC_DONE_KILL;
-		break;
 	}
+	done = carry_out(v, bio, e, block, &f, &d, &twin);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (d.count & FC_STAT_BIT(FC_ST_WRITE_RO_REFUSED))
-		DMERR_LIMIT("volume %u block %llu: write refused: the pool's metadata is read-only and the flash may still hold older dirty data of this block; it is writable again after fcachectl check --repair",
-			    v->id, block);
-	if (done != FC_DONE_REMAP)
-		return done;
-	if (d.act == FC_ACT_FLASH_READ || d.act == FC_ACT_FLASH_WRITE) {
-		remap_flash(pool, bio, fb->eidx, f.off);
-		if (twin != FC_NONE && submit_mirrored(pool, bio, twin, f.off))
-			return FC_DONE_SUBMITTED;
-	} else {
-		remap_origin(v, bio);
-	}
-	return FC_DONE_REMAP;
-}
-
-/*
- * A writethrough in place failed on the origin or the flash (pool->lock
- * held): the origin and the entry's block may now differ under the
- * touched sub-blocks.  The clean ones are dropped (reads go to the origin;
- * on a PDIRTY entry that stops read-only flushes: fc_entry_set()), the
- * dirty ones stay (the flash holds the only copy), and the write fails.
- */
-static void wt_in_place_failed(struct fc_pool *pool, struct fc_bio *fb, struct fc_entry *e)
-{
-	fc_entry_bump(e);
-	fc_entry_set(pool, e, e->valid & ~(fb->mask & ~e->dirty), e->dirty);
-	fc_stat_inc(pool, fb->v->slot, FC_ST_ERRORS);
-}
-
-static void wt_flash_done(struct bio *clone)
-{
-	struct bio *bio = clone->bi_private;
-	struct fc_bio *fb = fc_bio(bio);
-	struct fc_pool *pool = fb->v->pool;
-	struct fc_entry *e = &pool->e[fb->eidx];
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	atomic_dec(&e->inflight);
-	if (fb->flags & FC_BF_IN_PLACE) {
-		if (clone->bi_status) {
-			atomic64_inc(&pool->flash_write_errors);
-			DMERR_LIMIT("volume %u block %llu: read-only metadata: the flash write of a write failed: I/O error",
-				    fb->v->id, e->oblock);
-			wt_in_place_failed(pool, fb, e);
-			bio->bi_status = BLK_STS_IOERR;
-		}
-	} else if (clone->bi_status) {
-		atomic64_inc(&pool->flash_write_errors);
-		DMERR_LIMIT("writethrough: flash write failed; the data is on the origin");
-		/* Mirrored: the leg goes out of service (its clean blocks with it). */
-		fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx));
-	} else if (e->gen == fb->gen && !e->gen_wrapped) {
-		fc_entry_set(pool, e, e->valid | fb->mask, e->dirty);
-	}
-	fc_kick_locked(pool);
-	bio_put(clone);
-	if (fb->flags & FC_BF_FUA) {
-		/* The commit worker completes it (write_around() in fc_decide.c). */
-		wait_commit_locked(pool, bio);
-		spin_unlock_irqrestore(&pool->lock, flags);
-		return;
-	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	fb->flags |= FC_BF_COMMITTED;
-	fc_bio_endio_again(bio);
-}
-
-/* Writethrough, second half: the origin write succeeded, copy to the flash. */
-static void wt_submit_flash(struct fc_volume *v, struct bio *bio)
-{
-	struct fc_pool *pool = v->pool;
-	struct fc_bio *fb = fc_bio(bio);
-	sector_t sector = dm_target_offset(v->ti, fb->iter.bi_sector);
-	struct bio *clone;
-
-	clone = bio_alloc_clone(fc_block_bdev(pool, fb->eidx), bio, GFP_NOIO, &pool->bs);
-	clone->bi_iter = fb->iter;
-	clone->bi_iter.bi_sector = fc_block_sector(pool, fb->eidx) +
-		(sector & (pool->g.block_sectors - 1));
-	/* In place: this block may be what the next load replays (ro_write()). */
-	clone->bi_opf = REQ_OP_WRITE |
-		(fb->flags & FC_BF_IN_PLACE ? fb->opf & REQ_FUA : 0);
-	clone->bi_end_io = wt_flash_done;
-	clone->bi_private = bio;
-	submit_bio_noacct(clone);
+	return map_done(v, bio, block, &f, &d, twin, done);
 }
 
 static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
@@ -1041,7 +669,7 @@ static void fc_bio_work(struct work_struct *ws)
 
 	if (fb->flags & FC_BF_WT_FLASH) {
 		wt_hold();
-		wt_submit_flash(fb->v, bio);
+		fc_wt_submit_flash(fb->v, bio);
 		return;
 	}
 	retry_hold(fb);
@@ -1076,24 +704,6 @@ void fc_worker(struct work_struct *ws)
 	}
 }
 
-/*
- * May a REQ_PREFLUSH of @v complete at once, with no I/O (pool->lock
- * held)?  Only if the last commit that succeeded covers every change of
- * metadata (md_gen: a commit running now does not count until it ends),
- * the last flush of the flash every volume flash write completed without
- * REQ_FUA (fw_done), and the last origin flush of this table every write
- * its origin completed (ow_done, as fc_commit_work() decides it).  Each
- * count moves before the write it counts is acknowledged, under
- * pool->lock (the origin's: before end_io takes it), so a write that
- * completed before this flush was sent is seen here.
- */
-static bool sync_free(struct fc_pool *pool, struct fc_volume *v)
-{
-	return READ_ONCE(pool->md_mode) == FC_MD_RW && pool->md_gen == pool->md_committed &&
-		pool->fw_done == pool->fw_synced &&
-		atomic64_read(&v->ow_done) == atomic64_read(&v->ow_synced);
-}
-
 int fc_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fc_volume *v = ti->private;
@@ -1114,11 +724,11 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 		 * the origin, in every mode.  Unless nothing it must make
 		 * durable is volatile: every write acknowledged so far is
 		 * counted by now (end_io runs before the acknowledgement),
-		 * and sync_free() says all of them are on stable media.
+		 * and fc_sync_free() says all of them are on stable media.
 		 */
 		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES);
 		spin_lock_irqsave(&pool->lock, flags);
-		if (sync_free(pool, v)) {
+		if (fc_sync_free(pool, v)) {
 			pool->st_sync_free++;
 			spin_unlock_irqrestore(&pool->lock, flags);
 			bio_endio(bio);
@@ -1137,193 +747,4 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 	default:
 		return DM_MAPIO_SUBMITTED;
 	}
-}
-
-/*
- * Restore a bio as mapped and hand it to the worker (retry after an
- * error); @flags: FC_BF_NOFILL keeps it away from the cache.
- */
-static int retry_bio(struct fc_pool *pool, struct bio *bio, u8 flags)
-{
-	struct fc_bio *fb = fc_bio(bio);
-
-	bio->bi_iter = fb->iter;
-	bio->bi_opf = fb->opf;
-	bio->bi_status = BLK_STS_OK;
-	fb->kind = FC_BK_NONE;
-	fb->flags = flags;
-	defer_locked(pool, bio);
-	return DM_ENDIO_INCOMPLETE;
-}
-
-/*
- * A mirrored write (pool->lock held): both copies have ended.  A failed
- * copy whose leg fc_leg_error() fails leaves the write resting on the
- * other copy, which succeeded: the write succeeds (the entry's block on
- * a failed leg moves to its twin before any other I/O uses it:
- * fc_rescue_entry()).  Else either failure fails the write.
- */
-static void settle_twin_write(struct fc_pool *pool, struct fc_bio *fb, blk_status_t *error)
-{
-	unsigned int leg = fc_block_leg(&pool->g, fb->eidx);
-	bool twin_err = fb->flags & FC_BF_TWIN_ERR;
-
-	fb->flags &= ~(FC_BF_TWIN | FC_BF_TWIN_ERR);
-	if (twin_err && !fc_leg_error(pool, !leg)) {
-		if (!*error)
-			*error = BLK_STS_IOERR;
-		return;
-	}
-	if (twin_err)
-		atomic64_inc(&pool->flash_write_errors);
-	if (*error && !twin_err && fc_leg_error(pool, leg)) {
-		atomic64_inc(&pool->flash_write_errors);
-		*error = BLK_STS_OK;
-	}
-}
-
-int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
-{
-	struct fc_volume *v = ti->private;
-	struct fc_pool *pool = v->pool;
-	struct fc_bio *fb = fc_bio(bio);
-	int r = DM_ENDIO_DONE;
-	struct fc_entry *e;
-	unsigned long flags;
-	bool kick = false, direct;
-
-	if (fb->flags & FC_BF_COMMITTED)
-		return DM_ENDIO_DONE;	/* second pass of a FUA write */
-
-	if (fb->kind == FC_BK_FLUSH) {
-		s64 old = atomic64_read(&v->ow_synced);
-
-		/* The origin now holds every write counted before it was sent. */
-		while (!*error && old < fb->ow_mark &&
-		       !atomic64_try_cmpxchg(&v->ow_synced, &old, fb->ow_mark))
-			;
-		return DM_ENDIO_DONE;
-	}
-	/* A write done by the origin: the next REQ_PREFLUSH must go there. */
-	if (op_is_write(bio_op(bio)) && bio->bi_bdev == v->origin)
-		atomic64_inc(&v->ow_done);
-
-	if (fb->kind == FC_BK_FLASH_READ && !*error) {
-		/*
-		 * A read hit: the hot path, no pool->lock.  Who waits for the
-		 * entry to go idle parked first (park_locked()).
-		 */
-		e = &pool->e[fb->eidx];
-		if (atomic_dec_and_test(&e->inflight) &&
-		    READ_ONCE(pool->busy_wait.head))
-			fc_kick_waiters(pool);
-		return DM_ENDIO_DONE;
-	}
-
-	spin_lock_irqsave(&pool->lock, flags);
-	switch (fb->kind) {
-	case FC_BK_FLASH_READ:
-		e = &pool->e[fb->eidx];
-		kick = atomic_dec_and_test(&e->inflight);
-		atomic64_inc(&pool->flash_read_errors);
-		if (fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx)) &&
-		    (!(e->dirty & fb->mask) || fc_twin_of(pool, fb->eidx) != FC_NONE)) {
-			/*
-			 * Mirrored, its leg failed: again, from the twin or
-			 * the origin (the entry moves or goes first).  Dirty
-			 * data without a twin was lost with the leg: below.
-			 */
-			r = retry_bio(pool, bio, 0);
-			break;
-		}
-		if (e->dirty & fb->mask) {
-			/* Flash read error on dirty data: the only copy. */
-			DMERR_LIMIT("flash read error on dirty data (volume %u block %llu)",
-				    v->id, e->oblock);
-			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-			break;
-		}
-		/* Clean: invalidate and retry from the origin. */
-		fc_entry_bump(e);
-		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
-		r = retry_bio(pool, bio, FC_BF_NOFILL);
-		break;
-	case FC_BK_FLASH_WRITE:
-		e = &pool->e[fb->eidx];
-		kick = atomic_dec_and_test(&e->inflight);
-		/* Writeback vs a new write: bump the generation at completion. */
-		fc_entry_bump(e);
-		/* Both copies written, neither failed: a FUA_DIRECT write is durable. */
-		direct = (fb->flags & FC_BF_FUA_DIRECT) && !*error && !(fb->flags & FC_BF_TWIN_ERR);
-		if (fb->flags & FC_BF_TWIN)
-			settle_twin_write(pool, fb, error);
-		if (!*error) {
-			fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
-			if (direct) {
-				pool->st_fua_direct++;
-				break;
-			}
-			/* The next REQ_PREFLUSH flushes the flash (sync_free()). */
-			pool->fw_done++;
-			/*
-			 * A FUA write waits for a commit; so does a FUA_DIRECT
-			 * one whose other copy failed: the commit records the
-			 * failed leg before the write is acknowledged.
-			 */
-			if (fb->flags & (FC_BF_FUA | FC_BF_FUA_DIRECT)) {
-				wait_commit_locked(pool, bio);
-				r = DM_ENDIO_INCOMPLETE;
-			}
-			break;
-		}
-		atomic64_inc(&pool->flash_write_errors);
-		pool->no_new_dirty = true;
-		DMERR_LIMIT("flash write error: the pool stops caching new dirty data");
-		if (e->dirty & fb->mask) {
-			/* Older dirty data of these sub-blocks may be damaged. */
-			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-			break;
-		}
-		/* No dirty data at risk: drop the sub-blocks, retry on the origin. */
-		fc_entry_set(pool, e, e->valid & ~fb->mask, e->dirty);
-		r = retry_bio(pool, bio, FC_BF_NOFILL);
-		break;
-	case FC_BK_ORIGIN_WRITE:
-		if (fb->stripe == FC_NONE)
-			pool->ow_big--;
-		else
-			pool->ow_inflight[fb->stripe]--;
-		kick = true;
-		if (*error) {
-			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-		} else if (fb->flags & FC_BF_FUA) {
-			wait_commit_locked(pool, bio);
-			r = DM_ENDIO_INCOMPLETE;
-		}
-		break;
-	case FC_BK_ORIGIN:
-		if (*error)
-			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-		break;
-	case FC_BK_WT:
-		if (*error) {
-			e = &pool->e[fb->eidx];
-			kick = atomic_dec_and_test(&e->inflight);
-			if (fb->flags & FC_BF_IN_PLACE)
-				wt_in_place_failed(pool, fb, e);
-			else
-				fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
-			break;
-		}
-		fb->flags |= FC_BF_WT_FLASH;
-		defer_locked(pool, bio);
-		r = DM_ENDIO_INCOMPLETE;
-		break;
-	default:
-		break;
-	}
-	if (kick)
-		fc_kick_locked(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return r;
 }

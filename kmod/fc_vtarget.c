@@ -2,7 +2,7 @@
 /*
  * fc_vtarget: the fcache target's table lifecycle and control, one cached
  * origin volume of a pool; the data path (map, end_io, fills, writethrough,
- * the worker) is in fc_volume.c.
+ * the worker) is in fc_volume.c and the files below it.
  *
  * The constructor opens the pool and origin devices, takes a reference on
  * the pool and registers the volume in a slot of the pool's volume table

@@ -279,24 +279,6 @@ static bool may_copy(struct fc_pool *pool, struct fc_entry *e)
 }
 
 /*
- * A marked block on a failed leg with no copy on the other (no twin, or a
- * twin not filled yet): never copied, it would hold its flush for ever.
- * It leaves the set as a failed copy does (pool->lock held).
- */
-static bool flush_lost(struct fc_pool *pool, u32 i)
-{
-	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
-
-	if (!fc_block_failed(pool, i) ||
-	    (fc_twin_of(pool, i) != FC_NONE && !test_bit(i, pool->joining)))
-		return false;
-	__clear_bit(i, pool->flush_set);
-	s->flush_left--;
-	s->flush_errors++;
-	return true;
-}
-
-/*
  * Collect up to @max blocks that a flush waits for (pool->flush_set), from
  * where the last call stopped; at most FC_WALK_BATCH marked blocks looked at.
  */
@@ -321,24 +303,13 @@ static unsigned int collect_flush(struct fc_pool *pool, struct wb_item *items, u
 		seen++;
 		if (may_copy(pool, &pool->e[i]))
 			take(pool, &pool->e[i], &items[n++]);
-		else if (flush_lost(pool, i))
+		else if (fc_flush_lost(pool, i))
 			wake_up_all(&pool->flush_wait);
 		i++;
 	}
 	pool->flush_cursor = i < nr ? i : 0;
 	spin_unlock_irq(&pool->lock);
 	return n;
-}
-
-/* Some active volume has blocks a flush waits for (pool->lock held). */
-static bool flush_pending(struct fc_pool *pool)
-{
-	unsigned int i;
-
-	for (i = 0; i < FC_MAX_VOLUMES; i++)
-		if (pool->vol[i].flush_left && pool->vol[i].wb_allowed && pool->vol[i].active)
-			return true;
-	return false;
 }
 
 /*
@@ -535,36 +506,50 @@ static bool flush_copied(struct fc_pool *pool, struct wb_item *it, bool too_late
 	return true;
 }
 
-/*
- * Wait for the batch's copies, flush the origins, mark clean.  Returns the
- * number of failures.
- */
-static int end_batch(struct fc_pool *pool, struct wb_batch *b)
+/* Wait for every copy of batch @b, and free its runs. */
+static void copies_done(struct fc_pool *pool, struct wb_batch *b)
 {
-	bool flushed[FC_MAX_VOLUMES] = { false };
-	int flush_err[FC_MAX_VOLUMES] = { 0 };
-	struct wb_item *items = b->items;
 	struct wb_run *run, *tmp;
-	unsigned int k, n = b->n, failed = 0, raced = 0, skipped = 0;
-	bool flush_woken = false, absorbed, later_flush;
 
 	if (!atomic_dec_and_test(&b->count))
 		wait_for_completion_io(&b->done);
-	atomic_sub(n, &pool->wb_inflight);
+	atomic_sub(b->n, &pool->wb_inflight);
 	list_for_each_entry_safe(run, tmp, &b->runs, list) {
 		vfree(run->buf);
 		kfree(run);
 	}
+}
 
-	/* Writeback durability: flush each origin before marking anything clean. */
-	for (k = 0; k < n; k++) {
-		u8 vol = items[k].vol;
+/* Flush the origin of every volume in batch @b; @flush_err[vol]: its result. */
+static void flush_origins(struct fc_pool *pool, struct wb_batch *b, int *flush_err)
+{
+	bool flushed[FC_MAX_VOLUMES] = { false };
+	unsigned int k;
+
+	for (k = 0; k < b->n; k++) {
+		u8 vol = b->items[k].vol;
 
 		if (flushed[vol])
 			continue;
 		flushed[vol] = true;
 		flush_err[vol] = blkdev_issue_flush(pool->vol[vol].active->origin);
 	}
+}
+
+/*
+ * Wait for the batch's copies, flush the origins, mark clean.  Returns the
+ * number of failures.
+ */
+static int end_batch(struct fc_pool *pool, struct wb_batch *b)
+{
+	int flush_err[FC_MAX_VOLUMES] = { 0 };
+	struct wb_item *items = b->items;
+	unsigned int k, n = b->n, failed = 0, raced = 0, skipped = 0;
+	bool flush_woken = false, absorbed, later_flush;
+
+	copies_done(pool, b);
+	/* Writeback durability: flush each origin before marking anything clean. */
+	flush_origins(pool, b, flush_err);
 
 	WRITE_ONCE(pool->st_wb_ns, pool->st_wb_ns + ktime_get_ns() - b->t0);
 
@@ -655,6 +640,50 @@ static int wb_commit(struct fc_pool *pool)
 	return 0;
 }
 
+/* The writeback policy's input (fc_wb_decide()); *@flushing: a flush waits. */
+static void wb_input(struct fc_pool *pool, struct fc_wb_input *in, bool drain, bool *flushing)
+{
+	spin_lock_irq(&pool->lock);
+	in->dirty = fc_dirty_load(pool);
+	*flushing = fc_flush_pending(pool);
+	spin_unlock_irq(&pool->lock);
+	in->total = fc_blocks_in_service(pool);
+	in->high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
+	/*
+	 * A mirrored pool without one of its legs: every dirty block has
+	 * one copy left; write them all back (background pace) whatever
+	 * writeback_low says.
+	 */
+	in->low = fc_mirrored(pool) && !fc_redundant(pool) ? 0 :
+		pool->opts.val[FC_OPT_WRITEBACK_LOW];
+	in->idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
+	in->aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
+	in->flushing = *flushing || drain;
+	in->jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
+}
+
+/* The next batch's blocks into @it; how many. */
+static unsigned int collect_batch(struct fc_pool *pool, struct wb_item *it, bool flushing,
+				  const struct fc_wb_input *in, enum fc_wb_state st)
+{
+	unsigned int n;
+
+	/*
+	 * Below low and not idle: only data older than max_dirty_age.
+	 * Above low, freeing flash for new data comes first: hot blocks
+	 * past max_dirty_age (rewritten every few seconds, so a copy
+	 * often loses the race) get a quarter of each batch, cold
+	 * dirty blocks the rest.  A flush's blocks come before all.
+	 */
+	n = flushing ? collect_flush(pool, it, FC_WB_MAX_BATCH) : 0;
+	if (!n)
+		n = collect(pool, it, FC_WB_MAX_BATCH,
+			    !in->idle && in->dirty * 100 < in->total * in->low, !in->idle,
+			    fc_wb_hot_quota(in->dirty, in->total, in->low, FC_WB_MAX_BATCH),
+			    st == FC_WB_THROTTLED);
+	return n;
+}
+
 /*
  * Background writeback.  Batches overlap: the next batch is collected and
  * its copies started while the previous batch's last copies finish, so the
@@ -686,42 +715,14 @@ void fc_wb_work(struct work_struct *ws)
 	 */
 	if (READ_ONCE(pool->nr_unsynced) && !drain)
 		fc_resync(pool);
-	spin_lock_irq(&pool->lock);
-	in.dirty = fc_dirty_load(pool);
-	flushing = flush_pending(pool);
-	spin_unlock_irq(&pool->lock);
-	in.total = fc_blocks_in_service(pool);
-	in.high = pool->opts.val[FC_OPT_WRITEBACK_HIGH];
-	/*
-	 * A mirrored pool without one of its legs: every dirty block has
-	 * one copy left; write them all back (background pace) whatever
-	 * writeback_low says.
-	 */
-	in.low = fc_mirrored(pool) && !fc_redundant(pool) ? 0 :
-		pool->opts.val[FC_OPT_WRITEBACK_LOW];
-	in.idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
-	in.aged = pool->opts.val[FC_OPT_MAX_DIRTY_AGE] != 0;
-	in.flushing = flushing || drain;
-	in.jobs = pool->opts.val[FC_OPT_WRITEBACK_JOBS];
+	wb_input(pool, &in, drain, &flushing);
 	st = fc_wb_decide(&in, &max);
 	pool->wb_state = st;
 	/* Batches back to back for up to a second, then let the tick requeue us. */
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
 		struct wb_item *it = items + cur * FC_WB_MAX_BATCH;
 
-		/*
-		 * Below low and not idle: only data older than max_dirty_age.
-		 * Above low, freeing flash for new data comes first: hot blocks
-		 * past max_dirty_age (rewritten every few seconds, so a copy
-		 * often loses the race) get a quarter of each batch, cold
-		 * dirty blocks the rest.  A flush's blocks come before all.
-		 */
-		n = flushing ? collect_flush(pool, it, FC_WB_MAX_BATCH) : 0;
-		if (!n)
-			n = collect(pool, it, FC_WB_MAX_BATCH,
-				    !in.idle && in.dirty * 100 < in.total * in.low, !in.idle,
-				    fc_wb_hot_quota(in.dirty, in.total, in.low, FC_WB_MAX_BATCH),
-				    st == FC_WB_THROTTLED);
+		n = collect_batch(pool, it, flushing, &in, st);
 		if (n)
 			start_batch(pool, &batch[cur], it, n, max);
 		more = true;
@@ -746,7 +747,7 @@ void fc_wb_work(struct work_struct *ws)
 			break;
 		spin_lock_irq(&pool->lock);
 		in.dirty = fc_dirty_load(pool);
-		flushing = flush_pending(pool);
+		flushing = fc_flush_pending(pool);
 		spin_unlock_irq(&pool->lock);
 		in.flushing = flushing || drain;
 		in.idle = drain || time_after(jiffies, pool->last_io + FC_IDLE_JIFFIES);
@@ -770,126 +771,4 @@ void *fc_wb_alloc_items(void)
 void fc_wb_wait_slot(struct fc_pool *pool, int slot)
 {
 	wait_event(pool->wb_wait, !atomic_read(&pool->vol[slot].wb_inflight));
-}
-
-/* Presuspend (@on) of a table, or its resume: see fc_flush_volumes(). */
-void fc_flush_stop(struct fc_pool *pool, bool *stop, bool on)
-{
-	spin_lock_irq(&pool->lock);
-	*stop = on;
-	spin_unlock_irq(&pool->lock);
-	if (on)
-		wake_up_all(&pool->flush_wait);
-}
-
-struct flush_mark {
-	int slot;		/* < 0: every volume with writeback allowed */
-	u64 vols;		/* the slots it marked blocks of, or asked for */
-};
-
-/* Mark a dirty block the flush waits for (pool->lock held). */
-static bool mark_one(struct fc_pool *pool, u32 idx, void *arg)
-{
-	struct flush_mark *fm = arg;
-	struct fc_entry *e = &pool->e[idx];
-	struct fc_vslot *s = &pool->vol[e->vol];
-
-	if (!e->dirty || (fm->slot >= 0 ? e->vol != fm->slot : !(s->wb_allowed && s->active)))
-		return true;
-	fm->vols |= BIT_ULL(e->vol);
-	if (!__test_and_set_bit(idx, pool->flush_set))
-		s->flush_left++;
-	return true;
-}
-
-/*
- * 0 while the flush waits, 1 when none of its volumes has a block left,
- * else why it ends (pool->lock not held).
- */
-static int flush_state(struct fc_pool *pool, u64 vols, u64 errors, bool *stop)
-{
-	struct fc_vslot *s;
-	bool left = false, gone = false;
-	unsigned int i;
-	u64 e = 0;
-	int r;
-
-	if (READ_ONCE(pool->md_mode) != FC_MD_RW)
-		return -EROFS;
-	spin_lock_irq(&pool->lock);
-	for (i = 0; i < FC_MAX_VOLUMES; i++) {
-		if (!(vols & BIT_ULL(i)))
-			continue;
-		s = &pool->vol[i];
-		e += s->flush_errors;
-		left |= !!s->flush_left;
-		/* A volume suspended or removed: its origin is out of reach. */
-		gone |= s->flush_left && !(s->wb_allowed && s->active);
-	}
-	r = *stop ? -EAGAIN : e != errors ? -EIO : gone ? -ENODEV : !left;
-	spin_unlock_irq(&pool->lock);
-	return r;
-}
-
-int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop)
-{
-	struct flush_mark fm = { .slot = slot };
-	u64 errors = 0;
-	unsigned int i;
-	long t;
-	int r;
-
-	if (READ_ONCE(pool->md_mode) != FC_MD_RW) {
-		DMERR("flush: the pool's metadata is read-only: dirty data cannot be marked clean (run fcachectl check)");
-		return -EROFS;
-	}
-	spin_lock_irq(&pool->lock);
-	if (*stop) {
-		spin_unlock_irq(&pool->lock);
-		return -EAGAIN;
-	}
-	/* Copies that began before this point do not count for it (end_batch()). */
-	pool->flush_starts++;
-	if (slot >= 0)
-		fm.vols = BIT_ULL(slot);
-	spin_unlock_irq(&pool->lock);
-
-	/* A block cleaned before the walk reaches it is on the origin already. */
-	fc_walk_entries(pool, mark_one, &fm);
-	spin_lock_irq(&pool->lock);
-	for (i = 0; i < FC_MAX_VOLUMES; i++)
-		if (fm.vols & BIT_ULL(i))
-			errors += pool->vol[i].flush_errors;
-	spin_unlock_irq(&pool->lock);
-	queue_work(pool->wq, &pool->wb_work);
-
-	/*
-	 * No I/O here, no lock held: the worker copies, and wakes us.  The
-	 * timeout only looks again at what wakes nobody (metadata mode).
-	 */
-	do {
-		t = wait_event_interruptible_timeout(pool->flush_wait,
-						     (r = flush_state(pool, fm.vols, errors, stop)),
-						     HZ);
-	} while (!t);
-	if (t < 0)
-		return -EINTR;
-	switch (r) {
-	case 1:
-		/* Record the clean state (the worker's commit may be running). */
-		return fc_request_commit(pool);
-	case -EAGAIN:
-		DMINFO("flush: interrupted by a suspend; the blocks it waited for are written back after the resume");
-		break;
-	case -ENODEV:
-		DMWARN("flush: a volume was suspended or removed during the flush; its blocks are written back once it is active again");
-		break;
-	case -EIO:
-		DMERR("flush: writeback failed; the blocks stay dirty (see the volumes' error counters)");
-		break;
-	case -EROFS:
-		DMERR("flush: the pool's metadata went read-only: dirty data cannot be marked clean (run fcachectl check)");
-		break;
-	}
-	return r;
 }

@@ -50,7 +50,7 @@ buildcheck-trees: buildcheck-headers
 		if $(MAKE) -C "$$k" M="$$d" W=1 modules >"$$d/build.log" 2>&1 && \
 		   ! grep -qE 'warning:|error:' "$$d/build.log"; then \
 			io="dm_io() without ioprio"; \
-			grep -qs FC_DM_IO_IOPRIO "$$d/kmod/.fc_meta.o.cmd" && io="dm_io() with ioprio"; \
+			grep -qs FC_DM_IO_IOPRIO "$$d/kmod/.fc_mdio.o.cmd" && io="dm_io() with ioprio"; \
 			echo "buildcheck: $$ver: ok (W=1, $$io$$rt)"; \
 		else \
 			echo "buildcheck: $$ver: FAILED (W=1$$rt): $$d/build.log"; \

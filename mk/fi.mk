@@ -2,7 +2,7 @@
 #   make fi-module   build/fi/dm-fcache.ko: the module built with
 #                    -DFC_FAULT_INJECT, which adds the module parameters
 #                    fault_md_io (write N: the N-th metadata I/O from then on
-#                    fails with -EIO) and md_io_count (kmod/fc_meta.c).
+#                    fails with -EIO) and md_io_count (kmod/fc_mdio.c).
 #                    Used by tests/guest/fc_faultmatrix.sh (suite 38).
 # The sources are copied under build/fi (as lint-w1 does), so the
 # dm-fcache.ko at the top of the tree never has the hook and a guest test

@@ -2,7 +2,7 @@
 # dm-fcache metadata fault matrix (suite 38, docs/TESTING.md "Fault matrix").
 #
 # Needs the fault-injection build (make fi-module: build/fi/dm-fcache.ko,
-# module parameters fault_md_io and md_io_count, kmod/fc_meta.c).  For each
+# module parameters fault_md_io and md_io_count, kmod/fc_mdio.c).  For each
 # operation it first runs the operation without a fault and counts its
 # metadata I/Os N (md_io_count before/after); then for i = 1..N it sets the
 # same state up afresh, writes i to fault_md_io just before the operation

@@ -66,7 +66,7 @@ struct fc_disk_voltable;
 
 /*
  * Two devices of a mirrored pool (docs/DESIGN.md, "Two-device pool"): do
- * they load together, as the kernel decides (kmod/fc_meta.c, pick_legs)?
+ * they load together, as the kernel decides (kmod/fc_load.c, pick_legs)?
  *   FC_PAIR_IN_SYNC       same pool, each the other's partner, same events
  *                         and commit ("in_sync")
  *   FC_PAIR_LAGGING       as in sync, but one superblock is behind (a crash

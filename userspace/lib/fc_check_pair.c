@@ -2,7 +2,7 @@
 /*
  * The two devices of a mirrored pool, offline: whether the kernel would
  * load them together (fc_pair_verdict(), the rules of pick_legs() in
- * kmod/fc_meta.c, also used by 'pool create' before it asks the kernel),
+ * kmod/fc_load.c, also used by 'pool create' before it asks the kernel),
  * and 'fcachectl check DEV1 DEV2': a check of each device and of the pair,
  * including whether two legs at the same commit hold the same committed
  * metadata (they are written identically by every commit).

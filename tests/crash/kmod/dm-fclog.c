@@ -16,7 +16,7 @@
  * Why not dm-log-writes: one log-writes device under several slices logs
  * every completed write of every slice at the next flush of any of them,
  * so a cache that forgets to flush one of its devices (the flush_one_leg
- * mutant of kmod/fc_meta.c) looks correct; several log-writes devices give
+ * mutant of kmod/fc_mdio.c) looks correct; several log-writes devices give
  * several logs with no order between them.
  *
  * What is logged, and when (the order of the log is the order in which
