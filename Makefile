@@ -49,8 +49,11 @@ check: deps
 # gives medians and their spread (bench compare --rounds)
 DEMO_ROUNDS ?= 2
 
-demo: deps
-	$(MAKE) all
+# the demo needs fewer packages than check (scripts/deps.sh demo); the build
+# runs a job a CPU
+demo:
+	@sh $(TOP)/scripts/deps.sh demo
+	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) all
 	@sh $(TOP)/tests/vm/demo.sh $(DEMO_ARGS) --rounds $(DEMO_ROUNDS)
 
 clean:

@@ -238,6 +238,28 @@ rc compare-no-discard 0 "$CTL" bench compare --origin "$F" --flash /dev/null --f
 if grep -q "^flash /dev/null: no discard (.*); a cache still starts on a zeroed first MiB$" "$T/out"; then
 	pass compare-discard-fallback-said; else fail compare-discard-fallback-said "$(grep '^flash' "$T/out")"; fi
 
+# ---- compare over the clean datafile an earlier compare left (same
+# layout): only the pages its runs changed go back to version 1 (make demo's
+# second and third comparisons), and the runs read them back verified;
+# another layout is prepared afresh
+G=$T/reuse.img
+rc reuse-first 0 "$CTL" bench compare --origin "$G" --size 16 --flash "$T/empty" \
+	--configs baseline --users 4 --warmup 0 --time 1 --quiet --output "$T/cmpr"
+grep '^prepared ' "$T/out" >"$T/prep1"
+rc reuse-second 0 "$CTL" bench compare --origin "$G" --size 16 --flash "$T/empty" \
+	--configs baseline --users 4 --warmup 0 --time 1 --quiet --output "$T/cmpr"
+if grep -q ', in [0-9.]* s$' "$T/prep1" && ! grep -q 'restoring' "$T/prep1" &&
+   grep -Eq '^prepared .*, by restoring the [1-9][0-9]* pages an earlier run changed, in [0-9.]* s$' "$T/out" &&
+   grep -Eq '^integrity: [1-9][0-9]* page reads verified, 0 errors$' "$T/out"; then
+	pass compare-reuses-clean-datafile
+else fail compare-reuses-clean-datafile "$(cat "$T/prep1"; grep -E '^(prepared|integrity)' "$T/out")"; fi
+rc reuse-other-layout 0 "$CTL" bench compare --origin "$G" --size 16 --page-size 8 --flash "$T/empty" \
+	--configs baseline --users 4 --warmup 0 --time 1 --quiet --output "$T/cmpr"
+if grep -q '^prepared .* pages of 8 KiB .*, in [0-9.]* s$' "$T/out" && ! grep -q 'restoring' "$T/out" &&
+   grep -q '^integrity: .*, 0 errors$' "$T/out"; then
+	pass compare-other-layout-prepared-afresh
+else fail compare-other-layout-prepared-afresh "$(grep -E '^(prepared|integrity)' "$T/out")"; fi
+
 # ---- compare --price: the price per TPS at the summary's user count
 rc compare-price 0 "$CTL" bench compare --origin "$F" --flash "$T/dflash" --configs baseline \
 	--users 2,4 --warmup 0 --time 0.5 --quiet --output "$T/cmpp" --price baseline=1000 \

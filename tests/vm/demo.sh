@@ -11,7 +11,8 @@
 # FC_DEMO_RESULTS=DIR: where the report goes (default results/ at the top;
 # tests/bench/rounds.sh uses results/rounds).
 # --quick: smaller devices, two user counts, short steps (~7 minutes with
-# two rounds); default ~18 minutes with two rounds.  --rounds N (`make
+# two rounds); default ~17 minutes with two rounds (boot ~22 s, closed loop
+# ~12 min, terminals and sweep ~5 min).  --rounds N (`make
 # demo` passes 2, DEMO_ROUNDS): every configuration of the closed loop
 # runs N times, in alternating order; the guest's timeout grows with N.
 set -u
@@ -29,7 +30,7 @@ done
 case $rounds in ''|*[!0-9]*) rounds=1 ;; esac
 case $data in ''|*[!0-9]*) data=256 ;; esac
 # TCG, measured: a round of the closed loop (four configurations) takes
-# ~200 s quick, ~330 s full; terminals and sweep ~150 s quick, ~400 s full;
+# ~200 s quick, ~360 s full; terminals and sweep ~150 s quick, ~290 s full;
 # the timeout allows about twice that, plus the boot
 if [ $quick -eq 1 ]; then timeout=$((300 + 400 * rounds + 300)); else timeout=$((300 + 660 * rounds + 800)); fi
 # a larger datafile (--demo-data) takes longer to prepare, warm and restore

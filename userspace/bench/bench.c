@@ -109,7 +109,7 @@ static int cmd_prepare(struct bench_cli *c, char **pos, int npos)
 		ret = EXIT_FAIL;
 	else
 		ret = bench_prepare(pos[0], c->size_mb, c->page_kib, c->log_mb,
-				    c->o.direct, 0) ? EXIT_FAIL : EXIT_OK;
+				    c->o.direct, 0, 0) ? EXIT_FAIL : EXIT_OK;
 	if (lk >= 0)
 		close(lk);
 	return ret;
@@ -780,7 +780,7 @@ static int cmd_compare(struct bench_cli *c, int argc, char **argv)
 		bench_stack_cleanup();
 	if (bench_guard(c->origin, c->force) || bench_guard(c->flash, c->force) ||
 	    (c->flash2 && bench_guard(c->flash2, c->force)) ||
-	    bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0)) {
+	    bench_prepare(c->origin, c->size_mb, c->page_kib, c->log_mb, 1, 0, 1)) {
 		unlock_all(&k);
 		return EXIT_FAIL;
 	}

@@ -375,9 +375,12 @@ int bench_make_dir(const char *dir);
 /* --output DIR of compare: made, a directory, taking new files: 0, or -1 (said). */
 int bench_out_dir_check(const char *out);
 
-/* bench_layout.c: 0, or -1 (said) */
+/*
+ * bench_layout.c: 0, or -1 (said).  @reuse (compare): a clean datafile of
+ * the same layout gets only its changed pages back to version 1.
+ */
 int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
-		  double log_mb, int direct, int quiet);
+		  double log_mb, int direct, int quiet, int reuse);
 int bench_restore(const char *dev, const uint32_t *ver, int direct);
 /* Does @fd start with a header of ours (a datafile, or a flash bench_mark_flash left)? */
 int bench_own_header(int fd);

@@ -304,9 +304,80 @@ out:
 	return ret;
 }
 
-int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
-		  double log_mb, int direct, int quiet)
+/*
+ * Every page of @h whose version in @ver is not 1 back to version 1, the
+ * map all ones, the header clean with no runs; all pages sequentially when
+ * more than a quarter of them changed: 0, or -1.
+ */
+static int restore_fd(int fd, struct bench_hdr *h, const uint32_t *ver, uint64_t *nchanged)
 {
+	uint64_t *pages, n = 0, i;
+	uint32_t *one;
+	int ret = -1;
+
+	pages = malloc(h->npages * sizeof(*pages));
+	one = malloc(h->npages * 4);
+	if (!pages || !one)
+		goto out;
+	for (i = 0; i < h->npages; i++) {
+		one[i] = 1;
+		if (ver[i] != 1)
+			pages[n++] = i;
+	}
+	h->clean = 0;
+	/* many scattered pages: one sequential pass is faster on spindles */
+	if (bench_hdr_write(fd, h) == 0 &&
+	    write_pages(fd, h, n > h->npages / 4 ? NULL : pages, n, 1) == 0 &&
+	    bench_map_io(fd, h, one, 1) == 0 && fdatasync(fd) == 0) {
+		h->clean = 1;
+		h->runs = 0;
+		ret = bench_hdr_write(fd, h);
+	}
+	if (nchanged)
+		*nchanged = n;
+out:
+	free(pages);
+	free(one);
+	return ret;
+}
+
+/*
+ * Does @fd hold a clean datafile laid out as @want (compare's origin after an
+ * earlier compare, whose last run is not restored)?  Then its map's changed
+ * pages go back to version 1 (restore_fd(): what writing every page would
+ * leave, at the cost of the changed ones): 1 done, 0 no such datafile,
+ * -1 failed.
+ */
+static int reuse_clean(int fd, const struct bench_hdr *want, uint64_t *nchanged)
+{
+	struct bench_hdr *b = fc_io_alloc(4096), h;
+	uint32_t *ver = NULL;
+	int ret = 0;
+
+	if (!b)
+		return 0;
+	if (pread(fd, b, 4096, 0) != 4096 || b->magic != BENCH_HDR_MAGIC ||
+	    hdr_sum(b) != b->checksum || b->clean != 1 || b->page_size != want->page_size ||
+	    b->npages != want->npages || b->map_off != want->map_off ||
+	    b->data_off != want->data_off || b->log_off != want->log_off ||
+	    b->log_size != want->log_size)
+		goto out;
+	h = *b;
+	ver = malloc(h.npages * 4);
+	if (!ver || bench_map_io(fd, &h, ver, 0) < 0)
+		goto out;
+	ret = restore_fd(fd, &h, ver, nchanged) == 0 ? 1 : -1;
+out:
+	free(ver);
+	free(b);
+	return ret;
+}
+
+int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
+		  double log_mb, int direct, int quiet, int reuse)
+{
+	uint64_t nchanged = 0;
+	int reused = 0;
 	struct bench_hdr h;
 	uint64_t size, est, ps = page_kib * 1024ull, logsz;
 	uint32_t *ver;
@@ -360,6 +431,15 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 	fd = bench_open(dev, direct, O_RDWR);
 	if (fd < 0)
 		return -1;
+	if (reuse)
+		reused = reuse_clean(fd, &h, &nchanged);
+	if (reused < 0) {
+		fc_err(BENCH_WHO, "%s: restoring the datafile failed", dev);
+		close(fd);
+		return -1;
+	}
+	if (reused)
+		goto done;
 	h.clean = 0;
 	if (bench_hdr_write(fd, &h) < 0 || write_pages(fd, &h, NULL, 0, 1) < 0) {
 		fc_err(BENCH_WHO, "%s: writing the datafile failed", dev);
@@ -377,8 +457,16 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 		return -1;
 	}
 	free(ver);
+done:
 	close(fd);
-	if (!quiet)
+	if (!quiet && reused)
+		printf("prepared %s: %llu pages of %u KiB (%.1f MiB datafile), "
+		       "redo log %.1f MiB, by restoring the %llu pages an earlier run "
+		       "changed, in %.1f s\n", dev,
+		       (unsigned long long)h.npages, page_kib,
+		       h.npages * (double)ps / 1048576, logsz / 1048576.0,
+		       (unsigned long long)nchanged, (fc_now_ns() - t0) / 1e9);
+	else if (!quiet)
 		printf("prepared %s: %llu pages of %u KiB (%.1f MiB datafile), "
 		       "redo log %.1f MiB, in %.1f s\n", dev,
 		       (unsigned long long)h.npages, page_kib,
@@ -395,34 +483,13 @@ int bench_prepare(const char *dev, double size_mb, unsigned page_kib,
 int bench_restore(const char *dev, const uint32_t *ver, int direct)
 {
 	struct bench_hdr h;
-	uint64_t *pages, n = 0, i;
-	uint32_t *one;
 	int fd, ret = -1;
 
 	fd = bench_open(dev, direct, O_RDWR);
 	if (fd < 0)
 		return -1;
-	if (bench_hdr_read(fd, &h, dev) < 0)
-		goto out;
-	pages = malloc(h.npages * sizeof(*pages));
-	one = malloc(h.npages * 4);
-	for (i = 0; i < h.npages; i++) {
-		one[i] = 1;
-		if (ver[i] != 1)
-			pages[n++] = i;
-	}
-	h.clean = 0;
-	/* many scattered pages: one sequential pass is faster on spindles */
-	if (bench_hdr_write(fd, &h) == 0 &&
-	    write_pages(fd, &h, n > h.npages / 4 ? NULL : pages, n, 1) == 0 &&
-	    bench_map_io(fd, &h, one, 1) == 0 && fdatasync(fd) == 0) {
-		h.clean = 1;
-		h.runs = 0;
-		ret = bench_hdr_write(fd, &h);
-	}
-	free(pages);
-	free(one);
-out:
+	if (bench_hdr_read(fd, &h, dev) == 0)
+		ret = restore_fd(fd, &h, ver, NULL);
 	close(fd);
 	return ret;
 }
