@@ -18,6 +18,9 @@ guest_run ctl-verbs --timeout 240 tests/guest/ctl_verbs.sh
 guest_run ctl-safety --timeout 240 tests/guest/ctl_safety.sh
 # issue 9: LVM commands on a cached PV, DETACHED volumes, config persistence
 guest_run ctl-lvm --timeout 900 tests/guest/ctl_lvm.sh
+# issue 35, items 9 and 12 (~30 s): pool create -c/--no-persist on a real pool,
+# enable of a pvcreated origin refused without the global_filter line
+guest_run ctl-pvfilter --timeout 240 tests/guest/ctl_pvfilter.sh
 
 # up/down across a reboot: two guest runs on the same persistent disks
 img=$SUITE_TOP/build/vm/ctl-updown
