@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 			printf("%s %s %s%s\n", s[i].key, s[i].val, s[i].old, s[i].reload ? " reload" : "");
 		return 0;
 	}
-	if ((!strcmp(argv[2], "enable") && argc == 11) || (!strcmp(argv[2], "pool") && argc == 6)) {
+	if ((!strcmp(argv[2], "enable") && argc == 11) ||
+	    (!strcmp(argv[2], "pool") && (argc == 6 || argc == 7))) {
 		memset(&p, 0, sizeof(p));
 		snprintf(p.name, sizeof(p.name), "%s", argv[3]);
 		if (fc_block_dev(argv[4], &p.flash))
@@ -78,8 +79,9 @@ int main(int argc, char **argv)
 			p.flash2 = t.flash2;
 		}
 		p.block_sectors = 64;
-		if (argc == 6)
-			return fc_conf_record_pool(argv[1], &p);
+		/* pool ... [loaded]: pool create loaded it from the device */
+		if (argc == 6 || argc == 7)
+			return fc_conf_record_pool(argv[1], &p, argc == 7 && !strcmp(argv[6], "loaded"));
 		fc_parse_u64(argv[7], &u);
 		return fc_conf_record_enable(argv[1], &p, argv[6], (unsigned int)u, argv[8],
 					     strcmp(argv[9], "-") ? argv[9] : NULL, atoi(argv[10]));

@@ -58,6 +58,22 @@ elif ctl_confedit_build; then
 		pass "record: the pool's line replaced in place, its volume kept" ||
 		fail "record: the pool's line replaced in place, its volume kept" "$(cat "$C")"
 	expect_rc 0 "record: the file parses" "$CTL" up --dry-run -c "$C"
+	# another pool's line naming the same device (pool create --force over
+	# a pool whose line pool remove kept, or a pool loaded under a new name)
+	cp "$C" "$T/two"
+	rec_ok "pool create formatted over p0's device" "$E" "$C" pool p9 "$node" "7:0 64 0" formatted
+	[ "$(grep -c '^pool ' "$C")" -eq 1 ] && grep -qx "pool p9 $node block_size=32K" "$C" &&
+		! grep -q '^volume' "$C" &&
+		pass "record: a pool formatted over another's device takes its line and its volumes' out" ||
+		fail "record: a pool formatted over another's device takes its line and its volumes' out" "$(cat "$C" "$T/err")"
+	expect_rc 0 "record: the file parses (formatted)" "$CTL" up --dry-run -c "$C"
+	cp "$T/two" "$C"
+	rec_ok "pool create loading p0 as p8" "$E" "$C" pool p8 "$node" "7:0 64 0" loaded
+	[ "$(grep -c '^pool ' "$C")" -eq 1 ] && grep -qx "pool p8 $node block_size=32K" "$C" &&
+		grep -qx 'volume p8 /dev/v1 id=1 mode=writeback' "$C" &&
+		pass "record: a pool loaded under a new name takes the old line's place, its volumes follow" ||
+		fail "record: a pool loaded under a new name takes the old line's place, its volumes follow" "$(cat "$C" "$T/err")"
+	expect_rc 0 "record: the file parses (loaded)" "$CTL" up --dry-run -c "$C"
 	printf 'bogus line\n' >>"$C"
 	cp "$C" "$T/before"
 	expect_rc 1 "record: pool create into a broken file fails" "$E" "$C" pool p1 "$node" "7:0 64"

@@ -263,15 +263,90 @@ static int pool_line(const char *file, const struct fc_pool *p, char *line, size
 	return o < len ? 0 : -1;
 }
 
-int fc_conf_record_pool(const char *file, const struct fc_pool *p)
+/* Does config path @path name @dev (a device node or a link to one)? */
+static int path_is(const char *path, dev_t dev)
+{
+	dev_t d;
+
+	return !fc_block_dev(path, &d) && d == dev;
+}
+
+/* Does pool line @w (@n words) name @p's flash or its mirror device? */
+static int names_device_of(char **w, int n, const struct fc_pool *p)
+{
+	int i;
+
+	for (i = 2; i < n; i++) {
+		const char *d = i == 2 ? w[i] : !strncmp(w[i], "mirror=", 7) ? w[i] + 7 : NULL;
+
+		if (d && (path_is(d, p->flash) || (p->flash2 && path_is(d, p->flash2))))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Another pool's line naming a device of @p (just created on it): that
+ * pool is @p now.  Its line goes; its volume lines follow @p when @p was
+ * loaded from the device (the same pool, a new name), and go with it when
+ * @p was formatted (the old pool, and its volumes, are gone).
+ */
+static int drop_same_device(struct conf_text *t, const struct fc_pool *p, int loaded,
+			    const char *file, int *where)
+{
+	char buf[FC_CONF_MAX_LINE + 2], *w[CONF_MAX_WORDS], old[FC_CONF_MAX_LINE + 2];
+	char out[FC_CONF_MAX_LINE * 2];
+	const char *cm, *rest;
+	int at, v, n, vols;
+
+	for (at = 0; at < t->n; at++) {
+		n = text_words(t->line[at], buf, sizeof(buf), w, &cm);
+		if (n < 3 || strcmp(w[0], "pool") || !strcmp(w[1], p->name) || !names_device_of(w, n, p))
+			continue;
+		snprintf(old, sizeof(old), "%s", w[1]);
+		if (*where < 0)
+			*where = at;	/* @p's line goes there: above the volumes */
+		text_delete(t, at--);
+		for (v = 0, vols = 0; v < t->n; v++) {
+			n = text_words(t->line[v], buf, sizeof(buf), w, &cm);
+			if (n < 2 || strcmp(w[0], "volume") || strcmp(w[1], old))
+				continue;
+			vols++;
+			if (!loaded) {
+				text_delete(t, v--);
+				continue;
+			}
+			/* "volume OLD rest": the rest of the line as it was */
+			rest = t->line[v] + strspn(t->line[v], " \t");
+			rest += strlen("volume");
+			rest += strspn(rest, " \t") + strlen(old);
+			if ((size_t)snprintf(out, sizeof(out), "volume %s%s", p->name, rest) >= sizeof(out))
+				return -1;
+			free(t->line[v]);
+			t->line[v] = strdup(out);
+			if (!t->line[v])
+				return -1;
+		}
+		if (loaded)
+			fc_info("pool %s's line in %s named %s, loaded as pool %s: replaced, its %d volume line%s now name %s",
+				old, file, fc_dev_path(p->flash), p->name, vols, vols == 1 ? "" : "s", p->name);
+		else
+			fc_info("pool %s's line in %s named %s, formatted for pool %s: removed%s",
+				old, file, fc_dev_path(p->flash), p->name,
+				vols ? " with its volume lines (enable them again on the new pool)" : "");
+	}
+	return 0;
+}
+
+int fc_conf_record_pool(const char *file, const struct fc_pool *p, int loaded)
 {
 	char line[FC_CONF_MAX_LINE * 2];
 	struct conf_text t;
-	int at, r = EXIT_FAIL;
+	int at, where = -1, r = EXIT_FAIL;
 
 	if (text_read(&t, file))
 		return EXIT_FAIL;
-	if (pool_line(file, p, line, sizeof(line)))
+	if (pool_line(file, p, line, sizeof(line)) || drop_same_device(&t, p, loaded, file, &where))
 		goto out;
 	at = text_find(&t, p->name, 0);
 	if (at >= 0 && !strcmp(t.line[at], line)) {
@@ -285,7 +360,7 @@ int fc_conf_record_pool(const char *file, const struct fc_pool *p)
 		t.line[at] = strdup(line);
 		if (!t.line[at])
 			goto out;
-	} else if (text_insert(&t, t.n, line)) {
+	} else if (text_insert(&t, where >= 0 ? where : t.n, line)) {
 		goto out;
 	}
 	r = text_write(&t, file) ? EXIT_FAIL : EXIT_OK;
@@ -443,14 +518,6 @@ int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int 
 out:
 	text_free(&t);
 	return r;
-}
-
-/* Does config path @path name @dev (a device node or a link to one)? */
-static int path_is(const char *path, dev_t dev)
-{
-	dev_t d;
-
-	return !fc_block_dev(path, &d) && d == dev;
 }
 
 int fc_conf_record_replace(const char *file, const char *pool, dev_t keep, dev_t newdev)

@@ -264,8 +264,11 @@ int fc_conf_check(const char *file);	/* 0: missing or parses */
  * pool create: the line of live pool @p (its devices, tunables and block
  * size from its table), appended, or in place of the pool's line if the
  * file has one; enable writes the same line when the file lacks it.
+ * Another pool's line naming one of @p's devices is taken out, its
+ * volume lines renamed to @p if @p was @loaded from the device, removed
+ * if it was formatted.
  */
-int fc_conf_record_pool(const char *file, const struct fc_pool *p);
+int fc_conf_record_pool(const char *file, const struct fc_pool *p, int loaded);
 int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char *dev,
 			  unsigned int id, const char *mode, const char *name, int cutoff);
 int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);

@@ -175,6 +175,9 @@ static int cdev_zero(struct cdev *d)
 	return 0;
 }
 
+/* The last fc_pool_create() loaded a pool from its devices (not formatted). */
+static int created_loaded;
+
 int fc_pool_create(const char *name, const char *flash, const char *flash2, int degraded,
 		   uint32_t bs, int bs_given, int force, const char *opts, int words)
 {
@@ -228,6 +231,7 @@ int fc_pool_create(const char *name, const char *flash, const char *flash2, int 
 		}
 		existing = 0;
 	}
+	created_loaded = existing;
 	if (existing) {
 		for (i = 0; i < n; i++) {
 			if (bs_given && d[i].have_bs != bs) {
@@ -296,7 +300,7 @@ out:
 }
 
 /* pool create's line into @conf (NULL: --no-persist): what the live table says. */
-static int pool_record(const char *name, const char *conf)
+static int pool_record(const char *name, const char *conf, int loaded)
 {
 	struct fc_live l;
 	struct fc_pool *p;
@@ -308,7 +312,7 @@ static int pool_record(const char *name, const char *conf)
 		return fc_fail("pool create: cannot read the pool back (%s): %s not updated", fc_dm_error(),
 			       conf);
 	p = fc_live_pool(&l, name);
-	r = p ? fc_conf_record_pool(conf, p) :
+	r = p ? fc_conf_record_pool(conf, p, loaded) :
 		fc_fail("pool create: pool %s vanished; %s not updated", name, conf);
 	fc_live_free(&l);
 	return r;
@@ -344,7 +348,7 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 	if (r)
 		return r;
 	r = fc_pool_create(pos[0], pos[1], flash2, degraded, bs, bs_given, force, topts, words);
-	return r ? r : pool_record(pos[0], conf);
+	return r ? r : pool_record(pos[0], conf, created_loaded);
 }
 
 int fc_pool_remove(const char *arg, const char *conf)
