@@ -41,7 +41,7 @@ if grep -q '^== TPS (ratio to baseline) ==' "$L/compare.out" &&
 tail -n 4 "$L/compare.out" >"$L/summary"
 ok=1
 for c in $(echo $configs | tr ',' ' '); do
-	grep -qE "^summary $c: TPS [0-9]+\.[0-9]{2}x baseline, avg response time [0-9]+\.[0-9]{2}x baseline at 16 users$" "$L/summary" || ok=0
+	grep -qE "^summary $c: TPS [0-9]+\.[0-9]+x baseline, avg response time [0-9]+\.[0-9]+x baseline at 16 users$" "$L/summary" || ok=0
 done
 if [ $ok -eq 1 ] && [ "$(grep -c '^summary ' "$L/compare.out")" -eq 4 ]; then
 	pass summary-lines; else fail summary-lines "$(tr '\n' '|' <"$L/summary")"; fi
@@ -111,7 +111,7 @@ if [ $rc -eq 0 ]; then pass terminals-exit-0; else
 	fail terminals-exit-0 "exit $rc: $(tail -n 5 "$L/terminals.err" | tr '\n' ' ')"; fi
 ok=1
 for c in baseline fcache-mirrored; do
-	grep -qE "^summary terminals $c: TPS [0-9]+\.[0-9]{2}x baseline, avg response time [0-9]+\.[0-9]{2}x baseline, users under 2 s [0-9]+ \([0-9]+\.[0-9]{2}x baseline\)$" "$L/terminals.out" || ok=0
+	grep -qE "^summary terminals $c: TPS [0-9]+\.[0-9]+x baseline, avg response time [0-9]+\.[0-9]+x baseline, users under 2 s [0-9]+ \([0-9]+\.[0-9]+x baseline\)$" "$L/terminals.out" || ok=0
 done
 if [ $ok -eq 1 ] && [ "$(grep -c '^summary terminals ' "$L/terminals.out")" -eq 2 ]; then
 	pass terminals-summary-lines; else fail terminals-summary-lines "$(grep '^summary' "$L/terminals.out" | tr '\n' '|')"; fi
