@@ -10,26 +10,84 @@ mkdir -p "$log"
 all=$log/all.$$.txt
 : >"$all"
 t0=$(date +%s)
+selected() {
+	[ -n "${FC_SUITES:-}" ] || return 0
+	for p in $FC_SUITES; do
+		case "$1" in "$p"*) return 0 ;; esac
+	done
+	return 1
+}
+# collect NAME: the finished suite's output into the totals
+collect() {
+	rc=$(cat "$log/$1.rc")
+	cat "$log/$1.out" >>"$all"
+	if [ "$rc" -ne 0 ] && ! grep -q '^FAIL: ' "$log/$1.out"; then
+		echo "FAIL: $1 (suite exited with status $rc)" | tee -a "$all"
+	fi
+}
+# The host suites (1x-*: no guest) run side by side, one a CPU, each into
+# its own file, printed in order when all are done; the builds they share
+# (userspace's ASan fcachectl, the unit tests) are made first, so that no
+# two of them run make in one directory.  A host suite whose file has the
+# line "# run-all: beside the guests" (nothing in it depends on how fast it
+# runs) runs instead at nice 10 beside the guest suites, which run one at a
+# time (each boots its own guest, ~1.3 CPUs); its output comes after
+# theirs.  FC_SERIAL=1: every suite one at a time, in order.
+host= beside=
+for suite in "$top"/tests/suites/1*.sh; do
+	[ -e "$suite" ] || continue
+	name=$(basename "$suite" .sh)
+	selected "$name" || continue
+	if grep -q '^# run-all: beside the guests$' "$suite"; then beside="$beside $name"
+	else host="$host $name"; fi
+done
+done_host=
+if [ -n "$host$beside" ] && [ "${FC_SERIAL:-0}" != 1 ]; then
+	s0=$(date +%s)
+	make -s -C "$top/userspace" asan >"$log/prebuild.out" 2>&1 &&
+		make -s -C "$top/tests/unit" all >>"$log/prebuild.out" 2>&1 ||
+		echo "FAIL: host-prebuild ($(tail -n 3 "$log/prebuild.out" | tr '\n' ' '))" | tee -a "$all"
+	for name in $beside; do
+		echo "=== $name: beside the guest suites, at nice 10"
+		{ nice -n 10 sh "$top/tests/suites/$name.sh" </dev/null >"$log/$name.out" 2>&1
+		  echo $? >"$log/$name.rc"; echo "$(($(date +%s) - s0))" >"$log/$name.time"; } &
+	done
+	echo "=== host suites, side by side:$host"
+	pids=
+	for name in $host; do
+		{ sh "$top/tests/suites/$name.sh" </dev/null >"$log/$name.out" 2>&1; echo $? >"$log/$name.rc"; } &
+		pids="$pids $!"
+	done
+	# shellcheck disable=SC2086
+	[ -z "$pids" ] || wait $pids
+	for name in $host; do
+		echo "=== $name"
+		cat "$log/$name.out"
+		collect "$name"
+	done
+	echo "=== host suites: $(($(date +%s) - s0)) s"
+	done_host="$host $beside"
+fi
 for suite in "$top"/tests/suites/*.sh; do
 	[ -e "$suite" ] || continue
 	name=$(basename "$suite" .sh)
-	if [ -n "${FC_SUITES:-}" ]; then
-		sel=0
-		for p in $FC_SUITES; do
-			case "$name" in "$p"*) sel=1 ;; esac
-		done
-		[ $sel -eq 1 ] || continue
-	fi
+	selected "$name" || continue
+	case " $done_host " in *" $name "*) continue ;; esac
 	echo "=== $name"
 	s0=$(date +%s)
 	{ sh "$suite" </dev/null 2>&1; echo $? >"$log/$name.rc"; } | tee "$log/$name.out"
-	rc=$(cat "$log/$name.rc")
-	cat "$log/$name.out" >>"$all"
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL: ' "$log/$name.out"; then
-		echo "FAIL: $name (suite exited with status $rc)" | tee -a "$all"
-	fi
+	collect "$name"
 	echo "=== $name: $(($(date +%s) - s0)) s"
 done
+if [ -n "$done_host" ]; then
+	wait
+	for name in $beside; do
+		echo "=== $name (beside the guest suites)"
+		cat "$log/$name.out"
+		collect "$name"
+		echo "=== $name: done $(cat "$log/$name.time") s after the host suites began"
+	done
+fi
 pass=$(grep -c '^PASS: ' "$all")
 fail=$(grep -c '^FAIL: ' "$all")
 echo "=== failures:"
