@@ -1,0 +1,242 @@
+#!/bin/sh
+# What fcache costs once the data is on the flash (issue 34), all in one
+# guest run (tests/bench/hitpath.sh boots it).  A benchmark, not a test: it
+# measures and reports ratios against dm-linear over the same flash device
+# in the same guest, and asserts nothing (make check does not run it).
+#   fio: 4 KiB and 16 KiB random read, random write and a 70/30 mix, at
+#     queue depth 1 (average latency) and 32 (IOPS), on a 64 MiB working
+#     set entirely cached, for dm-linear over the flash, fcache (writeback,
+#     32 KiB blocks), dm-cache (smq, writeback, 32 KiB blocks) and
+#     dm-writecache (4 KiB blocks); each configuration set up afresh and
+#     warmed in every round (the set written once, then read twice: every
+#     cache holds all of it), the configurations in turn, rotated from
+#     round to round; medians of the rounds.
+#   perf (profile=1): where the CPU goes under 4 KiB random reads and
+#     writes at depth 32, fcache against dm-linear.
+#   pgbench (pg=N, N rounds, 0 for none): PostgreSQL on ext4, its data
+#     (scale 8, about 130 MiB) fitting the flash, 8 clients: the database
+#     on the flash alone, on fcache, dm-cache and dm-writecache over an md
+#     RAID10 of four emulated spindles.
+#   fio_hitpath.sh [SECONDS [ROUNDS [profile=0|1] [pg=N]]]   (defaults 5, 3)
+. "$FC_TOP/tests/guest/lib.sh"
+T=${1:-5} R=${2:-3}
+PROF=0 PG=2
+shift 2 2>/dev/null || shift $#
+for a in "$@"; do
+	case "$a" in
+	profile=*) PROF=${a#profile=} ;;
+	pg=*) PG=${a#pg=} ;;
+	*) die "unknown argument $a" ;;
+	esac
+done
+out=/results/hitpath.txt
+: >"$out"
+say() { echo "$*" | tee -a "$out"; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+load_fcache || die "cannot load dm-fcache"
+modprobe dm-cache-smq 2>/dev/null
+modprobe dm-writecache 2>/dev/null
+set -- $(mk_brd_flash 512 1) || die "brd"
+flash=$1
+WS=64
+origin=$(mk_fast_disk 128) || die "origin"
+osz=$(dev_sectors "$origin")
+fsz=$(dev_sectors "$flash")
+meta=16384
+
+# fio_one DEV BS RW QD: "IOPS LAT_US" (reads and writes together; the
+# latency is the mean of every completion, reads and writes weighted)
+fio_one() {
+	_mix=
+	[ "$3" = randrw ] && _mix=--rwmixread=70
+	fio --name=h --filename="$1" --direct=1 --ioengine=libaio --iodepth="$4" \
+		--bs="$2" --rw="$3" $_mix --size=${WS}m --time_based --runtime="$T" \
+		--norandommap --randrepeat=1 --output-format=json 2>/dev/null |
+		python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+r, w = j["read"], j["write"]
+n = r["total_ios"] + w["total_ios"]
+lat = (r["lat_ns"]["mean"] * r["total_ios"] + w["lat_ns"]["mean"] * w["total_ios"]) / max(n, 1)
+print("%d %.1f" % (r["iops"] + w["iops"], lat / 1000))'
+}
+
+# setup CFG: the configuration's device in $dev, warmed (every block of the
+# working set cached); teardown CFG
+setup() {
+	dd if=/dev/zero of="$flash" bs=1M count=4 oflag=direct 2>/dev/null
+	case "$1" in
+	linear) dm_create hlin "0 $fsz linear $flash 0" || die "linear"; dev=/dev/mapper/hlin ;;
+	fcache)
+		fc_pool hpool "$flash" 64 >/dev/null || die "pool"
+		fc_vol hvol hpool "$origin" 1 writeback sequential_cutoff 0 >/dev/null || die "volume"
+		dev=/dev/mapper/hvol ;;
+	dmcache)
+		dm_create hmeta "0 $meta linear $flash 0" || die "meta"
+		dm_create hcdata "0 $((fsz - meta)) linear $flash $meta" || die "cdata"
+		dm_create hdmc "0 $osz cache /dev/mapper/hmeta /dev/mapper/hcdata $origin 64 1 writeback smq 0" ||
+			die "dm-cache"
+		dev=/dev/mapper/hdmc ;;
+	dmwc) dm_create hwc "0 $osz writecache s $origin $flash 4096 0" || die "dm-writecache"
+		dev=/dev/mapper/hwc ;;
+	esac
+	# written once (dm-writecache caches only writes), read twice (fcache
+	# admits on the second touch, smq promotes hot blocks)
+	dd if=/dev/urandom of=/tmp/hws bs=1M count=$WS 2>/dev/null
+	dd if=/tmp/hws of="$dev" bs=1M oflag=direct 2>/dev/null || die "warm write $1"
+	for _p in 1 2 3; do
+		fio --name=w --filename="$dev" --direct=1 --ioengine=libaio --iodepth=32 --bs=4k \
+			--rw=randread --size=${WS}m >/dev/null 2>&1
+	done
+}
+teardown() {
+	case "$1" in
+	linear) dmsetup remove hlin ;;
+	fcache) dmsetup status hvol >"$FC_LOGDIR/hvol.status"
+		dmsetup message hvol 0 flush; dmsetup remove hvol; dmsetup remove hpool ;;
+	dmcache) dmsetup status hdmc >"$FC_LOGDIR/hdmc.status"
+		dmsetup remove hdmc; dmsetup remove hcdata; dmsetup remove hmeta ;;
+	dmwc) dmsetup status hwc >"$FC_LOGDIR/hwc.status"; dmsetup remove hwc ;;
+	esac
+}
+
+cfgs="linear fcache dmcache dmwc"
+pats="4k:randread 4k:randwrite 4k:randrw 16k:randread 16k:randwrite 16k:randrw"
+res=/tmp/hitpath.res
+: >"$res"
+i=0
+while [ $i -lt "$R" ]; do
+	# rotate the order: no configuration always first after the boot
+	order=$(echo $cfgs | awk -v k=$i '{ for (j = 0; j < NF; j++) printf "%s ", $((j + k) % NF + 1) }')
+	for c in $order; do
+		setup $c
+		for p in $pats; do
+			for qd in 1 32; do
+				set -- $(fio_one "$dev" "${p%%:*}" "${p#*:}" $qd)
+				echo "$c $p $qd $1 $2" >>"$res"
+			done
+		done
+		teardown $c
+		[ $c = fcache ] && say "   round $((i + 1)) fcache volume status: $(cat "$FC_LOGDIR/hvol.status")"
+	done
+	i=$((i + 1))
+done
+
+# med CFG PAT QD FIELD(4 IOPS, 5 latency)
+med() { awk -v c="$1" -v p="$2" -v q="$3" -v f="$4" '$1 == c && $2 == p && $3 == q { printf "%s ", $f }' "$res" | median; }
+say "fio on a ${WS} MiB working set entirely cached (origin: null_blk), medians of $R rounds of $T s"
+say "queue depth 32: IOPS (ratio to dm-linear over the same flash)"
+printf '%-14s %18s %18s %18s %18s\n' pattern dm-linear fcache dm-cache dm-writecache | tee -a "$out"
+for p in $pats; do
+	l=$(med linear "$p" 32 4)
+	line=$(printf '%-14s %18s' "$p" "$l")
+	for c in fcache dmcache dmwc; do
+		v=$(med $c "$p" 32 4)
+		line="$line $(printf '%18s' "$v ($(ratio "$v" "$l")x)")"
+	done
+	say "$line"
+done
+say "queue depth 1: average latency, us (ratio to dm-linear)"
+printf '%-14s %18s %18s %18s %18s\n' pattern dm-linear fcache dm-cache dm-writecache | tee -a "$out"
+for p in $pats; do
+	l=$(med linear "$p" 1 5)
+	line=$(printf '%-14s %18s' "$p" "$l")
+	for c in fcache dmcache dmwc; do
+		v=$(med $c "$p" 1 5)
+		line="$line $(printf '%18s' "$v ($(ratio "$v" "$l")x)")"
+	done
+	say "$line"
+done
+say "rounds (config pattern depth IOPS latency_us):"
+sed 's/^/   /' "$res" >>"$out"
+
+# ---- perf: fcache against dm-linear ------------------------------------------
+if [ "$PROF" = 1 ]; then
+	perf_ready
+	prof() {
+		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$1.data" -- sleep "$T" >/dev/null 2>&1 &
+		_p=$!
+		_v=$(fio_one "$dev" 4k "$2" 32)
+		wait $_p
+		say "== perf $1 ($2 4k qd32): $_v (IOPS, latency us)"
+		perf report -i "/tmp/$1.data" --no-children --sort dso --stdio 2>/dev/null |
+			grep -v '^#' | grep . | head -8 | tee -a "$out"
+		perf report -i "/tmp/$1.data" --no-children --sort sym --stdio -g none 2>/dev/null |
+			grep -v '^#' | grep . | head -30 | tee -a "$out"
+	}
+	for c in linear fcache; do
+		setup $c
+		prof $c-read randread
+		prof $c-write randwrite
+		teardown $c
+	done
+fi
+
+# ---- pgbench: the database fits the flash --------------------------------------
+if [ "$PG" -gt 0 ]; then
+	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+	[ -x "$pgbin/initdb" ] && command -v pgbench >/dev/null ||
+		die "no PostgreSQL (apt-get install postgresql)"
+	md=$(mk_raid10 512) || die "raid10"
+	mdsz=$(dev_sectors "$md")
+	mkdir -p /tmp/pgsock && chown postgres /tmp/pgsock
+	asp() { runuser -u postgres -- "$@"; }
+	# pg_on DEV: ext4 on DEV, a fresh cluster, pgbench's tables (scale 8),
+	# then "TPS LAT_MS" of an 8-client run of 2*T s
+	pg_on() {
+		mkfs.ext4 -q -F -E nodiscard "$1" || die "mkfs $1"
+		mkdir -p /mnt/pg && mount "$1" /mnt/pg || die "mount $1"
+		mkdir /mnt/pg/data && chown postgres /mnt/pg/data
+		asp "$pgbin/initdb" -D /mnt/pg/data -A trust >/dev/null 2>&1 || die "initdb"
+		asp "$pgbin/pg_ctl" -D /mnt/pg/data -l /tmp/pg.log -w \
+			-o "-k /tmp/pgsock -c listen_addresses= -c shared_buffers=32MB -c max_connections=20" \
+			start >/dev/null || die "pg start ($(tail -n 3 /tmp/pg.log | tr '\n' ' '))"
+		asp pgbench -h /tmp/pgsock -i -q -s 8 postgres >/dev/null 2>&1 || die "pgbench -i"
+		asp psql -h /tmp/pgsock -q -c checkpoint postgres >/dev/null 2>&1
+		asp pgbench -h /tmp/pgsock -c 8 -j 2 -T $((2 * T)) -M prepared postgres 2>/dev/null |
+			awk '/^latency average/ { l = $4 } /^tps/ { t = $3 } END { printf "%.1f %s\n", t, l }'
+		asp "$pgbin/pg_ctl" -D /mnt/pg/data -m fast -w stop >/dev/null
+		umount /mnt/pg
+	}
+	pgsetup() {
+		dd if=/dev/zero of="$flash" bs=1M count=4 oflag=direct 2>/dev/null
+		case "$1" in
+		flash) dev=$flash ;;
+		fcache) fc_pool hpool "$flash" 64 >/dev/null || die "pool"
+			fc_vol hvol hpool "$md" 1 writeback >/dev/null || die "volume"
+			dev=/dev/mapper/hvol ;;
+		dmcache) dm_create hmeta "0 $meta linear $flash 0" || die "meta"
+			dm_create hcdata "0 $((fsz - meta)) linear $flash $meta" || die "cdata"
+			dm_create hdmc "0 $mdsz cache /dev/mapper/hmeta /dev/mapper/hcdata $md 64 1 writeback smq 0" ||
+				die "dm-cache"
+			dev=/dev/mapper/hdmc ;;
+		dmwc) dm_create hwc "0 $mdsz writecache s $md $flash 4096 0" || die "dm-writecache"
+			dev=/dev/mapper/hwc ;;
+		esac
+	}
+	pgteardown() { [ "$1" = flash ] || teardown "$1"; }
+	pres=/tmp/pg.res
+	: >"$pres"
+	i=0
+	while [ $i -lt "$PG" ]; do
+		order=$(echo flash fcache dmcache dmwc | awk -v k=$i '{ for (j = 0; j < NF; j++) printf "%s ", $((j + k) % NF + 1) }')
+		for c in $order; do
+			pgsetup $c
+			echo "$c $(pg_on "$dev")" >>"$pres"
+			pgteardown $c
+		done
+		i=$((i + 1))
+	done
+	pm() { awk -v c="$1" -v f="$2" '$1 == c { printf "%s ", $f }' "$pres" | median; }
+	fl=$(pm flash 2)
+	say "pgbench (scale 8, 8 clients, -M prepared, $((2 * T)) s; ext4; origin md RAID10 of 4 emulated spindles), medians of $PG rounds"
+	for c in flash fcache dmcache dmwc; do
+		say "$(printf '%-14s TPS %8s (%sx flash alone)  latency %s ms' "$c" "$(pm $c 2)" "$(ratio "$(pm $c 2)" "$fl")" "$(pm $c 3)")"
+	done
+	say "rounds (config TPS latency_ms):"
+	sed 's/^/   /' "$pres" >>"$out"
+fi
+dmesg_clean
+finish
