@@ -127,28 +127,23 @@ done
 # med CFG PAT QD FIELD(4 IOPS, 5 latency)
 med() { awk -v c="$1" -v p="$2" -v q="$3" -v f="$4" '$1 == c && $2 == p && $3 == q { printf "%s ", $f }' "$res" | median; }
 say "fio on a ${WS} MiB working set entirely cached (origin: null_blk), medians of $R rounds of $T s"
+# table QD FIELD: one row a pattern, each cache's median beside dm-linear's
+table() {
+	printf '%-14s %18s %18s %18s %18s\n' pattern dm-linear fcache dm-cache dm-writecache | tee -a "$out"
+	for p in $pats; do
+		l=$(med linear "$p" "$1" "$2")
+		line=$(printf '%-14s %18s' "$p" "$l")
+		for c in fcache dmcache dmwc; do
+			v=$(med $c "$p" "$1" "$2")
+			line="$line $(printf '%18s' "$v ($(ratio "$v" "$l")x)")"
+		done
+		say "$line"
+	done
+}
 say "queue depth 32: IOPS (ratio to dm-linear over the same flash)"
-printf '%-14s %18s %18s %18s %18s\n' pattern dm-linear fcache dm-cache dm-writecache | tee -a "$out"
-for p in $pats; do
-	l=$(med linear "$p" 32 4)
-	line=$(printf '%-14s %18s' "$p" "$l")
-	for c in fcache dmcache dmwc; do
-		v=$(med $c "$p" 32 4)
-		line="$line $(printf '%18s' "$v ($(ratio "$v" "$l")x)")"
-	done
-	say "$line"
-done
+table 32 4
 say "queue depth 1: average latency, us (ratio to dm-linear)"
-printf '%-14s %18s %18s %18s %18s\n' pattern dm-linear fcache dm-cache dm-writecache | tee -a "$out"
-for p in $pats; do
-	l=$(med linear "$p" 1 5)
-	line=$(printf '%-14s %18s' "$p" "$l")
-	for c in fcache dmcache dmwc; do
-		v=$(med $c "$p" 1 5)
-		line="$line $(printf '%18s' "$v ($(ratio "$v" "$l")x)")"
-	done
-	say "$line"
-done
+table 1 5
 say "rounds (config pattern depth IOPS latency_us):"
 sed 's/^/   /' "$res" >>"$out"
 
