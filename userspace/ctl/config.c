@@ -103,7 +103,7 @@ static int up_mirrored(const struct cpool *p, const char *file, int degraded, in
 		if (dry)
 			return EXIT_OK;
 		return fc_pool_create(p->name, p->dev, p->dev2, 0, p->bs, p->bs_given, 0, p->opts,
-				      p->words);
+				      p->words, NULL);
 	}
 	if (!have[0] && !have[1]) {
 		if (dry) {
@@ -130,7 +130,8 @@ static int up_mirrored(const struct cpool *p, const char *file, int degraded, in
 	}
 	fc_warn("up: pool %s: its flash device %s is missing: assembling it DEGRADED on %s alone (--degraded)",
 		p->name, dev[k], dev[!k]);
-	return fc_pool_create(p->name, dev[!k], NULL, 1, p->bs, p->bs_given, 0, p->opts, p->words);
+	return fc_pool_create(p->name, dev[!k], NULL, 1, p->bs, p->bs_given, 0, p->opts, p->words,
+			      NULL);
 }
 
 int cmd_up(int argc, char **argv)
@@ -192,7 +193,8 @@ int cmd_up(int argc, char **argv)
 			rc = EXIT_FAIL;
 			continue;
 		}
-		if (fc_pool_create(p->name, p->dev, NULL, 0, p->bs, p->bs_given, 0, p->opts, p->words))
+		if (fc_pool_create(p->name, p->dev, NULL, 0, p->bs, p->bs_given, 0, p->opts, p->words,
+				   NULL))
 			rc = EXIT_FAIL;
 	}
 	for (i = 0; i < c->nvols; i++) {

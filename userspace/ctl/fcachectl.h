@@ -197,10 +197,12 @@ int fc_pool_key(const char *k);
 int fc_pool_tunables(const char *verb, int n, char **kv, char *opts, size_t len, int *words);
 /*
  * @flash2: the second device of a mirrored pool (NULL: one device);
- * @degraded: load one leg of a mirrored pool alone ("mirror - degraded 1").
+ * @degraded: load one leg of a mirrored pool alone ("mirror - degraded 1");
+ * *@loaded (unless NULL): 1 if the pool was loaded from its devices, 0 if
+ * they were formatted.
  */
 int fc_pool_create(const char *name, const char *flash, const char *flash2, int degraded,
-		   uint32_t bs, int bs_given, int force, const char *opts, int words);
+		   uint32_t bs, int bs_given, int force, const char *opts, int words, int *loaded);
 /*
  * Remove the live pool @arg (no volume attached, not open).  @conf (pool
  * remove; NULL for down): the config file its line leaves, unless the pool

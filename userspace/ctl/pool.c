@@ -175,11 +175,8 @@ static int cdev_zero(struct cdev *d)
 	return 0;
 }
 
-/* The last fc_pool_create() loaded a pool from its devices (not formatted). */
-static int created_loaded;
-
 int fc_pool_create(const char *name, const char *flash, const char *flash2, int degraded,
-		   uint32_t bs, int bs_given, int force, const char *opts, int words)
+		   uint32_t bs, int bs_given, int force, const char *opts, int words, int *loaded)
 {
 	struct fc_dm_info info;
 	struct fc_dm_target t;
@@ -231,7 +228,8 @@ int fc_pool_create(const char *name, const char *flash, const char *flash2, int 
 		}
 		existing = 0;
 	}
-	created_loaded = existing;
+	if (loaded)
+		*loaded = existing;
 	if (existing) {
 		for (i = 0; i < n; i++) {
 			if (bs_given && d[i].have_bs != bs) {
@@ -323,7 +321,7 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 {
 	char topts[1024] = "";
 	const char *flash2 = NULL;
-	int words = 0, first = 2, r;
+	int words = 0, first = 2, loaded = 0, r;
 
 	if (npos < 2)
 		return fc_usage("pool", "pool create: expected NAME FLASHDEV [FLASHDEV2]");
@@ -347,8 +345,9 @@ static int pool_create(int npos, char **pos, uint32_t bs, int bs_given, int forc
 		r = fc_create_gate(flash2, force, create_cmd);
 	if (r)
 		return r;
-	r = fc_pool_create(pos[0], pos[1], flash2, degraded, bs, bs_given, force, topts, words);
-	return r ? r : pool_record(pos[0], conf, created_loaded);
+	r = fc_pool_create(pos[0], pos[1], flash2, degraded, bs, bs_given, force, topts, words,
+			   &loaded);
+	return r ? r : pool_record(pos[0], conf, loaded);
 }
 
 int fc_pool_remove(const char *arg, const char *conf)
