@@ -36,30 +36,7 @@ rm -f "$CONF"
 
 # LVM without udev, devices only through the cached PV
 export LVM_SYSTEM_DIR=$L/lvm
-mkdir -p "$LVM_SYSTEM_DIR" /run/lvm /run/lock/lvm
-cat >"$LVM_SYSTEM_DIR/lvm.conf" <<EOF
-devices {
-	global_filter = [ "a|^/dev/mapper/pvc\$|", "a|^/dev/mapper/pv2\$|", "r|.*|" ]
-	obtain_device_list_from_udev = 0
-	external_device_info_source = "none"
-	use_devicesfile = 0
-	scan = [ "/dev" ]
-}
-activation {
-	udev_sync = 0
-	udev_rules = 0
-	verify_udev_operations = 0
-	monitoring = 0
-}
-global {
-	use_lvmpolld = 0
-	event_activation = 0
-}
-backup {
-	backup = 0
-	archive = 0
-}
-EOF
+lvm_conf 'global_filter = [ "a|^/dev/mapper/pvc$|", "a|^/dev/mapper/pv2$|", "r|.*|" ]'
 lvmq() { lvm "$@" >>"$L/lvm.log" 2>&1; }
 
 fcache_devices() {

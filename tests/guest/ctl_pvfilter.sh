@@ -18,34 +18,7 @@ flash=$(mk_brd_flash 64) || die "mk_brd_flash failed"
 pv=$(mk_fast_disk 64) || die "mk_fast_disk pv"
 pv2=$(mk_fast_disk 64) || die "mk_fast_disk pv2"
 export LVM_SYSTEM_DIR=$L/lvm
-mkdir -p "$LVM_SYSTEM_DIR" /run/lvm /run/lock/lvm
-lvmconf() {
-	cat >"$LVM_SYSTEM_DIR/lvm.conf" <<EOF
-devices {
-	$1
-	# null_blk (mk_fast_disk) is no device type LVM knows
-	types = [ "nullb", 16 ]
-	obtain_device_list_from_udev = 0
-	external_device_info_source = "none"
-	use_devicesfile = 0
-	scan = [ "/dev" ]
-}
-activation {
-	udev_sync = 0
-	udev_rules = 0
-	verify_udev_operations = 0
-	monitoring = 0
-}
-global {
-	use_lvmpolld = 0
-	event_activation = 0
-}
-backup {
-	backup = 0
-	archive = 0
-}
-EOF
-}
+lvmconf() { lvm_conf "$1"; }
 lvmq() { lvm "$@" >>"$L/lvm.log" 2>&1; }
 lvmconf ""
 

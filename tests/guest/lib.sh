@@ -360,3 +360,35 @@ start_keeper() {
 		_i=$((_i + 1))
 	done
 }
+
+# lvm_conf DEVICES_LINES: $LVM_SYSTEM_DIR/lvm.conf for LVM without udev,
+# lvmetad, polling or backups, scanning /dev, null_blk (mk_fast_disk) a
+# device type it knows; DEVICES_LINES go into its devices section (a
+# global_filter, say); LVM_SYSTEM_DIR must be set
+lvm_conf() {
+	mkdir -p "$LVM_SYSTEM_DIR" /run/lvm /run/lock/lvm
+	cat >"$LVM_SYSTEM_DIR/lvm.conf" <<EOF
+devices {
+	$1
+	types = [ "nullb", 16 ]
+	obtain_device_list_from_udev = 0
+	external_device_info_source = "none"
+	use_devicesfile = 0
+	scan = [ "/dev" ]
+}
+activation {
+	udev_sync = 0
+	udev_rules = 0
+	verify_udev_operations = 0
+	monitoring = 0
+}
+global {
+	use_lvmpolld = 0
+	event_activation = 0
+}
+backup {
+	backup = 0
+	archive = 0
+}
+EOF
+}
