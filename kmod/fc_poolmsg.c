@@ -18,48 +18,60 @@
 
 #include "fc_core.h"
 
-static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned int maxlen)
+/*
+ * The slot of volume @id for a message that changes an inactive volume
+ * (fc_registry_lock held): its index, or -ENOENT, -EROFS (metadata
+ * read-only) or -EBUSY (active; @active says why, after "@verb <id>: ").
+ */
+static int inactive_slot(struct fc_pool *pool, u32 id, const char *verb, const char *active)
 {
 	unsigned int i;
-	int r = -ENOENT;
 
-	mutex_lock(&fc_registry_lock);
 	for (i = 0; i < FC_MAX_VOLUMES; i++) {
-		struct fc_vslot *s = &pool->vol[i];
-
-		if (s->id != id)
+		if (pool->vol[i].id != id)
 			continue;
 		if (pool->md_mode != FC_MD_RW) {
-			DMWARN("forget %u: the pool's metadata is read-only", id);
-			r = -EROFS;
-			break;
+			DMWARN("%s %u: the pool's metadata is read-only", verb, id);
+			return -EROFS;
 		}
-		if (s->active) {
-			DMWARN("forget %u: the volume is active; remove it first", id);
-			r = -EBUSY;
-			break;
+		if (pool->vol[i].active) {
+			DMWARN("%s %u: %s", verb, id, active);
+			return -EBUSY;
 		}
-		/* Inactive (fc_registry_lock held): its counters cannot grow. */
-		if (READ_ONCE(s->dirty)) {
-			DMWARN("forget %u: the volume has dirty data; activate and flush it first", id);
-			r = -EBUSY;
-			break;
-		}
-		fc_invalidate_volume(pool, i, true);
-		spin_lock_irq(&pool->lock);
-		if (s->cached) {
-			spin_unlock_irq(&pool->lock);
-			r = -EBUSY;
-			break;
-		}
+		return i;
+	}
+	return -ENOENT;
+}
+
+static int forget_volume(struct fc_pool *pool, u32 id)
+{
+	struct fc_vslot *s;
+	int i, r;
+
+	mutex_lock(&fc_registry_lock);
+	r = i = inactive_slot(pool, id, "forget", "the volume is active; remove it first");
+	if (i < 0)
+		goto out;
+	s = &pool->vol[i];
+	/* Inactive (fc_registry_lock held): its counters cannot grow. */
+	if (READ_ONCE(s->dirty)) {
+		DMWARN("forget %u: the volume has dirty data; activate and flush it first", id);
+		r = -EBUSY;
+		goto out;
+	}
+	fc_invalidate_volume(pool, i, true);
+	spin_lock_irq(&pool->lock);
+	r = 0;
+	if (s->cached) {
+		r = -EBUSY;
+	} else {
 		s->id = 0;
 		s->origin_sectors = 0;
 		memset(s->label, 0, sizeof(s->label));
 		fc_mark_vt_dirty(pool);
-		spin_unlock_irq(&pool->lock);
-		r = 0;
-		break;
 	}
+	spin_unlock_irq(&pool->lock);
+out:
 	mutex_unlock(&fc_registry_lock);
 	if (!r)
 		r = fc_request_commit(pool);
@@ -75,44 +87,32 @@ static int forget_volume(struct fc_pool *pool, u32 id, char *result, unsigned in
  */
 static int resolve_volume(struct fc_pool *pool, u32 id, int discard)
 {
-	unsigned int i;
+	struct fc_vslot *s;
 	u64 left = 0;
-	int r = -ENOENT;
+	int i, r;
 
 	mutex_lock(&fc_registry_lock);
-	for (i = 0; i < FC_MAX_VOLUMES; i++) {
-		struct fc_vslot *s = &pool->vol[i];
-
-		if (s->id != id)
-			continue;
-		if (pool->md_mode != FC_MD_RW) {
-			DMWARN("resolve %u: the pool's metadata is read-only", id);
-			r = -EROFS;
-			break;
-		}
-		if (s->active) {
-			DMWARN("resolve %u: the volume is attached; nothing to resolve", id);
-			r = -EBUSY;
-			break;
-		}
-		/* Inactive (fc_registry_lock held): nothing adds blocks meanwhile. */
-		if (discard)
-			fc_invalidate_volume(pool, i, true);
-		spin_lock_irq(&pool->lock);
-		if (discard)
-			left = s->cached;
-		if (!left) {
-			if (s->detached || discard)
-				DMINFO("resolve %u: %s", id, discard ?
-				       "the origin is authoritative: the volume's cached and dirty data is dropped" :
-				       "the pool's dirty data will be replayed by the next table");
-			s->detached = false;
-			fc_mark_vt_dirty(pool);
-		}
-		spin_unlock_irq(&pool->lock);
-		r = left ? -EBUSY : 0;
-		break;
+	r = i = inactive_slot(pool, id, "resolve", "the volume is attached; nothing to resolve");
+	if (i < 0)
+		goto out;
+	s = &pool->vol[i];
+	/* Inactive (fc_registry_lock held): nothing adds blocks meanwhile. */
+	if (discard)
+		fc_invalidate_volume(pool, i, true);
+	spin_lock_irq(&pool->lock);
+	if (discard)
+		left = s->cached;
+	if (!left) {
+		if (s->detached || discard)
+			DMINFO("resolve %u: %s", id, discard ?
+			       "the origin is authoritative: the volume's cached and dirty data is dropped" :
+			       "the pool's dirty data will be replayed by the next table");
+		s->detached = false;
+		fc_mark_vt_dirty(pool);
 	}
+	spin_unlock_irq(&pool->lock);
+	r = left ? -EBUSY : 0;
+out:
 	mutex_unlock(&fc_registry_lock);
 	if (r == -ENOENT)
 		DMWARN("resolve %u: no such volume in the pool", id);
@@ -274,7 +274,7 @@ int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 		queue_work(pool->wq, &pool->wb_work);
 		return 0;
 	case FC_MSG_FORGET:
-		return forget_volume(pool, m.id, result, maxlen);
+		return forget_volume(pool, m.id);
 	case FC_MSG_RESOLVE:
 		return resolve_volume(pool, m.id, m.discard);
 	case FC_MSG_DUMP:
