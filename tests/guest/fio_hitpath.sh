@@ -21,7 +21,7 @@
 . "$FC_TOP/tests/guest/lib.sh"
 T=${1:-5} R=${2:-3}
 PROF=0 PG=2
-shift 2 2>/dev/null || shift $#
+if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 for a in "$@"; do
 	case "$a" in
 	profile=*) PROF=${a#profile=} ;;
@@ -119,7 +119,11 @@ while [ $i -lt "$R" ]; do
 			done
 		done
 		teardown $c
-		[ $c = fcache ] && say "   round $((i + 1)) fcache volume status: $(cat "$FC_LOGDIR/hvol.status")"
+		case $c in
+		fcache) say "   round $((i + 1)) fcache status: $(cat "$FC_LOGDIR/hvol.status")" ;;
+		dmcache) say "   round $((i + 1)) dm-cache status: $(cat "$FC_LOGDIR/hdmc.status")" ;;
+		dmwc) say "   round $((i + 1)) dm-writecache status: $(cat "$FC_LOGDIR/hwc.status")" ;;
+		esac
 	done
 	i=$((i + 1))
 done
@@ -174,7 +178,7 @@ if [ "$PG" -gt 0 ]; then
 	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 	[ -x "$pgbin/initdb" ] && command -v pgbench >/dev/null ||
 		die "no PostgreSQL (apt-get install postgresql)"
-	md=$(mk_raid10 512) || die "raid10"
+	md=$(mk_raid10 384) || die "raid10"
 	mdsz=$(dev_sectors "$md")
 	mkdir -p /tmp/pgsock && chown postgres /tmp/pgsock
 	asp() { runuser -u postgres -- "$@"; }
