@@ -25,14 +25,15 @@ collect() {
 		echo "FAIL: $1 (suite exited with status $rc)" | tee -a "$all"
 	fi
 }
-# The host suites (1x-*: no guest) run side by side, one a CPU, each into
-# its own file, printed in order when all are done; the builds they share
+# The host suites (1x-*: no guest) run side by side, each into its own
+# file, printed in order when all are done; the builds they share
 # (userspace's ASan fcachectl, the unit tests) are made first, so that no
 # two of them run make in one directory.  A host suite whose file has the
 # line "# run-all: beside the guests" (nothing in it depends on how fast it
-# runs) runs instead at nice 10 beside the guest suites, which run one at a
-# time (each boots its own guest, ~1.3 CPUs); its output comes after
-# theirs.  FC_SERIAL=1: every suite one at a time, in order.
+# runs) starts after them instead, at nice 10, beside the guest suites,
+# which run one at a time (each boots its own guest, ~1.3 CPUs); its
+# output comes after theirs.  FC_SERIAL=1: every suite one at a time, in
+# order.
 host= beside=
 for suite in "$top"/tests/suites/1*.sh; do
 	[ -e "$suite" ] || continue
@@ -47,11 +48,6 @@ if [ -n "$host$beside" ] && [ "${FC_SERIAL:-0}" != 1 ]; then
 	make -s -C "$top/userspace" asan >"$log/prebuild.out" 2>&1 &&
 		make -s -C "$top/tests/unit" all >>"$log/prebuild.out" 2>&1 ||
 		echo "FAIL: host-prebuild ($(tail -n 3 "$log/prebuild.out" | tr '\n' ' '))" | tee -a "$all"
-	for name in $beside; do
-		echo "=== $name: beside the guest suites, at nice 10"
-		{ nice -n 10 sh "$top/tests/suites/$name.sh" </dev/null >"$log/$name.out" 2>&1
-		  echo $? >"$log/$name.rc"; echo "$(($(date +%s) - s0))" >"$log/$name.time"; } &
-	done
 	echo "=== host suites, side by side:$host"
 	pids=
 	for name in $host; do
@@ -66,6 +62,12 @@ if [ -n "$host$beside" ] && [ "${FC_SERIAL:-0}" != 1 ]; then
 		collect "$name"
 	done
 	echo "=== host suites: $(($(date +%s) - s0)) s"
+	s0=$(date +%s)
+	for name in $beside; do
+		echo "=== $name: beside the guest suites, at nice 10"
+		{ nice -n 10 sh "$top/tests/suites/$name.sh" </dev/null >"$log/$name.out" 2>&1
+		  echo $? >"$log/$name.rc"; echo "$(($(date +%s) - s0))" >"$log/$name.time"; } &
+	done
 	done_host="$host $beside"
 fi
 for suite in "$top"/tests/suites/*.sh; do
@@ -85,7 +87,7 @@ if [ -n "$done_host" ]; then
 		echo "=== $name (beside the guest suites)"
 		cat "$log/$name.out"
 		collect "$name"
-		echo "=== $name: done $(cat "$log/$name.time") s after the host suites began"
+		echo "=== $name: $(cat "$log/$name.time") s, beside the guest suites"
 	done
 fi
 pass=$(grep -c '^PASS: ' "$all")
