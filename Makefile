@@ -39,10 +39,11 @@ userspace:
 
 include $(wildcard $(TOP)/mk/*.mk)
 
+# the builds run a job a CPU
 check: deps
-	$(MAKE) all
-	$(MAKE) fi-module
-	$(MAKE) fclog-module
+	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) all
+	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) fi-module
+	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) fclog-module
 	@sh $(TOP)/tests/run-all.sh
 
 # every configuration runs DEMO_ROUNDS times in alternating order; the report

@@ -29,7 +29,7 @@
 #     which then hit; two blocks, reads farther apart than the window, or
 #     with gaps read nothing ahead; a cached dirty block inside the range is
 #     skipped, not overwritten, and the blocks after it are read ahead; byte
-#     for byte.  Then 40 rounds of a
+#     for byte.  Then RACE_ROUNDS (40) rounds of a
 #     scan racing writes to the blocks it reads ahead (some of them read
 #     ahead first: read_ahead grows), absorbed by the
 #     flash and then (writearound mode) sent around it: every block holds
@@ -48,6 +48,9 @@
 # at a time, so the pool stays above writeback_high while the test runs.
 FC_T=fc_counters
 . "$FC_TOP/tests/guest/lib.sh"
+# fc_counters.sh [RACE_ROUNDS]: the rounds of each race of section 6 (40;
+# suite 35 runs 16 under make check, 40 under make check-long)
+RACE=${1:-40}
 CTL=$FC_TOP/userspace/fcachectl
 
 load_fcache || die "insmod failed" module-load
@@ -213,10 +216,10 @@ check ra-read-past-cached-blocks rb 103 104 105
 check ra-past-cached-hit test "$(($(ctr read_hits rvol) - h0))" -eq 3
 check ra-exact sh -c "dd if=$R bs=32k skip=10 count=100 iflag=direct status=none |
 	cmp -n $((100 * 32768)) -i 0:$((10 * 32768)) - /tmp/raexp"
-# race ROUND0: 40 rounds from block ROUND0, each a scan of three blocks
+# race ROUND0: RACE rounds from block ROUND0, each a scan of three blocks
 # while the three after them are written, the last first, from the time the
 # scan's third read (the one that reads ahead) is issued
-pattern_file /tmp/ranew $((40 * 3 * 32)) || die pattern
+pattern_file /tmp/ranew $((RACE * 3 * 32)) || die pattern
 # wblk ROUND BLOCK: the round's three new blocks to BLOCK.., the last first
 wblk() {
 	for _k in 2 1 0; do
@@ -226,7 +229,7 @@ wblk() {
 }
 race() {
 	_r=0
-	while [ $_r -lt 40 ]; do
+	while [ $_r -lt "$RACE" ]; do
 		_b=$(($1 + _r * 8))
 		rblk $_b && rblk $((_b + 1)) || fail ra-race-read "block $_b"
 		wblk $_r $((_b + 3)) &
@@ -247,7 +250,7 @@ check ra-writearound sh -c "dmsetup reload rvol --table '$(dmsetup table rvol |
 wa0=$(ctr write_around_other rvol)
 a0=$(ctr read_ahead rvol)
 race 600
-check ra-race-around test "$(ctr write_around_other rvol)" -ge "$((wa0 + 120))"
+check ra-race-around test "$(ctr write_around_other rvol)" -ge "$((wa0 + RACE * 3))"
 check ra-race-around-read-ahead test "$(ctr read_ahead rvol)" -gt "$a0"
 check ra-race-around-exact sh -c "dd if=$R bs=1M iflag=direct status=none | cmp - /tmp/raexp"
 check ra-flush dmsetup message rvol 0 flush

@@ -7,7 +7,9 @@
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-writeback || exit 0
 guest_run fcache-writeback --timeout 600 tests/guest/fc_writeback.sh
-guest_run fcache-counters --timeout 300 tests/guest/fc_counters.sh
+# the read-ahead races of fc_counters.sh: 16 rounds each, 40 under check-long
+if [ "${FC_LONG:-0}" = 1 ]; then race=40; else race=16; fi
+guest_run fcache-counters --timeout 300 tests/guest/fc_counters.sh $race
 # a flush is driven by the worker: suspends during it are prompt, no batch cap
 guest_run fcache-flushstall --timeout 600 tests/guest/fc_flushstall.sh
 # the sync path's cost in flash writes and flushes (fsync, O_DSYNC)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # dm-fcache replayed at every flush point (short form of `make check-crash`):
 # a workload on a writeback volume whose flash and origin are two slices of
-# one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (50;
+# one dm-log-writes device; the log is replayed at FC_REPLAY_POINTS (40;
 # 800 under `make check-long`) crash points over block sizes 64 and 32
 # sectors, each checked (fcachectl
 # check, load, every sector against the workload's durability oracle,
@@ -9,7 +9,7 @@
 # one log; a leg fails at run time and a new device replaces it while the
 # workload runs; the origin is slowed while the leg is out, so dirty
 # blocks are left for the resync to copy while the writer runs on) at
-# FC_REPLAY_MIRROR_POINTS (16; 200 under check-long) points of block size
+# FC_REPLAY_MIRROR_POINTS (12; 200 under check-long) points of block size
 # 64, each checked as the pair, leg0 alone and the other leg alone; plus two controls that must fail: a negative control
 # (verified against a sync that had not returned) and a kernel mutant (the
 # test build with mutant_skip_commit_flush: commits skip their flush).
@@ -30,7 +30,7 @@ fi
 if [ "${FC_LONG:-0}" = 1 ]; then
 	want=${FC_REPLAY_POINTS:-800} mwant=${FC_REPLAY_MIRROR_POINTS:-200}
 else
-	want=${FC_REPLAY_POINTS:-50} mwant=${FC_REPLAY_MIRROR_POINTS:-16}
+	want=${FC_REPLAY_POINTS:-40} mwant=${FC_REPLAY_MIRROR_POINTS:-12}
 fi
 seed=${FC_REPLAY_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') + 1 ))}
 res=$SUITE_TOP/build/vm/results-replay
