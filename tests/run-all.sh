@@ -28,47 +28,34 @@ collect() {
 # The host suites (1x-*: no guest) run side by side, each into its own
 # file, printed in order when all are done; the builds they share
 # (userspace's ASan fcachectl, the unit tests) are made first, so that no
-# two of them run make in one directory.  A host suite whose file has the
-# line "# run-all: beside the guests" (nothing in it depends on how fast it
-# runs) starts after them instead, at nice 10, beside the guest suites,
-# which run one at a time (each boots its own guest, ~1.3 CPUs); its
-# output comes after theirs.  FC_SERIAL=1: every suite one at a time, in
-# order.
-host= beside=
+# two of them run make in one directory.  The guest suites then run one at
+# a time (each boots its own guest; a host suite beside them, even at nice
+# 10, made them up to twice as slow).  FC_SERIAL=1: every suite one at a
+# time, in order.
+host=
 for suite in "$top"/tests/suites/1*.sh; do
 	[ -e "$suite" ] || continue
 	name=$(basename "$suite" .sh)
-	selected "$name" || continue
-	if grep -q '^# run-all: beside the guests$' "$suite"; then beside="$beside $name"
-	else host="$host $name"; fi
+	selected "$name" && host="$host $name"
 done
 done_host=
-if [ -n "$host$beside" ] && [ "${FC_SERIAL:-0}" != 1 ]; then
+if [ -n "$host" ] && [ "${FC_SERIAL:-0}" != 1 ]; then
 	s0=$(date +%s)
 	make -s -C "$top/userspace" asan >"$log/prebuild.out" 2>&1 &&
 		make -s -C "$top/tests/unit" all >>"$log/prebuild.out" 2>&1 ||
 		echo "FAIL: host-prebuild ($(tail -n 3 "$log/prebuild.out" | tr '\n' ' '))" | tee -a "$all"
 	echo "=== host suites, side by side:$host"
-	pids=
 	for name in $host; do
 		{ sh "$top/tests/suites/$name.sh" </dev/null >"$log/$name.out" 2>&1; echo $? >"$log/$name.rc"; } &
-		pids="$pids $!"
 	done
-	# shellcheck disable=SC2086
-	[ -z "$pids" ] || wait $pids
+	wait
 	for name in $host; do
 		echo "=== $name"
 		cat "$log/$name.out"
 		collect "$name"
 	done
 	echo "=== host suites: $(($(date +%s) - s0)) s"
-	s0=$(date +%s)
-	for name in $beside; do
-		echo "=== $name: beside the guest suites, at nice 10"
-		{ nice -n 10 sh "$top/tests/suites/$name.sh" </dev/null >"$log/$name.out" 2>&1
-		  echo $? >"$log/$name.rc"; echo "$(($(date +%s) - s0))" >"$log/$name.time"; } &
-	done
-	done_host="$host $beside"
+	done_host=$host
 fi
 for suite in "$top"/tests/suites/*.sh; do
 	[ -e "$suite" ] || continue
@@ -81,15 +68,6 @@ for suite in "$top"/tests/suites/*.sh; do
 	collect "$name"
 	echo "=== $name: $(($(date +%s) - s0)) s"
 done
-if [ -n "$done_host" ]; then
-	wait
-	for name in $beside; do
-		echo "=== $name (beside the guest suites)"
-		cat "$log/$name.out"
-		collect "$name"
-		echo "=== $name: $(cat "$log/$name.time") s, beside the guest suites"
-	done
-fi
 pass=$(grep -c '^PASS: ' "$all")
 fail=$(grep -c '^FAIL: ' "$all")
 echo "=== failures:"

@@ -86,7 +86,12 @@ json_ok sigpipe-compare-json "$T/cmpp/results.json" 'not c["interrupted"] and c[
 # ---- 5. one benchmark at a time on a datafile
 "$CTL" bench run "$F" --warmup 0 --time 4 --users 2 --quiet >"$T/first.out" 2>"$T/first.err" &
 first=$!
-sleep 1
+# until the first holds its flock, seen in /proc/locks without taking it
+# (not a fixed sleep: the host suites run side by side, and a slow start
+# would let the second run in first)
+_ino=$(stat -c %i "$F")
+_i=0
+while ! grep -q "FLOCK .*:$_ino " /proc/locks && [ $_i -lt 300 ]; do sleep 0.1; _i=$((_i + 1)); done
 rc lock-second-run-refused 1 "$CTL" $RUN
 err_is lock-second-run-names-the-first "^fcachectl bench: $F \(the datafile\) is in use by another benchmark \(pid $first: .*bench run $F .*\); one benchmark at a time"
 rc lock-prepare-refused 1 "$CTL" bench prepare "$F"

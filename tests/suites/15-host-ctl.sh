@@ -6,9 +6,7 @@
 # pool remove's config line, wipe; pool create's -c/--no-persist and its line;
 # enable of an LVM PV that LVM would see twice (tests/host/ctl_*.sh); and the
 # docs' budget and links (tests/host/docs_check.sh); scripts/deps.sh's
-# apt-get calls (tests/host/deps_check.sh).  No step of it depends on how
-# fast it runs, so run-all.sh runs it beside the guest suites, niced:
-# run-all: beside the guests
+# apt-get calls (tests/host/deps_check.sh).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 for t in usage options check outcome fuzz config json prom verbs tunables mirror replace safety record pvfilter; do
 	sh "$top/tests/host/ctl_$t.sh"
