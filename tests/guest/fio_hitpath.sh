@@ -42,7 +42,6 @@ set -- $(mk_brd_flash 512 1) || die "brd"
 flash=$1
 WS=64
 origin=$(mk_fast_disk 128) || die "origin"
-osz=$(dev_sectors "$origin")
 fsz=$(dev_sectors "$flash")
 meta=16384
 
@@ -63,24 +62,35 @@ lat = (r["lat_ns"]["mean"] * r["total_ios"] + w["lat_ns"]["mean"] * w["total_ios
 print("%d %.1f" % (r["iops"] + w["iops"], lat / 1000))'
 }
 
-# setup CFG: the configuration's device in $dev, warmed (every block of the
-# working set cached); teardown CFG
-setup() {
+# cache_on CFG ORIGIN [VOLUME OPTION WORDS]: fcache, dm-cache or
+# dm-writecache over ORIGIN on the (zeroed) flash; its device in $dev
+cache_on() {
+	_c=$1 _o=$2
+	shift 2
 	dd if=/dev/zero of="$flash" bs=1M count=4 oflag=direct 2>/dev/null
-	case "$1" in
-	linear) dm_create hlin "0 $fsz linear $flash 0" || die "linear"; dev=/dev/mapper/hlin ;;
+	case "$_c" in
 	fcache)
 		fc_pool hpool "$flash" 64 >/dev/null || die "pool"
-		fc_vol hvol hpool "$origin" 1 writeback sequential_cutoff 0 >/dev/null || die "volume"
+		fc_vol hvol hpool "$_o" 1 writeback "$@" >/dev/null || die "volume"
 		dev=/dev/mapper/hvol ;;
 	dmcache)
 		dm_create hmeta "0 $meta linear $flash 0" || die "meta"
 		dm_create hcdata "0 $((fsz - meta)) linear $flash $meta" || die "cdata"
-		dm_create hdmc "0 $osz cache /dev/mapper/hmeta /dev/mapper/hcdata $origin 64 1 writeback smq 0" ||
+		dm_create hdmc "0 $(dev_sectors "$_o") cache /dev/mapper/hmeta /dev/mapper/hcdata $_o 64 1 writeback smq 0" ||
 			die "dm-cache"
 		dev=/dev/mapper/hdmc ;;
-	dmwc) dm_create hwc "0 $osz writecache s $origin $flash 4096 0" || die "dm-writecache"
+	dmwc) dm_create hwc "0 $(dev_sectors "$_o") writecache s $_o $flash 4096 0" || die "dm-writecache"
 		dev=/dev/mapper/hwc ;;
+	esac
+}
+
+# setup CFG: the configuration's device in $dev, warmed (every block of the
+# working set cached); teardown CFG
+setup() {
+	case "$1" in
+	linear) dm_create hlin "0 $fsz linear $flash 0" || die "linear"; dev=/dev/mapper/hlin ;;
+	fcache) cache_on fcache "$origin" sequential_cutoff 0 ;;
+	*) cache_on "$1" "$origin" ;;
 	esac
 	# written once (dm-writecache caches only writes), read twice (fcache
 	# admits on the second touch, smq promotes hot blocks)
@@ -179,7 +189,6 @@ if [ "$PG" -gt 0 ]; then
 	[ -x "$pgbin/initdb" ] && command -v pgbench >/dev/null ||
 		die "no PostgreSQL (apt-get install postgresql)"
 	md=$(mk_raid10 384) || die "raid10"
-	mdsz=$(dev_sectors "$md")
 	mkdir -p /tmp/pgsock && chown postgres /tmp/pgsock
 	asp() { runuser -u postgres -- "$@"; }
 	# pg_on DEV: ext4 on DEV, a fresh cluster, pgbench's tables (scale 8),
@@ -200,19 +209,10 @@ if [ "$PG" -gt 0 ]; then
 		umount /mnt/pg
 	}
 	pgsetup() {
-		dd if=/dev/zero of="$flash" bs=1M count=4 oflag=direct 2>/dev/null
 		case "$1" in
-		flash) dev=$flash ;;
-		fcache) fc_pool hpool "$flash" 64 >/dev/null || die "pool"
-			fc_vol hvol hpool "$md" 1 writeback >/dev/null || die "volume"
-			dev=/dev/mapper/hvol ;;
-		dmcache) dm_create hmeta "0 $meta linear $flash 0" || die "meta"
-			dm_create hcdata "0 $((fsz - meta)) linear $flash $meta" || die "cdata"
-			dm_create hdmc "0 $mdsz cache /dev/mapper/hmeta /dev/mapper/hcdata $md 64 1 writeback smq 0" ||
-				die "dm-cache"
-			dev=/dev/mapper/hdmc ;;
-		dmwc) dm_create hwc "0 $mdsz writecache s $md $flash 4096 0" || die "dm-writecache"
-			dev=/dev/mapper/hwc ;;
+		flash) dd if=/dev/zero of="$flash" bs=1M count=4 oflag=direct 2>/dev/null
+			dev=$flash ;;
+		*) cache_on "$1" "$md" ;;
 		esac
 	}
 	pgteardown() { [ "$1" = flash ] || teardown "$1"; }
