@@ -39,11 +39,13 @@ userspace:
 
 include $(wildcard $(TOP)/mk/*.mk)
 
-# the builds run a job a CPU
+# check's and demo's builds run a job a CPU
+JOBS := -j$(shell nproc 2>/dev/null || echo 2)
+
 check: deps
-	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) all
-	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) fi-module
-	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) fclog-module
+	$(MAKE) $(JOBS) all
+	$(MAKE) $(JOBS) fi-module
+	$(MAKE) $(JOBS) fclog-module
 	@sh $(TOP)/tests/run-all.sh
 
 # every configuration runs DEMO_ROUNDS times in alternating order; the report
@@ -54,7 +56,7 @@ DEMO_ROUNDS ?= 2
 # runs a job a CPU
 demo:
 	@sh $(TOP)/scripts/deps.sh demo
-	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) all
+	$(MAKE) $(JOBS) all
 	@sh $(TOP)/tests/vm/demo.sh $(DEMO_ARGS) --rounds $(DEMO_ROUNDS)
 
 clean:

@@ -28,7 +28,6 @@ fio_iops() {
 		--randrepeat=1 --output-format=terse --terse-version=3 "$@" 2>/dev/null |
 		awk -F';' '{ printf "%d\n", $8 + $49 }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 load_fcache || die "cannot load dm-fcache"
 modprobe dm-cache-smq 2>/dev/null
@@ -42,7 +41,6 @@ flashA=$1 flashB=$2
 # baseline is dm-linear over the pool's own flash device (reads only, which
 # leave the pool intact); the write baseline is dm-linear over the second brd
 # device, the same size and kind (writes there would overwrite the pool).
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 fast=$(mk_fast_disk 160) || die "fast disk"
 dd if=/dev/zero of="$flashA" bs=4k count=2 oflag=direct 2>/dev/null
 fc_pool figpool "$flashA" 64 || die "pool"

@@ -32,8 +32,6 @@ done
 out=/results/hitpath.txt
 : >"$out"
 say() { echo "$*" | tee -a "$out"; }
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 load_fcache || die "cannot load dm-fcache"
 modprobe dm-cache-smq 2>/dev/null
@@ -170,10 +168,7 @@ if [ "$PROF" = 1 ]; then
 		_v=$(fio_one "$dev" 4k "$2" 32)
 		wait $_p
 		say "== perf $1 ($2 4k qd32): $_v (IOPS, latency us)"
-		perf report -i "/tmp/$1.data" --no-children --sort dso --stdio 2>/dev/null |
-			grep -v '^#' | grep . | head -8 | tee -a "$out"
-		perf report -i "/tmp/$1.data" --no-children --sort sym --stdio -g none 2>/dev/null |
-			grep -v '^#' | grep . | head -30 | tee -a "$out"
+		perf_top "/tmp/$1.data" 8 30 | tee -a "$out"
 	}
 	for c in linear fcache; do
 		setup $c

@@ -29,10 +29,7 @@ profile() {
 	_iops=$(fio_mix "$2")
 	wait $_p
 	say "== $1: $_iops IOPS during the profile"
-	perf report -i "/tmp/$1.data" --no-children --sort dso --stdio 2>/dev/null |
-		grep -v '^#' | grep . | head -12 | tee -a "$out"
-	perf report -i "/tmp/$1.data" --no-children --sort sym --stdio -g none 2>/dev/null |
-		grep -v '^#' | grep . | head -45 | tee -a "$out"
+	perf_top "/tmp/$1.data" 12 45 | tee -a "$out"
 	perf report -i "/tmp/$1.data" --no-children --sort sym --stdio -g caller,0.5,callee \
 		--percent-limit 2 2>/dev/null >"/results/profile-$1-callers.txt"
 }
