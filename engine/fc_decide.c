@@ -75,6 +75,7 @@ const struct fc_rule fc_decide_rules[] = {
 	 * entry nothing was ever filled into goes (if idle).
 	 */
 	{ K_R, FC_ACT_FILL, .when = CB(ALLOC_YES), .map = ST(READS), .fill = FC_FILL_TOUCHED },
+	[FC_ROW_READ_HIT] =	/* fc_decide_read_hit() */
 	{ K_R, FC_ACT_FLASH_READ, .when = CB(HIT), .map = ST(READS) | ST(READ_HITS) },
 	{ K_R, FC_ACT_KILL, .when = CB(NOFILL) | CB(DIRTY), .why = WHY(ERRORS), .map = ST(READS) },
 	{ K_R, FC_ACT_ORIGIN, .when = CB(NOFILL), .why = WHY(READ_AROUND_OTHER), .map = ST(READS) },
@@ -383,4 +384,25 @@ void fc_decide(const struct fc_facts *f, struct fc_decision *d)
 	/* Not reached: the last row of each kind matches anything (test_decide.c). */
 	d->act = FC_ACT_KILL;
 	d->why = FC_ST_ERRORS;
+}
+
+bool fc_decide_read_hit(const struct fc_facts *f, struct fc_decision *d)
+{
+	__u8 mask;
+
+	/*
+	 * Every row above FC_ROW_READ_HIT wants SPAN, no ENTRY, BUSY or
+	 * ALLOC_YES; sync is a write's (counted as write_sync_kept).
+	 */
+	if (f->worker || f->write || f->sync || !f->len || f->off + f->len > f->block_sectors ||
+	    !f->e.present || f->e.busy || f->alloc == FC_STEP_YES)
+		return false;
+	mask = fc_subblock_mask(f->off, f->len, f->subblock_sectors);
+	if ((f->e.valid & mask) != mask)
+		return false;
+	memset(d, 0, sizeof(*d));
+	d->why = FC_ST_NR;
+	d->row = FC_ROW_READ_HIT;
+	carry(f, &fc_decide_rules[FC_ROW_READ_HIT], mask, 0, d);
+	return true;
 }

@@ -267,4 +267,17 @@ extern const unsigned int fc_decide_nr_rules;
 
 void fc_decide(const struct fc_facts *f, struct fc_decision *d);
 
+/*
+ * The row of the plain read hit, and its shortcut for the hot path: map's
+ * pass of a read within one block whose entry is present, not BUSY, and
+ * holds every touched sub-block valid is decided by that row whatever the
+ * other facts say (no row above it can match: each wants SPAN, no entry,
+ * BUSY or ALLOC_YES; test_decide.c checks it against fc_decide() over
+ * random facts).  Reads only worker, write, off, len, block_sectors,
+ * subblock_sectors, alloc and e.present, e.busy, e.valid: true and *@d as
+ * fc_decide() would make it, or false (then gather every fact and decide).
+ */
+#define FC_ROW_READ_HIT	10
+bool fc_decide_read_hit(const struct fc_facts *f, struct fc_decision *d);
+
 #endif

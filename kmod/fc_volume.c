@@ -345,11 +345,13 @@ static bool read_hits(const struct fc_entry *e, const struct fc_facts *f)
 }
 
 /*
- * The facts about @bio of @block (pool->lock held); returns the block's
- * entry, if any.  Map's pass feeds the stream detectors.
+ * The facts about @bio of @block a read hit is decided from (pool->lock
+ * held; fc_decide_read_hit()): the bio's, and of its entry, returned if
+ * any, whether present, BUSY and which sub-blocks are valid.  Map's pass
+ * feeds the stream detectors here, hit or not.
  */
-static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 block,
-				     bool worker, struct fc_facts *f)
+static struct fc_entry *bio_facts(struct fc_volume *v, struct bio *bio, struct fc_bio *fb,
+				  u64 block, bool worker, struct fc_facts *f)
 {
 	struct fc_pool *pool = v->pool;
 	sector_t sector = dm_target_offset(v->ti, bio->bi_iter.bi_sector);
@@ -362,7 +364,7 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	f->fua = !!(bio->bi_opf & REQ_FUA);
 	f->sync = small_write_with(pool, bio, REQ_SYNC | REQ_FUA);
 	f->urgent = small_write_with(pool, bio, REQ_FUA);
-	f->nofill = fc_bio(bio)->flags & FC_BF_NOFILL;
+	f->nofill = fb->flags & FC_BF_NOFILL;
 	f->off = sector & (bsz - 1);
 	f->len = bio_sectors(bio);
 	f->mode = v->mode;
@@ -371,6 +373,11 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 
 	pool->last_io = jiffies;
 	e = fc_lookup(pool, v->slot, block);
+	if (e) {
+		f->e.present = true;
+		f->e.busy = e->flags & FC_E_BUSY;
+		f->e.valid = e->valid;
+	}
 	/* The stream detector sees the whole bio (a cut remainder counts again). */
 	if (!worker && f->len)
 		f->seq = fc_seq_check(&v->seq, sector, f->len,
@@ -383,9 +390,22 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	 */
 	if (!worker && !f->write && f->len && f->cacheable &&
 	    fc_ra_read(&v->ra, block, !read_hits(e, f), (u32)jiffies, FC_RA_WINDOW))
-		fc_bio(bio)->flags |= FC_BF_STREAM;
-	f->stream = fc_bio(bio)->flags & FC_BF_STREAM;
-	if (!worker && !e && f->off + f->len > bsz)
+		fb->flags |= FC_BF_STREAM;
+	f->stream = fb->flags & FC_BF_STREAM;
+	return e;
+}
+
+/*
+ * Every other fact fc_decide() reads (pool->lock held), after bio_facts():
+ * the spanned blocks, the stripe, the whole entry, the pool's.
+ */
+static void other_facts(struct fc_volume *v, struct fc_bio *fb, u64 block, struct fc_entry *e,
+			struct fc_facts *f)
+{
+	struct fc_pool *pool = v->pool;
+	u32 bsz = f->block_sectors;
+
+	if (!f->worker && !e && f->off + f->len > bsz)
 		f->span_cached = span_cached(v, block, ((u64)f->off + f->len + bsz - 1) / bsz);
 	f->ow_busy = fc_origin_writes_in_flight(pool, stripe_of(v, block));
 	entry_facts(f, pool, e);
@@ -393,10 +413,9 @@ static struct fc_entry *gather_facts(struct fc_volume *v, struct bio *bio, u64 b
 	f->pending_here = f->write && pool->md_mode != FC_MD_RW &&
 		pool->pending_head != FC_NONE && fc_pending_maps(pool, v->slot, block);
 	/* The fill wrote this twin, not one the entry had before or got since. */
-	f->twin_filled = (fc_bio(bio)->flags & FC_BF_TWIN_FILLED) && e &&
-		fc_bio(bio)->filled_twin == fc_twin_of(pool, fc_eidx(pool, e));
+	f->twin_filled = (fb->flags & FC_BF_TWIN_FILLED) && e &&
+		fb->filled_twin == fc_twin_of(pool, fc_eidx(pool, e));
 	pool_facts(f, pool);
-	return e;
 }
 
 /*
@@ -457,10 +476,9 @@ static void count_stats(struct fc_pool *pool, int slot, u32 count)
  * FC_ACT_FLASH_READ, FC_ACT_FLASH_WRITE: to the entry's flash block.
  * Returns the block a write goes to as well (its twin), or FC_NONE.
  */
-static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_entry *e,
+static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, struct fc_entry *e,
 		    const struct fc_decision *d)
 {
-	struct fc_bio *fb = fc_bio(bio);
 
 	if (d->act == FC_ACT_FLASH_WRITE) {
 		/* Writeback vs a new write: bump the generation at map too. */
@@ -505,18 +523,17 @@ static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,
  * Decision @d for @bio (block @block, entry @e) carried out, FC_ACT_FILL
  * aside (pool->lock held); *@twin: the twin a flash write also goes to.
  */
-static int carry_out(struct fc_volume *v, struct bio *bio, struct fc_entry *e, u64 block,
-		     const struct fc_facts *f, const struct fc_decision *d, u32 *twin)
+static int carry_out(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, struct fc_entry *e,
+		     u64 block, const struct fc_facts *f, const struct fc_decision *d, u32 *twin)
 {
 	struct fc_pool *pool = v->pool;
-	struct fc_bio *fb = fc_bio(bio);
 	int done;
 
 	done = FC_DONE_REMAP;
 	switch (d->act) {
 	case FC_ACT_FLASH_READ:
 	case FC_ACT_FLASH_WRITE:
-		*twin = to_flash(pool, bio, e, d);
+		*twin = to_flash(pool, bio, fb, e, d);
 		break;
 	case FC_ACT_WT:
 		fc_start_wt(pool, fb, e, d);
@@ -549,11 +566,10 @@ static int carry_out(struct fc_volume *v, struct bio *bio, struct fc_entry *e, u
 }
 
 /* After carry_out(), without pool->lock: remap @bio as decided, or say @done. */
-static int map_done(struct fc_volume *v, struct bio *bio, u64 block, const struct fc_facts *f,
-		    const struct fc_decision *d, u32 twin, int done)
+static int map_done(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, u64 block,
+		    const struct fc_facts *f, const struct fc_decision *d, u32 twin, int done)
 {
 	struct fc_pool *pool = v->pool;
-	struct fc_bio *fb = fc_bio(bio);
 
 	if (d->count & FC_STAT_BIT(FC_ST_WRITE_RO_REFUSED))
 		DMERR_LIMIT("volume %u block %llu: write refused: the pool's metadata is read-only and the flash may still hold older dirty data of this block; it is writable again after fcachectl check --repair",
@@ -576,10 +592,9 @@ static int map_done(struct fc_volume *v, struct bio *bio, u64 block, const struc
  * decision out.  @worker: process context, fills allowed; after a fill
  * the bio is decided again.
  */
-static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
+static int map_rw(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool worker)
 {
 	struct fc_pool *pool = v->pool;
-	struct fc_bio *fb = fc_bio(bio);
 	u64 block = dm_target_offset(v->ti, bio->bi_iter.bi_sector) >> pool->block_shift;
 	struct fc_decision d;
 	struct fc_facts f;
@@ -590,7 +605,7 @@ static int map_rw(struct fc_volume *v, struct bio *bio, bool worker)
 
 again:
 	spin_lock_irqsave(&pool->lock, flags);
-	e = gather_facts(v, bio, block, worker, &f);
+	e = bio_facts(v, bio, fb, block, worker, &f);
 	if (e && fc_block_failed(pool, fc_eidx(pool, e))) {
 		/* Its leg failed: the twin takes its place first. */
 		switch (fc_rescue_entry(pool, e)) {
@@ -625,7 +640,11 @@ again:
 			return FC_DONE_KILL;
 		}
 	}
-	e = decide(v, bio, block, &f, e, &d);
+	/* A read hit is decided from bio_facts() alone; else every fact. */
+	if (!fc_decide_read_hit(&f, &d)) {
+		other_facts(v, fb, block, e, &f);
+		e = decide(v, bio, block, &f, e, &d);
+	}
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
 	count_stats(pool, v->slot, d.count);
@@ -638,12 +657,12 @@ again:
 			fc_fill_entry(v, fb, e, block, d.fill);
 		goto again;
 	}
-	done = carry_out(v, bio, e, block, &f, &d, &twin);
+	done = carry_out(v, bio, fb, e, block, &f, &d, &twin);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	return map_done(v, bio, block, &f, &d, twin, done);
+	return map_done(v, bio, fb, block, &f, &d, twin, done);
 }
 
-static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
+static int map_bio(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool worker)
 {
 	if (bio_op(bio) == REQ_OP_DISCARD) {
 		/*
@@ -659,7 +678,7 @@ static int map_bio(struct fc_volume *v, struct bio *bio, bool worker)
 		}
 		return map_discard(v, bio);
 	}
-	return map_rw(v, bio, worker);
+	return map_rw(v, bio, fb, worker);
 }
 
 static void fc_bio_work(struct work_struct *ws)
@@ -673,7 +692,7 @@ static void fc_bio_work(struct work_struct *ws)
 		return;
 	}
 	retry_hold(fb);
-	switch (map_bio(fb->v, bio, true)) {
+	switch (map_bio(fb->v, bio, fb, true)) {
 	case FC_DONE_REMAP:
 		submit_bio_noacct(bio);
 		break;
@@ -739,7 +758,7 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 		queue_work(pool->wq, &pool->commit_work);
 		return DM_MAPIO_SUBMITTED;
 	}
-	switch (map_bio(v, bio, false)) {
+	switch (map_bio(v, bio, fb, false)) {
 	case FC_DONE_REMAP:
 		return DM_MAPIO_REMAPPED;
 	case FC_DONE_KILL:

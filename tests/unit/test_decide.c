@@ -897,6 +897,55 @@ static void test_against_reference(void)
 			B(WRITE_RO_REFUSED)));
 }
 
+/*
+ * fc_decide_read_hit(), the hot path's shortcut: wherever it decides, it
+ * decides exactly as fc_decide() (every field, the row too), and it
+ * decides every read hit of map's pass that is not cut (nor empty).
+ */
+static void test_read_hit_shortcut(void)
+{
+	unsigned long taken = 0, bad = 0, missed = 0, i;
+	struct fc_facts f = base(false);
+	struct fc_decision d, s;
+
+	entry(&f, FULL, 0);
+	CHECK("shortcut: a 4 KiB read of a cached block",
+	      fc_decide_read_hit(&f, &s) && s.act == FC_ACT_FLASH_READ && s.fb_mask == 0x01 &&
+	      s.count == (B(READS) | B(READ_HITS)));
+	f.e.busy = true;
+	CHECK("... not of a BUSY one", !fc_decide_read_hit(&f, &s));
+	f.e.busy = false;
+	f.e.valid = 0xfe;
+	CHECK("... nor of an invalid sub-block", !fc_decide_read_hit(&f, &s));
+	CHECK("... its row is the read hit's",
+	      fc_decide_rules[FC_ROW_READ_HIT].act == FC_ACT_FLASH_READ &&
+	      fc_decide_rules[FC_ROW_READ_HIT].kind == FC_K_READ &&
+	      fc_decide_rules[FC_ROW_READ_HIT].when == (1u << FC_C_HIT) &&
+	      !fc_decide_rules[FC_ROW_READ_HIT].unless);
+	for (i = 0; i < 2000000; i++) {
+		f = random_facts();
+		f.alloc = (enum fc_step)rnd(3);
+		f.ghost = (enum fc_step)rnd(3);
+		f.twin = (enum fc_step)rnd(3);
+		fc_decide(&f, &d);
+		if (!fc_decide_read_hit(&f, &s)) {
+			/* sync: a write's fact (small_write_with()) */
+			if (d.row == FC_ROW_READ_HIT && !f.worker && !d.cut && f.len && !f.sync &&
+			    missed++ < 5)
+				printf("  a read hit not taken: off %u len %u v%#x\n", f.off, f.len, f.e.valid);
+			continue;
+		}
+		taken++;
+		if (memcmp(&d, &s, sizeof(d)) && bad++ < 5)
+			printf("  differs: %s (fc_decide: %s, row %u) count %#x (%#x) w%d off %u len %u v%#x\n",
+			       act_names[s.act], act_names[d.act], d.row + 1, s.count, d.count,
+			       f.write, f.off, f.len, f.e.valid);
+	}
+	CHECK("2000000 random facts: the shortcut decides as fc_decide() wherever it decides",
+	      bad == 0 && taken > 10000);
+	CHECK("... and it decides every uncut read hit of map's pass", missed == 0);
+}
+
 /* ---- the table, row by row ---- */
 
 /* The conditions of fc_decide.h (enum fc_cond) as docs/DESIGN.md names them. */
@@ -1086,6 +1135,7 @@ int main(int argc, char **argv)
 	test_mirrored();
 	test_busy();
 	test_against_reference();
+	test_read_hit_shortcut();
 	test_rows();
 	return unit_failed;
 }
