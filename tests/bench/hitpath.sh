@@ -3,9 +3,10 @@
 # flash (issue 34): fio at queue depths 1 and 32 against dm-linear over the
 # same flash, dm-cache and dm-writecache; pgbench with the database fitting
 # the flash (needs PostgreSQL: apt-get install postgresql); optionally a
-# perf profile.  Output: results/hitpath/hitpath.txt.
+# profile of the time per I/O (ftrace).  Output: results/hitpath/hitpath.txt.
 #   tests/bench/hitpath.sh [SECONDS [ROUNDS [profile=1] [pg=N]]]
-#   (defaults 5 and 3, pg=2: about 25 minutes under TCG)
+#   (defaults 5 and 3, pg=2: about 25 minutes under TCG; ROUNDS 0: no fio
+#   table, for the profile alone)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$top/results/hitpath"
 exec sh "$top/tests/vm/run-guest.sh" --name hitpath --results "$top/results/hitpath" \

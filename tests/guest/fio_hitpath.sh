@@ -11,8 +11,9 @@
 #     warmed in every round (the set written once, then read twice: every
 #     cache holds all of it), the configurations in turn, rotated from
 #     round to round; medians of the rounds.
-#   perf (profile=1): where the CPU goes under 4 KiB random reads and
-#     writes at depth 32, fcache against dm-linear.
+#   ftrace (profile=1): where the time goes per 4 KiB random read and
+#     write, fcache against dm-linear (the function_graph tracer: perf
+#     under TCG samples only the idle loop).
 #   pgbench (pg=N, N rounds, 0 for none): PostgreSQL on ext4, its data
 #     (scale 8, about 130 MiB) fitting the flash, 8 clients: the database
 #     on the flash alone, on fcache, dm-cache and dm-writecache over an md
@@ -138,7 +139,7 @@ done
 
 # med CFG PAT QD FIELD(4 IOPS, 5 latency)
 med() { awk -v c="$1" -v p="$2" -v q="$3" -v f="$4" '$1 == c && $2 == p && $3 == q { printf "%s ", $f }' "$res" | median; }
-say "fio on a ${WS} MiB working set entirely cached (origin: null_blk), medians of $R rounds of $T s"
+[ "$R" -gt 0 ] && say "fio on a ${WS} MiB working set entirely cached (origin: null_blk), medians of $R rounds of $T s"
 # table QD FIELD: one row a pattern, each cache's median beside dm-linear's
 table() {
 	printf '%-14s %18s %18s %18s %18s\n' pattern dm-linear fcache dm-cache dm-writecache | tee -a "$out"
@@ -152,28 +153,73 @@ table() {
 		say "$line"
 	done
 }
-say "queue depth 32: IOPS (ratio to dm-linear over the same flash)"
-table 32 4
-say "queue depth 1: average latency, us (ratio to dm-linear)"
-table 1 5
-say "rounds (config pattern depth IOPS latency_us):"
-sed 's/^/   /' "$res" >>"$out"
+if [ "$R" -gt 0 ]; then
+	say "queue depth 32: IOPS (ratio to dm-linear over the same flash)"
+	table 32 4
+	say "queue depth 1: average latency, us (ratio to dm-linear)"
+	table 1 5
+	say "rounds (config pattern depth IOPS latency_us):"
+	sed 's/^/   /' "$res" >>"$out"
+fi
 
-# ---- perf: fcache against dm-linear ------------------------------------------
+# ---- ftrace: where the time goes per I/O, fcache against dm-linear ---------------
+# perf under TCG samples only the idle loop; the function_graph tracer times
+# each call instead.  Traced from the dm device's entry (dm_submit_bio: dm
+# core and the target's map, not the flash's I/O, which runs after it
+# returns) and its clone's completion (clone_endio: dm core and the target's
+# end_io), synchronous 4 KiB I/Os of the cached set: traced one deep, the
+# two totals (least disturbed by the tracer), then the target's map and
+# end_io alone (fc_map, linear_map); for fcache also map_rw and fc_end_io
+# two deep, where their time goes.
 if [ "$PROF" = 1 ]; then
-	perf_ready
-	prof() {
-		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$1.data" -- sleep "$T" >/dev/null 2>&1 &
-		_p=$!
-		_v=$(fio_one "$dev" 4k "$2" 32)
-		wait $_p
-		say "== perf $1 ($2 4k qd32): $_v (IOPS, latency us)"
-		perf_top "/tmp/$1.data" 8 30 | tee -a "$out"
+	ft=/sys/kernel/tracing
+	[ -e $ft/trace ] || mount -t tracefs nodev $ft || die "no tracefs"
+	say "crc32c drivers (priority): $(awk '/^name/ { n = $3 } /^driver/ { d = $3 }
+		/^priority/ { if (n == "crc32c") printf "%s (%s) ", d, $3 }' /proc/crypto);" \
+		"sse4_2: $(grep -c -w sse4_2 /proc/cpuinfo) CPUs"
+	# graph CFG RW DEPTH NIO FUNCTIONS: NIO I/Os traced DEPTH deep from FUNCTIONS
+	graph() {
+		echo 0 >$ft/tracing_on
+		echo nop >$ft/current_tracer
+		echo 16384 >$ft/buffer_size_kb
+		echo "$5" >$ft/set_graph_function || die "set_graph_function $5"
+		# one deep: only FUNCTIONS instrumented (every instrumented call
+		# costs its trampoline, traced or not); deeper: all of them
+		if [ "$3" = 1 ]; then
+			echo "$5" >$ft/set_ftrace_filter
+		else
+			: >$ft/set_ftrace_filter
+		fi
+		echo "$3" >$ft/max_graph_depth
+		echo 1 >$ft/options/funcgraph-tail
+		echo 0 >$ft/options/funcgraph-irqs
+		echo function_graph >$ft/current_tracer
+		: >$ft/trace
+		echo 1 >$ft/tracing_on
+		if ! timeout 900 fio --name=p --filename="$dev" --direct=1 --ioengine=psync --bs=4k \
+			--rw="$2" --size=${WS}m --number_ios="$4" --norandommap --randrepeat=1 \
+			>/dev/null 2>&1; then
+			echo 0 >$ft/tracing_on
+			echo w >/proc/sysrq-trigger
+			dmesg | tail -n 150
+			die "fio under the tracer did not end ($1 $2 depth $3)"
+		fi
+		echo 0 >$ft/tracing_on
+		say "== ftrace $1, 4k $2 at depth 1, $4 I/Os, from $5, traced $3 deep (us per call; per I/O)"
+		python3 "$FC_TOP/tests/guest/graph_avg.py" "$4" <$ft/trace | tee -a "$out"
+		echo nop >$ft/current_tracer
 	}
 	for c in linear fcache; do
 		setup $c
-		prof $c-read randread
-		prof $c-write randwrite
+		for rw in randread randwrite; do
+			graph $c $rw 1 4000 "dm_submit_bio clone_endio"
+			if [ $c = fcache ]; then
+				graph $c $rw 1 4000 "fc_map fc_end_io"
+				graph $c $rw 2 1000 "map_rw fc_end_io"
+			else
+				graph $c $rw 1 4000 linear_map
+			fi
+		done
 		teardown $c
 	done
 fi
@@ -213,6 +259,11 @@ if [ "$PG" -gt 0 ]; then
 	pgteardown() { [ "$1" = flash ] || teardown "$1"; }
 	pres=/tmp/pg.res
 	: >"$pres"
+	# an unmeasured run first: TCG translates PostgreSQL's code once, and
+	# the first configuration measured would pay for it
+	pgsetup flash
+	say "pgbench warm-up on the flash (not counted): $(pg_on "$dev")"
+	pgteardown flash
 	i=0
 	while [ $i -lt "$PG" ]; do
 		order=$(echo flash fcache dmcache dmwc | awk -v k=$i '{ for (j = 0; j < NF; j++) printf "%s ", $((j + k) % NF + 1) }')
