@@ -641,7 +641,7 @@ again:
 		}
 	}
 	/* A read hit is decided from bio_facts() alone; else every fact. */
-	if (!fc_decide_read_hit(&f, &d)) {
+	if (f.write || !fc_decide_read_hit(&f, &d)) {
 		other_facts(v, fb, block, e, &f);
 		e = decide(v, bio, block, &f, e, &d);
 	}

@@ -18,15 +18,20 @@
 #     (scale 8, about 130 MiB) fitting the flash, 8 clients: the database
 #     on the flash alone, on fcache, dm-cache and dm-writecache over an md
 #     RAID10 of four emulated spindles.
-#   fio_hitpath.sh [SECONDS [ROUNDS [profile=0|1] [pg=N]]]   (defaults 5, 3)
+#   A/B (ab=KO): fc_map and fc_end_io of this module against the module
+#     KO (another build, a path the guest sees), 5 rounds, each module
+#     first in turn, each the time per call of 4000 4 KiB reads and writes
+#     (ftrace, as profile); the median of the rounds' ratios.
+#   fio_hitpath.sh [SECONDS [ROUNDS [profile=0|1] [pg=N] [ab=KO]]]   (defaults 5, 3)
 . "$FC_TOP/tests/guest/lib.sh"
 T=${1:-5} R=${2:-3}
-PROF=0 PG=2
+PROF=0 PG=2 AB=
 if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 for a in "$@"; do
 	case "$a" in
 	profile=*) PROF=${a#profile=} ;;
 	pg=*) PG=${a#pg=} ;;
+	ab=*) AB=${a#ab=} ;;
 	*) die "unknown argument $a" ;;
 	esac
 done
@@ -171,44 +176,49 @@ fi
 # two totals (least disturbed by the tracer), then the target's map and
 # end_io alone (fc_map, linear_map); for fcache also map_rw and fc_end_io
 # two deep, where their time goes.
-if [ "$PROF" = 1 ]; then
-	ft=/sys/kernel/tracing
+ft=/sys/kernel/tracing
+gres=/tmp/graph.res
+: >"$gres"
+# graph CFG RW DEPTH NIO FUNCTIONS: NIO I/Os traced DEPTH deep from FUNCTIONS
+graph() {
+	echo 0 >$ft/tracing_on
+	echo nop >$ft/current_tracer
+	echo 16384 >$ft/buffer_size_kb
+	echo "$5" >$ft/set_graph_function || die "set_graph_function $5"
+	# one deep: only FUNCTIONS instrumented (every instrumented call
+	# costs its trampoline, traced or not); deeper: all of them
+	if [ "$3" = 1 ]; then
+		echo "$5" >$ft/set_ftrace_filter
+	else
+		: >$ft/set_ftrace_filter
+	fi
+	echo "$3" >$ft/max_graph_depth
+	echo 1 >$ft/options/funcgraph-tail
+	echo 0 >$ft/options/funcgraph-irqs
+	echo function_graph >$ft/current_tracer
+	: >$ft/trace
+	echo 1 >$ft/tracing_on
+	if ! timeout 900 fio --name=p --filename="$dev" --direct=1 --ioengine=psync --bs=4k \
+		--rw="$2" --size=${WS}m --number_ios="$4" --norandommap --randrepeat=1 \
+		>/dev/null 2>&1; then
+		echo 0 >$ft/tracing_on
+		echo w >/proc/sysrq-trigger
+		dmesg | tail -n 150
+		die "fio under the tracer did not end ($1 $2 depth $3)"
+	fi
+	echo 0 >$ft/tracing_on
+	say "== ftrace $1, 4k $2 at depth 1, $4 I/Os, from $5, traced $3 deep (us per call; per I/O)"
+	python3 "$FC_TOP/tests/guest/graph_avg.py" "$4" <$ft/trace | tee -a "$out" |
+		awk -v c="$1" -v rw="$2" -v d="$3" '$1 == 1 && d == 1 { print c, rw, $2, $4 }' >>"$gres"
+	echo nop >$ft/current_tracer
+}
+if [ "$PROF" = 1 ] || [ -n "$AB" ]; then
 	[ -e $ft/trace ] || mount -t tracefs nodev $ft || die "no tracefs"
+fi
+if [ "$PROF" = 1 ]; then
 	say "crc32c drivers (priority): $(awk '/^name/ { n = $3 } /^driver/ { d = $3 }
 		/^priority/ { if (n == "crc32c") printf "%s (%s) ", d, $3 }' /proc/crypto);" \
 		"sse4_2: $(grep -c -w sse4_2 /proc/cpuinfo) CPUs"
-	# graph CFG RW DEPTH NIO FUNCTIONS: NIO I/Os traced DEPTH deep from FUNCTIONS
-	graph() {
-		echo 0 >$ft/tracing_on
-		echo nop >$ft/current_tracer
-		echo 16384 >$ft/buffer_size_kb
-		echo "$5" >$ft/set_graph_function || die "set_graph_function $5"
-		# one deep: only FUNCTIONS instrumented (every instrumented call
-		# costs its trampoline, traced or not); deeper: all of them
-		if [ "$3" = 1 ]; then
-			echo "$5" >$ft/set_ftrace_filter
-		else
-			: >$ft/set_ftrace_filter
-		fi
-		echo "$3" >$ft/max_graph_depth
-		echo 1 >$ft/options/funcgraph-tail
-		echo 0 >$ft/options/funcgraph-irqs
-		echo function_graph >$ft/current_tracer
-		: >$ft/trace
-		echo 1 >$ft/tracing_on
-		if ! timeout 900 fio --name=p --filename="$dev" --direct=1 --ioengine=psync --bs=4k \
-			--rw="$2" --size=${WS}m --number_ios="$4" --norandommap --randrepeat=1 \
-			>/dev/null 2>&1; then
-			echo 0 >$ft/tracing_on
-			echo w >/proc/sysrq-trigger
-			dmesg | tail -n 150
-			die "fio under the tracer did not end ($1 $2 depth $3)"
-		fi
-		echo 0 >$ft/tracing_on
-		say "== ftrace $1, 4k $2 at depth 1, $4 I/Os, from $5, traced $3 deep (us per call; per I/O)"
-		python3 "$FC_TOP/tests/guest/graph_avg.py" "$4" <$ft/trace | tee -a "$out"
-		echo nop >$ft/current_tracer
-	}
 	for c in linear fcache; do
 		setup $c
 		for rw in randread randwrite; do
@@ -221,6 +231,43 @@ if [ "$PROF" = 1 ]; then
 			fi
 		done
 		teardown $c
+	done
+fi
+
+# ---- A/B: this module's fc_map and fc_end_io against another build's ---------
+if [ -n "$AB" ]; then
+	[ -f "$AB" ] || die "no module $AB"
+	this=$FC_KO
+	i=0
+	while [ $i -lt 5 ]; do
+		# each first in turn: the guest drifts within a round too
+		ks="this other"
+		[ $((i % 2)) = 1 ] && ks="other this"
+		for k in $ks; do
+			unload_fcache || die "rmmod"
+			if [ $k = this ]; then FC_KO=$this; else FC_KO=$AB; fi
+			load_fcache || die "insmod $FC_KO"
+			setup fcache
+			graph "$k" randread 1 4000 "fc_map fc_end_io"
+			graph "$k" randwrite 1 4000 "fc_map fc_end_io"
+			teardown fcache
+		done
+		i=$((i + 1))
+	done
+	FC_KO=$this
+	unload_fcache && load_fcache || die "insmod $FC_KO"
+	am() { awk -v c="$1" -v rw="$2" -v f="$3" '$1 == c && $2 == rw && $3 == f { printf "%s ", $4 }' "$gres" | median; }
+	# the ratio of each round (this / other, the two runs side by side), then their median
+	ar() {
+		awk -v rw="$1" -v f="$2" '$2 == rw && $3 == f { v[$1, ++n[$1]] = $4 }
+			END { for (j = 1; j <= n["this"]; j++) printf "%.3f ", v["this", j] / v["other", j] }' "$gres"
+	}
+	say "A/B, us per call (ftrace, 5 rounds, each module first in turn; this: $this, other: $AB)"
+	for rw in randread randwrite; do
+		for fn in fc_map fc_end_io; do
+			say "$(printf '  4k %-9s %-10s this %6s  other %6s  (medians); this/other by round: %s-> median %s' $rw $fn \
+				"$(am this $rw $fn)" "$(am other $rw $fn)" "$(ar $rw $fn)" "$(ar $rw $fn | median)")"
+		done
 	done
 fi
 
