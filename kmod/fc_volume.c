@@ -479,7 +479,6 @@ static void count_stats(struct fc_pool *pool, int slot, u32 count)
 static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, struct fc_entry *e,
 		    const struct fc_decision *d)
 {
-
 	if (d->act == FC_ACT_FLASH_WRITE) {
 		/* Writeback vs a new write: bump the generation at map too. */
 		fc_entry_bump(e);
