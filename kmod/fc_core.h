@@ -264,6 +264,11 @@ struct fc_pool {
 	struct dm_kcopyd_client *kc;
 	struct bio_set bs;		/* writethrough flash clones */
 	struct workqueue_struct *wq;
+	/*
+	 * The group commit a flush or a FUA write waits for (fc_queue_commit()):
+	 * its own high-priority queue, woken ahead of the load that queues it.
+	 */
+	struct workqueue_struct *commit_wq;
 	struct work_struct commit_work;
 	struct work_struct worker;
 	struct work_struct wb_work;
@@ -709,6 +714,12 @@ void fc_pool_put(struct fc_pool *pool);
 /* fc_tick.c: the commit worker and the tick */
 #define FC_TICK (HZ / 10)
 void fc_commit_work(struct work_struct *ws);
+
+/* Ask the commit worker for a group commit (any context). */
+static inline void fc_queue_commit(struct fc_pool *pool)
+{
+	queue_work(pool->commit_wq, &pool->commit_work);
+}
 void fc_tick(struct work_struct *ws);
 
 /* fc_poolmsg.c: the pool's messages and the volumes' counters */

@@ -87,7 +87,7 @@ bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
 	fc_mark_vt_dirty(pool);
 	DMERR("flash device %pg (leg %u) failed: the pool runs degraded on the other; its %llu dirty blocks have one copy now",
 	      pool->leg[leg].bdev, leg, pool->nr_dirty);
-	queue_work(pool->wq, &pool->commit_work);
+	fc_queue_commit(pool);
 	return true;
 }
 

@@ -38,7 +38,7 @@ void fc_wait_commit_locked(struct fc_pool *pool, struct bio *bio)
 {
 	bio->bi_status = BLK_STS_OK;
 	bio_list_add(&pool->fua_bios, bio);
-	queue_work(pool->wq, &pool->commit_work);
+	fc_queue_commit(pool);
 }
 
 bool fc_origin_writes_in_flight(struct fc_pool *pool, u32 stripe)

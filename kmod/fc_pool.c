@@ -50,6 +50,8 @@ static struct fc_pool *lookup_by_flash(struct block_device *bdev)
 static void pool_destroy(struct fc_pool *pool)
 {
 	cancel_delayed_work_sync(&pool->tick);
+	if (pool->commit_wq)
+		flush_workqueue(pool->commit_wq);
 	if (pool->wq)
 		flush_workqueue(pool->wq);
 	if (pool->fill_wq)
@@ -60,6 +62,9 @@ static void pool_destroy(struct fc_pool *pool)
 	if (pool->e && pool->md_mode == FC_MD_RW && pool->seq)
 		if (fc_commit(pool, true))
 			DMERR("final commit failed: the pool will be recovered as after a crash");
+	/* No volume is left: nothing queues a commit from pool->wq now. */
+	if (pool->commit_wq)
+		destroy_workqueue(pool->commit_wq);
 	if (pool->wq)
 		destroy_workqueue(pool->wq);
 	if (!IS_ERR_OR_NULL(pool->kc))
@@ -178,11 +183,17 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		*error = "fcache-pool: cannot create a workqueue";
 		goto bad;
 	}
+	/*
+	 * Bound and high-priority: the worker runs next on the CPU whose
+	 * flush or FUA completion queued it, ahead of the load there (a
+	 * waiter sleeps meanwhile); one commit_work runs at a time anyway.
+	 */
+	pool->commit_wq = alloc_workqueue("fcache-commit", WQ_MEM_RECLAIM | WQ_HIGHPRI, 1);
 	pool->fill_wq = alloc_workqueue("fcache-fill", WQ_MEM_RECLAIM | WQ_UNBOUND, 16);
 	pool->fill_pool = mempool_create(4, fill_buf_alloc, fill_buf_free,
 					 (void *)((size_t)block_sectors << SECTOR_SHIFT));
 	pool->wb_items = fc_wb_alloc_items();
-	if (!pool->fill_wq || !pool->fill_pool || !pool->wb_items) {
+	if (!pool->commit_wq || !pool->fill_wq || !pool->fill_pool || !pool->wb_items) {
 		r = -ENOMEM;
 		*error = "fcache-pool: out of memory";
 		goto bad;

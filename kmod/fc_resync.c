@@ -71,7 +71,7 @@ void fc_vacate_failed(struct fc_pool *pool)
 	spin_unlock_irq(&pool->lock);
 	if (w.lost)
 		DMERR_LIMIT("dirty data with no second copy was on the failed flash device: its reads fail");
-	queue_work(pool->wq, &pool->commit_work);
+	fc_queue_commit(pool);
 }
 
 /* ---- resync: the twins agree with their entries ---- */

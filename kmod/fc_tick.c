@@ -9,7 +9,8 @@
  * dirty data a twin, vacates a failed leg, kicks parked bios and wakes
  * writeback.
  *
- * Locking: both run on pool->wq, one at a time each; they take pool->lock
+ * Locking: the commit worker runs on pool->commit_wq (high priority), the
+ * tick on pool->wq, one at a time each; they take pool->lock
  * only to take the queued bios and to read what changed, and commit under
  * pool->commit_lock (fc_commit_sync()).
  */
@@ -126,7 +127,7 @@ void fc_tick(struct work_struct *ws)
 
 	if (interval && md_dirty && pool->md_mode == FC_MD_RW &&
 	    time_after_eq(jiffies, pool->last_commit + msecs_to_jiffies(interval)))
-		queue_work(pool->wq, &pool->commit_work);
+		fc_queue_commit(pool);
 	/* Dirty data with one copy while both legs serve: a twin for it. */
 	if (fc_nr_twinless(pool) && fc_redundant(pool) && !pool->suspended &&
 	    pool->md_mode == FC_MD_RW && time_after(jiffies, pool->last_join + HZ)) {

@@ -754,7 +754,7 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 		}
 		bio_list_add(&pool->flush_bios, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
-		queue_work(pool->wq, &pool->commit_work);
+		fc_queue_commit(pool);
 		return DM_MAPIO_SUBMITTED;
 	}
 	switch (map_bio(v, bio, fb, false)) {
