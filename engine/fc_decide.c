@@ -157,7 +157,16 @@ const struct fc_rule fc_decide_rules[] = {
 	 * FC_BF_TWIN_FILLED: once).  A fill that cannot start: never stall a
 	 * write behind a fill (write-around), unless dirty data is involved
 	 * (wait).  FUA: stripped on the flash; completion waits for a commit.
+	 * Outside writeback mode (a mode change with dirty data left, the
+	 * passthrough of fcachectl disable), dirty data touched by a write
+	 * being copied to the origin: wait for the copy.  The write would
+	 * keep the block dirty past a flush that began before it, and the
+	 * flush that a disable waits for before the cache leaves the path
+	 * must leave no dirty data behind (writeback mode makes new dirty
+	 * data at any time anyway; no wait there).
 	 */
+	{ K_W, FC_ACT_WAIT, .when = CB(DIRTY) | CB(COPYING), .unless = CB(WB_MODE),
+	  .map = ST(WRITES) },
 	{ K_W, FC_ACT_ALLOC, .then = FC_ACT_FLASH_WRITE, .when = CB(TO_FLASH),
 	  .unless = CB(ENTRY) | CB(ALLOC_YES) | CB(ALLOC_NO), .map = ST(WRITES) },
 	{ K_W, FC_ACT_WRITE_AROUND, .when = CB(TO_FLASH), .unless = CB(ENTRY),

@@ -215,6 +215,14 @@ static void flash_write(const struct fc_facts *f, struct fc_decision *d, __u8 pa
 	const struct fc_efacts *e = &f->e;
 	__u8 fill;
 
+	/*
+	 * Outside writeback mode, dirty data being copied: wait for the copy,
+	 * or the block stays dirty past the flush a disable waits for.
+	 */
+	if (e->present && (e->dirty & d->mask) && e->wb && f->mode != FC_MODE_WRITEBACK) {
+		d->act = FC_ACT_WAIT;
+		return;
+	}
 	if (!e->present) {
 		if (f->alloc == FC_STEP_NOT_TRIED) {
 			d->act = FC_ACT_ALLOC;

@@ -144,6 +144,9 @@ static void ref_map(const struct fc_facts *f, bool ghost_ans, bool alloc_ans, bo
 	}
 	around = ref_wb_refusal(f, e, seq_bypass);
 	if ((e && (e->dirty & mask)) || around == FC_ST_NR) {
+		/* outside writeback, dirty data being copied waits (disable) */
+		if (e && (e->dirty & mask) && e->wb && f->mode != FC_MODE_WRITEBACK)
+			goto wait;
 		if (!e) {
 			o->alloc_asked++;
 			if (!alloc_ans) {

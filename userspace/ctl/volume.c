@@ -440,6 +440,54 @@ static int restore_mode(struct fc_vol *v, const char *oldtable)
 }
 
 /*
+ * Write back until @v (in passthrough) holds no dirty data.  A flush ends
+ * once what was dirty when it began is on the origin; in passthrough a
+ * write to dirty data waits for the block's copy, so nothing should be
+ * left, but a block may be dirty again if a write got to it before its
+ * copy began and after the flush took its count: another pass then.
+ * 0, -1 (said why), or -2 (interrupted).
+ */
+static int flush_until_clean(struct fc_pool *p, struct fc_vol *v)
+{
+	int pass, r;
+
+	for (pass = 1; pass <= 4; pass++) {
+		r = fc_flush_wait(p, v);
+		if (r)
+			return r;
+		if (fc_vol_refresh(v)) {
+			fc_fail("disable: lost the status of %s: %s", v->name, fc_dm_error());
+			return -1;
+		}
+		if (!v->st.dirty_blocks)
+			return 0;
+		fc_info("%s: %" PRIu64 " blocks dirty again after writeback pass %d; another pass",
+			v->name, v->st.dirty_blocks, pass);
+	}
+	fc_fail("disable: %s still has %" PRIu64 " dirty blocks after %d writeback passes; its cache stays",
+		v->name, v->st.dirty_blocks, pass - 1);
+	return -1;
+}
+
+/*
+ * The volume is suspended with its original table loaded: the last word on
+ * dirty data before the cache leaves the path (no write can reach it now).
+ * 0 when clean; else the old table is put back live and -1 said why.
+ */
+static int still_clean_when_suspended(struct fc_vol *v)
+{
+	if (!fc_vol_refresh(v) && !v->st.dirty_blocks)
+		return 0;
+	fc_fail("disable: %s %s: its cache stays; run 'fcachectl disable %s' again",
+		v->name, v->have_status ? "was written to during the writeback and holds dirty data again" :
+		"did not report its dirty data", v->name);
+	fc_dm_clear(v->name);
+	if (fc_dm_resume(v->name))
+		fc_fail("disable: cannot resume %s: %s", v->name, fc_dm_error());
+	return -1;
+}
+
+/*
  * @detach_only (config 'down'): take the cache out of the path without
  * writing back, keeping the volume registered with its data in the pool.
  */
@@ -488,7 +536,7 @@ int fc_disable(const char *volume, int no_flush, int detach_only, const char *co
 			goto out;
 		}
 		memcpy(v->table, params, sizeof(v->table));
-		r = fc_flush_wait(p, v);
+		r = flush_until_clean(p, v);
 		if (!r && fc_dm_message(v->name, "invalidate", NULL)) {
 			fc_fail("disable: cannot invalidate the cached blocks of %s: %s", v->name, fc_dm_error());
 			r = -1;
@@ -518,6 +566,11 @@ int fc_disable(const char *volume, int no_flush, int detach_only, const char *co
 			fc_dm_message(v->name, "cancel_detach", NULL);
 			if (!no_flush && !detach_only)
 				restore_mode(v, oldtable);
+			goto out;
+		}
+		if (!no_flush && !detach_only && still_clean_when_suspended(v)) {
+			fc_dm_message(v->name, "cancel_detach", NULL);
+			restore_mode(v, oldtable);
 			goto out;
 		}
 		if (fc_dm_resume(v->name)) {
