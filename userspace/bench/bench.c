@@ -359,7 +359,7 @@ static int compare_one(struct bench_cli *c, const char *cfg, int round, int roun
 	 * timed; the origin's requests since the end of the run's window
 	 */
 	if (strcmp(cfg, "baseline") && !rc &&
-	    bench_stack_backlog(cfg, &x->backlog_mib, &x->backlog_s) == 0) {
+	    bench_stack_backlog(cfg, c->o.stop, &x->backlog_mib, &x->backlog_s) == 0) {
 		x->orig.backlog_ok = x->orig.ok;
 		devio_since(c->origin, &x->orig.end, &x->orig.end_members, &x->orig.backlog,
 			    &x->orig.backlog_members, &x->orig.backlog_ok);

@@ -577,12 +577,13 @@ out:
 	return r;
 }
 
-int bench_stack_backlog(const char *config, double *mib, double *secs)
+int bench_stack_backlog(const char *config, volatile sig_atomic_t *stop, double *mib,
+			double *secs)
 {
 	long long dirty = -1, left;
 	uint64_t t0;
 	char *resp = NULL;
-	int r = 0;
+	int r = 0, e;
 
 	*secs = -1;
 	if (is_fcache(config)) {
@@ -606,12 +607,26 @@ int bench_stack_backlog(const char *config, double *mib, double *secs)
 	*mib = dirty / 2048.0;
 	t0 = fc_now_ns();
 	if (is_fcache(config) || is_writecache(config)) {
-		/* both answer their "flush" message when all is written back */
-		r = fc_dm_message(is_fcache(config) ? "fcbench-vol" : "fcbench-wc", "flush", &resp);
-		free(resp);
-		if (r < 0) {
-			fc_err(BENCH_WHO, "%s: flush: %s", config, fc_dm_error());
-			return 0;
+		/*
+		 * both answer their "flush" message when all is written back;
+		 * one that ended early (a signal, a suspend) is sent again
+		 */
+		for (;;) {
+			r = fc_dm_message(is_fcache(config) ? "fcbench-vol" : "fcbench-wc", "flush",
+					  &resp);
+			free(resp);
+			resp = NULL;
+			if (!r)
+				break;
+			e = fc_dm_message_errno();
+			if ((e != EINTR && e != EAGAIN) || (stop && *stop) ||
+			    fc_now_ns() - t0 >= BENCH_BACKLOG_MAX_S * 1000000000ull) {
+				fc_err(BENCH_WHO, "%s: flush: %s; its backlog is not measured",
+				       config, fc_dm_error());
+				return -1;
+			}
+			fc_err(BENCH_WHO, "%s: flush: %s; sending it again", config, fc_dm_error());
+			usleep(100000);
 		}
 		*secs = (fc_now_ns() - t0) / 1e9;
 		return 0;

@@ -3,6 +3,7 @@
 #ifndef FC_BENCH_STACK_H
 #define FC_BENCH_STACK_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /*
@@ -35,8 +36,10 @@ void bench_stack_counters(const char *config, char *buf, size_t len);
  * The writeback backlog @config's cache leaves behind: the dirty data it
  * holds now (*@mib), then all of it written back to the origin, timed
  * (*@secs; -1 if it was not done within BENCH_BACKLOG_MAX_S).  0, or -1
- * (said): not measured.
+ * (said): not measured.  A flush message that ends early (EINTR, EAGAIN)
+ * is sent again unless *@stop (may be NULL) says the run is stopping.
  */
-int bench_stack_backlog(const char *config, double *mib, double *secs);
+int bench_stack_backlog(const char *config, volatile sig_atomic_t *stop, double *mib,
+			double *secs);
 
 #endif

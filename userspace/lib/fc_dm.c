@@ -16,6 +16,7 @@
 
 int fc_dm_verbose;
 static char last_error[512];
+static int last_errno;		/* of the last failed message ioctl, else 0 */
 
 static void dm_logger(int level, const char *file, int line, int dm_errno_or_class,
 		      const char *f, ...)
@@ -66,6 +67,7 @@ static struct dm_task *task(int type, const char *name)
 	struct dm_task *dmt;
 
 	last_error[0] = 0;
+	last_errno = 0;
 	dmt = dm_task_create(type);
 	if (!dmt) {
 		set_error("/dev/mapper/control is unavailable (is dm_mod loaded? are you root?)");
@@ -199,6 +201,11 @@ int fc_dm_rename(const char *name, const char *newname)
 	return run(dmt, 1);
 }
 
+int fc_dm_message_errno(void)
+{
+	return last_errno;
+}
+
 int fc_dm_message(const char *name, const char *msg, char **resp)
 {
 	struct dm_task *dmt = task(DM_DEVICE_TARGET_MSG, name);
@@ -210,9 +217,12 @@ int fc_dm_message(const char *name, const char *msg, char **resp)
 		return -1;
 	if (!dm_task_set_sector(dmt, 0) || !dm_task_set_message(dmt, msg) ||
 	    !dm_task_run(dmt)) {
+		/* libdevmapper logs EINTR only verbosely: say it here */
+		last_errno = dm_task_get_errno(dmt);
 		dm_task_destroy(dmt);
 		if (!last_error[0])
-			set_error("message '%s' to %s failed", msg, name);
+			set_error("message '%s' to %s failed: %s", msg, name,
+				  last_errno ? strerror(last_errno) : "no reason given");
 		return -1;
 	}
 	r = dm_task_get_message_response(dmt);

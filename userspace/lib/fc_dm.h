@@ -88,6 +88,9 @@ int fc_dm_rename(const char *name, const char *newname);
 /* Send a target message to sector 0; *@resp (may be NULL) gets the reply or NULL. */
 int fc_dm_message(const char *name, const char *msg, char **resp);
 
+/* The errno of the last failed fc_dm_message() (EINTR, EAGAIN, ...), or 0. */
+int fc_dm_message_errno(void);
+
 /* Status (STATUSTYPE_INFO) / table (STATUSTYPE_TABLE) lines of @name. */
 int fc_dm_status(const char *name, struct fc_dm_target **t, int *n);
 int fc_dm_table(const char *name, struct fc_dm_target **t, int *n);
