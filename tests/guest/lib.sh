@@ -395,8 +395,11 @@ EOF
 
 # ---- benchmark helpers (fio_figures.sh, fio_hitpath.sh, perf_profile.sh) ----
 
-# median: of the numbers on stdin (with an even count, the lower middle one)
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# median: of the numbers on stdin (an even count: the mean of the middle two)
+median() {
+	tr ' ' '\n' | grep . | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR % 2 || !NR) print v[int((NR + 1) / 2)]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 # ratio A B: A / B with two decimals, n/a when B is 0
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # perf_top DATA DSOS SYMS: the first DSOS lines of perf's report of DATA by
