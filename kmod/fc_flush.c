@@ -149,8 +149,15 @@ int fc_flush_volumes(struct fc_pool *pool, int slot, bool *stop)
 						     (r = flush_state(pool, fm.vols, errors, stop)),
 						     HZ);
 	} while (!t);
+	/*
+	 * -ERESTARTSYS, not -EINTR: io_uring's task_work (TIF_NOTIFY_SIGNAL)
+	 * wakes an interruptible sleep too, with no signal for the caller;
+	 * the syscall is then restarted and the flush sent again (it marks
+	 * what is dirty then, and waits).  A signal whose handler does not
+	 * restart still returns EINTR, a fatal one still ends the caller.
+	 */
 	if (t < 0)
-		return -EINTR;
+		return -ERESTARTSYS;
 	switch (r) {
 	case 1:
 		/* Record the clean state (the worker's commit may be running). */
