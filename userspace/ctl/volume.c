@@ -441,10 +441,10 @@ static int restore_mode(struct fc_vol *v, const char *oldtable)
 
 /*
  * Write back until @v (in passthrough) holds no dirty data.  A flush ends
- * once what was dirty when it began is on the origin; in passthrough a
- * write to dirty data waits for the block's copy, so nothing should be
- * left, but a block may be dirty again if a write got to it before its
- * copy began and after the flush took its count: another pass then.
+ * once what was dirty when it began is on the origin, even if a block was
+ * rewritten during its copy; in passthrough such a write waits for the
+ * copy (the kernel's decision table), so nothing should be left.  If some
+ * is (an older module, a race not foreseen), another pass.
  * 0, -1 (said why), or -2 (interrupted).
  */
 static int flush_until_clean(struct fc_pool *p, struct fc_vol *v)
