@@ -103,7 +103,14 @@ static inline void retry_hold(struct fc_bio *fb)
 }
 #endif
 
-enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL };
+/*
+ * FC_DONE_AGAIN: a REQ_NOWAIT bio that only a fill, a wait, a step of
+ * decide() or the origin could serve: it ends with BLK_STS_AGAIN, nothing
+ * changed, and its submitter sends it again where it may block (io_uring
+ * from its worker; RWF_NOWAIT's caller).  Only the flash paths below are
+ * taken without blocking (nowait_ok()).
+ */
+enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL, FC_DONE_AGAIN };
 
 static void remap_flash(struct fc_pool *pool, struct bio *bio, u32 eidx, sector_t off)
 {
@@ -462,6 +469,22 @@ static struct fc_entry *decide(struct fc_volume *v, struct bio *bio, u64 block,
 	}
 }
 
+/*
+ * A REQ_NOWAIT bio (map's pass): served only by a remap to the flash that
+ * needs no step first, uncut, and one copy (a mirrored write allocates
+ * two clones, which may wait for the bio_set's reserve).  Anything else
+ * (fills, waits, the origin, whose queue may be full: a spindle's is a
+ * few requests deep) is refused before anything changed.  The flash is
+ * not asked to be non-blocking (map_done() drops REQ_NOWAIT): its
+ * BLK_STS_AGAIN would read as an error of the leg.  A flash device's
+ * queue is deep and brd's never waits; dm-linear passes the flag on.
+ */
+static bool nowait_ok(const struct fc_facts *f, const struct fc_decision *d)
+{
+	return !d->cut && (d->act == FC_ACT_FLASH_READ ||
+			   (d->act == FC_ACT_FLASH_WRITE && !f->e.twin));
+}
+
 static void count_stats(struct fc_pool *pool, int slot, u32 count)
 {
 	while (count) {
@@ -576,6 +599,7 @@ static int map_done(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, u64
 	if (done != FC_DONE_REMAP)
 		return done;
 	if (d->act == FC_ACT_FLASH_READ || d->act == FC_ACT_FLASH_WRITE) {
+		bio->bi_opf &= ~REQ_NOWAIT;
 		remap_flash(pool, bio, fb->eidx, f->off);
 		if (twin != FC_NONE && submit_mirrored(pool, bio, twin, f->off))
 			return FC_DONE_SUBMITTED;
@@ -595,6 +619,7 @@ static int map_rw(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool 
 {
 	struct fc_pool *pool = v->pool;
 	u64 block = dm_target_offset(v->ti, bio->bi_iter.bi_sector) >> pool->block_shift;
+	bool nowait = !worker && (bio->bi_opf & REQ_NOWAIT);
 	struct fc_decision d;
 	struct fc_facts f;
 	unsigned long flags;
@@ -606,6 +631,10 @@ again:
 	spin_lock_irqsave(&pool->lock, flags);
 	e = bio_facts(v, bio, fb, block, worker, &f);
 	if (e && fc_block_failed(pool, fc_eidx(pool, e))) {
+		if (nowait) {
+			spin_unlock_irqrestore(&pool->lock, flags);
+			return FC_DONE_AGAIN;
+		}
 		/* Its leg failed: the twin takes its place first. */
 		switch (fc_rescue_entry(pool, e)) {
 		case FC_RESCUE_DONE:
@@ -642,7 +671,16 @@ again:
 	/* A read hit is decided from bio_facts() alone; else every fact. */
 	if (f.write || !fc_decide_read_hit(&f, &d)) {
 		other_facts(v, fb, block, e, &f);
-		e = decide(v, bio, block, &f, e, &d);
+		if (!nowait) {
+			e = decide(v, bio, block, &f, e, &d);
+		} else {
+			/* decide()'s first pass, with no cut or step */
+			fc_decide(&f, &d);
+			if (!nowait_ok(&f, &d)) {
+				spin_unlock_irqrestore(&pool->lock, flags);
+				return FC_DONE_AGAIN;
+			}
+		}
 	}
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
@@ -664,6 +702,8 @@ again:
 static int map_bio(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool worker)
 {
 	if (bio_op(bio) == REQ_OP_DISCARD) {
+		if (!worker && (bio->bi_opf & REQ_NOWAIT))
+			return FC_DONE_AGAIN;	/* it may park, and goes to the origin */
 		/*
 		 * Metadata ro/fail: a discard would drop data the flash may
 		 * still record as dirty, and no commit can record the drop.
@@ -733,7 +773,8 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 	INIT_WORK(&fb->work, fc_bio_work);
 	fb->v = v;
 	fb->iter = bio->bi_iter;
-	fb->opf = bio->bi_opf;
+	/* A retry runs in the worker, where blocking is allowed. */
+	fb->opf = bio->bi_opf & ~REQ_NOWAIT;
 
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		/*
@@ -762,6 +803,9 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_REMAPPED;
 	case FC_DONE_KILL:
 		return DM_MAPIO_KILL;
+	case FC_DONE_AGAIN:
+		bio_wouldblock_error(bio);
+		return DM_MAPIO_SUBMITTED;
 	default:
 		return DM_MAPIO_SUBMITTED;
 	}

@@ -668,7 +668,9 @@ static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 struct target_type fc_volume_target = {
 	.name = FC_VOLUME_TARGET,
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
+	/* REQ_NOWAIT: see FC_DONE_AGAIN in fc_volume.c */
+	.features = DM_TARGET_NOWAIT,
 	.module = THIS_MODULE,
 	.ctr = fc_ctr,
 	.dtr = fc_dtr,

@@ -3,7 +3,7 @@
 # the counters and the absorption of small synchronous writes: fc_counters.sh;
 # a flush as a state the worker drives (suspend during it, no batch cap):
 # fc_flushstall.sh; what an fsync and an O_DSYNC write cost the flash:
-# fc_sync.sh.
+# fc_sync.sh; REQ_NOWAIT (io_uring's inline submission): fc_nowait.sh.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-writeback || exit 0
 guest_run fcache-writeback --timeout 600 tests/guest/fc_writeback.sh
@@ -14,3 +14,5 @@ guest_run fcache-counters --timeout 300 tests/guest/fc_counters.sh $race
 guest_run fcache-flushstall --timeout 600 tests/guest/fc_flushstall.sh
 # the sync path's cost in flash writes and flushes (fsync, O_DSYNC)
 guest_run fcache-sync --timeout 300 tests/guest/fc_sync.sh
+# REQ_NOWAIT: served from the flash only, EAGAIN before anything changes
+guest_run fcache-nowait --timeout 300 tests/guest/fc_nowait.sh
