@@ -35,12 +35,41 @@
 #define RWF_DSYNC 0x00000002
 #endif
 
+#define SUB_RING (1u << 17)	/* submits remembered: seconds of them */
+
+/* io_uring_submit(), its start remembered for the I/O it sends. */
+void bench_submit(struct engine *e)
+{
+	e->sub_ns[(e->n_submits + 1) % SUB_RING] = fc_now_ns();
+	io_uring_submit(&e->ring);
+	e->n_submits++;
+}
+
+/* The stamp of an I/O prepared now: the next bench_submit() sends it. */
+uint64_t bench_io_stamp(const struct engine *e)
+{
+	return e->n_submits + 1;
+}
+
+/* Microseconds from the submission of an I/O stamped @stamp to t_reap. */
+uint64_t bench_io_us(const struct engine *e, uint64_t stamp)
+{
+	uint64_t t0;
+
+	if (stamp > e->n_submits)
+		return 0;
+	if (e->n_submits - stamp >= SUB_RING)
+		stamp = e->n_submits - SUB_RING + 1;	/* older than the ring: its oldest */
+	t0 = e->sub_ns[stamp % SUB_RING];
+	return e->t_reap > t0 ? (e->t_reap - t0) / 1000 : 0;
+}
+
 struct io_uring_sqe *bench_get_sqe(struct engine *e)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
 
 	if (!sqe) {
-		io_uring_submit(&e->ring);
+		bench_submit(e);
 		sqe = io_uring_get_sqe(&e->ring);
 	}
 	e->inflight++;
@@ -250,7 +279,7 @@ static void submit_log(struct engine *e, int ui)
 	sqe = bench_get_sqe(e);
 	io_uring_prep_write(sqe, e->log_fd, u->logbuf, BENCH_LOG_REC, log_pos(e, lsn));
 	sqe->rw_flags = RWF_DSYNC;
-	u->io_t0 = fc_now_ns();
+	u->io_t0 = bench_io_stamp(e);
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_LOG << 32 | ui);
 	bench_trace_io(e, e->log_fd, BENCH_TR_SYNC, log_pos(e, lsn), BENCH_LOG_REC, ui);
 }
@@ -282,8 +311,8 @@ static void log_flush(struct engine *e)
 	if (ui == NIL)
 		e->lq_tail = NIL;
 	e->g_n = n;
-	e->g_t0 = fc_now_ns();
 	sqe = bench_get_sqe(e);
+	e->g_t0 = bench_io_stamp(e);
 	io_uring_prep_write(sqe, e->log_fd, e->gbuf, n * BENCH_LOG_REC, log_pos(e, lsn));
 	sqe->rw_flags = RWF_DSYNC;
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_GLOG << 32);
@@ -361,7 +390,7 @@ static void user_step(struct engine *e, int ui)
 			sqe = bench_get_sqe(e);
 			io_uring_prep_read(sqe, e->fd, u->buf, e->h.page_size,
 					   e->h.data_off + pg * e->h.page_size);
-			u->io_t0 = fc_now_ns();
+			u->io_t0 = bench_io_stamp(e);
 			io_uring_sqe_set_data64(sqe, (uint64_t)K_READ << 32 | ui);
 			bench_trace_io(e, e->fd, BENCH_TR_READ, e->h.data_off + pg * e->h.page_size,
 				       e->h.page_size, ui);
@@ -413,7 +442,7 @@ static void read_done(struct engine *e, int ui, int res)
 	e->cur->dev_reads++;
 	if (!bench_page_hot(e, fr->page))
 		e->cur->cold_dev_reads++;
-	e->cur->read_us += (fc_now_ns() - u->io_t0) / 1000;
+	e->cur->read_us += bench_io_us(e, u->io_t0);
 	e->ic.dev_reads++;
 	e->r->pages_verified++;
 	if (res != (int)e->h.page_size) {
@@ -457,7 +486,7 @@ static void group_done(struct engine *e, int res)
 	e->g_n = 0;
 	e->g_head = NIL;
 	e->cur->log_writes++;
-	e->cur->log_us += (fc_now_ns() - e->g_t0) / 1000;
+	e->cur->log_us += bench_io_us(e, e->g_t0);
 	e->ic.log_writes++;
 	while (ui != NIL) {
 		int nx = e->u[ui].wnext;
@@ -483,7 +512,7 @@ static void handle_cqe(struct engine *e, struct io_uring_cqe *cqe)
 			     res < 0 ? strerror(-res) : "short write");
 			break;
 		}
-		e->cur->log_us += (fc_now_ns() - e->u[idx].io_t0) / 1000;
+		e->cur->log_us += bench_io_us(e, e->u[idx].io_t0);
 		txn_commit(e, idx);
 		break;
 	case K_GLOG:
@@ -637,7 +666,7 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 		run_ready(e);
 		bench_cleaner_start(e, now, 0);
 		log_flush(e);
-		io_uring_submit(&e->ring);
+		bench_submit(e);
 		ts = wait_time(e, now);
 		if (e->r_n) {
 			if (io_uring_peek_cqe(&e->ring, &cqe) < 0)
@@ -645,6 +674,7 @@ static void loop(struct engine *e, uint64_t until, int drain, uint64_t *next_iv,
 		} else if (io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts) < 0) {
 			continue;
 		}
+		e->t_reap = fc_now_ns();
 		io_uring_for_each_cqe(&e->ring, head, cqe) {
 			handle_cqe(e, cqe);
 			n++;
@@ -675,9 +705,10 @@ static void checkpoint(struct engine *e)
 		unsigned head, n = 0;
 
 		bench_cleaner_start(e, fc_now_ns(), 1);
-		io_uring_submit(&e->ring);
+		bench_submit(e);
 		if (bench_wait_cqe(&e->ring, &cqe) < 0)
 			break;
+		e->t_reap = fc_now_ns();
 		io_uring_for_each_cqe(&e->ring, head, cqe) {
 			handle_cqe(e, cqe);
 			n++;
@@ -963,6 +994,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 
 	if (!e)
 		return -1;
+	e->sub_ns = calloc(SUB_RING, sizeof(*e->sub_ns));
+	if (!e->sub_ns) {
+		free(e);
+		return -1;
+	}
 	e->o = o;
 	e->r = r;
 	e->p = bench_profile_find(o->profile);
@@ -1095,6 +1131,7 @@ out_free:
 	free(e->thist);
 	bench_pool_free(e);
 	free(e->disk_ver);
+	free(e->sub_ns);
 	free(e);
 	return ret;
 }

@@ -49,7 +49,7 @@ struct user {
 	int nacc, idx, nupd;
 	uint64_t acc[MAX_ACC];	/* page | update flag (bit 63) */
 	uint64_t t0;
-	uint64_t io_t0;		/* submission of its page read or redo write (ns) */
+	uint64_t io_t0;		/* its page read's or redo write's submission (bench_io_stamp()) */
 	uint64_t rng;
 	int frame;		/* frame this user reads into */
 	int wnext;		/* next user on a wait list (or in a commit group) */
@@ -66,6 +66,15 @@ struct engine {
 	struct bench_hdr h;
 	int fd;
 	struct io_uring ring;
+	/*
+	 * Device latency is submission to completion, not the loop's own
+	 * delays: an I/O's stamp (bench_io_stamp()) is the number of the
+	 * bench_submit() that sends it, sub_ns[] when each began, and a
+	 * completion counts from t_reap, when the wait that returned its CQE
+	 * ended, before any CQE of the batch is handled (bench_io_us()).
+	 */
+	uint64_t n_submits, t_reap;
+	uint64_t *sub_ns;
 	uint32_t *disk_ver;
 	/* buffer pool (bench_pool.c) */
 	struct frame *fr;
@@ -80,7 +89,7 @@ struct engine {
 	int fwait_head, fwait_tail;	/* users waiting for a free frame */
 	/* page cleaner (bench_pool.c) */
 	int c_busy, c_pending, c_syncing, c_n;
-	uint64_t c_t0;		/* submission of the cleaner's writes, then of its fdatasync (ns) */
+	uint64_t c_t0;		/* the cleaner's writes' submission, then its fdatasync's (stamp) */
 	uint64_t c_start;	/* submission of the batch's writes (ns) */
 	uint64_t c_slowest;	/* the batch's slowest write so far (ns) */
 	int32_t *c_frames;
@@ -97,7 +106,7 @@ struct engine {
 	/* group commit (--group-commit on): the commits waiting, and the write in flight */
 	int lq_head, lq_tail;	/* users waiting for the next redo write */
 	int g_head, g_n;	/* the users of the redo write in flight (0: none) */
-	uint64_t g_t0;		/* its submission (ns) */
+	uint64_t g_t0;		/* its submission (stamp) */
 	void *gbuf;		/* their records, concatenated */
 	/* measurement */
 	struct bench_counts *cur;	/* counters of the current phase */
@@ -169,6 +178,9 @@ void bench_cleaner_sync_done(struct engine *e, int res);
 
 /* bench_engine.c */
 struct io_uring_sqe *bench_get_sqe(struct engine *e);
+void bench_submit(struct engine *e);
+uint64_t bench_io_stamp(const struct engine *e);
+uint64_t bench_io_us(const struct engine *e, uint64_t stamp);
 /*
  * A record of the trace, if there is one: an I/O of BENCH_TR_* @op to
  * @fd (only those to the datafile's device are the cache's), or a commit,

@@ -167,8 +167,8 @@ void bench_cleaner_start(struct engine *e, uint64_t now, int force)
 		e->c_frames[n++] = f;
 	}
 	e->c_busy = 1;
-	e->c_t0 = fc_now_ns();
-	e->c_start = e->c_t0;
+	e->c_t0 = bench_io_stamp(e);
+	e->c_start = fc_now_ns();
 	e->c_slowest = 0;
 	e->c_n = n;
 	e->c_pending = n;
@@ -180,7 +180,7 @@ void bench_cleaner_start(struct engine *e, uint64_t now, int force)
 void bench_cleaner_write_done(struct engine *e, int res)
 {
 	struct io_uring_sqe *sqe;
-	uint64_t ns = fc_now_ns() - e->c_t0;
+	uint64_t ns = bench_io_us(e, e->c_t0) * 1000;
 
 	if (res != (int)e->h.page_size) {
 		bench_fail(e, "page cleaner write failed: %s",
@@ -196,7 +196,7 @@ void bench_cleaner_write_done(struct engine *e, int res)
 		return;
 	sqe = bench_get_sqe(e);
 	io_uring_prep_fsync(sqe, e->fd, IORING_FSYNC_DATASYNC);
-	e->c_t0 = fc_now_ns();
+	e->c_t0 = bench_io_stamp(e);
 	io_uring_sqe_set_data64(sqe, (uint64_t)K_CSYNC << 32);
 	bench_trace_io(e, e->fd, BENCH_TR_FLUSH, 0, 0, -1);
 	e->c_syncing = 1;
@@ -212,7 +212,7 @@ void bench_cleaner_sync_done(struct engine *e, int res)
 		return;
 	}
 	e->cur->fsyncs++;
-	e->cur->fsync_us += (now - e->c_t0) / 1000;
+	e->cur->fsync_us += bench_io_us(e, e->c_t0);
 	e->cur->cleaner_us += (now - e->c_start) / 1000;
 	e->cur->cleaner_slowest_us += e->c_slowest / 1000;
 	e->ic.fsyncs++;
