@@ -39,6 +39,9 @@ profile() {
 		# perf takes seconds to start and to write its data under TCG:
 		# it samples around the window, not inside its bounds
 		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$1.data" -- sleep $((T + 4)) >/dev/null 2>&1 &
+		# the block layer's view of the cache device's flushes
+		perf record -q -a -m 2048 -e block:block_bio_queue -e block:block_bio_complete \
+			-o "/tmp/$1.blk" -- sleep $((T + 4)) >/dev/null 2>&1 &
 		sleep 2
 		date +%s.%N >"/tmp/$1.t0"
 		dstat >"/tmp/$1.d0"
@@ -76,6 +79,15 @@ profile() {
 	perf report -i "/tmp/$1.data" --no-children --sort sym --stdio -g none 2>/dev/null |
 		grep -v '^#' | grep . | head -30 | tee -a "$out"
 	cp "/tmp/$1.bench" "/results/perf_demo-$1.bench"
+	# an empty flush of the device under test (the page cleaner's
+	# fdatasync, one at a time), from its queueing to its completion: the
+	# device's share of the fdatasync column above
+	_dev=$(majmin "$2" | tr : ,)
+	perf script -i "/tmp/$1.blk" -F time,event,trace 2>/dev/null |
+		awk -v dev="$_dev" '$3 == dev && $4 ~ /^F/ && $7 == 0 { t = $1; sub(":", "", t)
+			if ($2 ~ /queue/) { if (q) u++; q = t } else if (q) { d = (t - q) * 1000; n++; s += d; if (d > m) m = d; q = 0 } }
+		END { if (n) printf "empty flushes of %s at the block layer: %d, average %.3f ms, max %.3f ms (%d with no completion traced: left out)\n", dev, n, s / n, m, u }' |
+		tee -a "$out"
 }
 
 _run=0
