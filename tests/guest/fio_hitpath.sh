@@ -22,16 +22,20 @@
 #     KO (another build, a path the guest sees), 5 rounds, each module
 #     first in turn, each the time per call of 4000 4 KiB reads and writes
 #     (ftrace, as profile); the median of the rounds' ratios.
-#   fio_hitpath.sh [SECONDS [ROUNDS [profile=0|1] [pg=N] [ab=KO]]]   (defaults 5, 3)
+#   engine=io_uring: fio's io_uring engine instead of libaio (io_uring
+#     submits inline to a device that takes REQ_NOWAIT, else from a worker
+#     thread: dm-linear and fcache take it, dm-cache and dm-writecache not)
+#   fio_hitpath.sh [SECONDS [ROUNDS [profile=0|1] [pg=N] [ab=KO] [engine=E]]]   (defaults 5, 3)
 . "$FC_TOP/tests/guest/lib.sh"
 T=${1:-5} R=${2:-3}
-PROF=0 PG=2 AB=
+PROF=0 PG=2 AB= ENGINE=libaio
 if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 for a in "$@"; do
 	case "$a" in
 	profile=*) PROF=${a#profile=} ;;
 	pg=*) PG=${a#pg=} ;;
 	ab=*) AB=${a#ab=} ;;
+	engine=*) ENGINE=${a#engine=} ;;
 	*) die "unknown argument $a" ;;
 	esac
 done
@@ -54,7 +58,7 @@ meta=16384
 fio_one() {
 	_mix=
 	[ "$3" = randrw ] && _mix=--rwmixread=70
-	fio --name=h --filename="$1" --direct=1 --ioengine=libaio --iodepth="$4" \
+	fio --name=h --filename="$1" --direct=1 --ioengine="$ENGINE" --iodepth="$4" \
 		--bs="$2" --rw="$3" $_mix --size=${WS}m --time_based --runtime="$T" \
 		--norandommap --randrepeat=1 --output-format=json 2>/dev/null |
 		python3 -c '
@@ -144,7 +148,7 @@ done
 
 # med CFG PAT QD FIELD(4 IOPS, 5 latency)
 med() { awk -v c="$1" -v p="$2" -v q="$3" -v f="$4" '$1 == c && $2 == p && $3 == q { printf "%s ", $f }' "$res" | median; }
-[ "$R" -gt 0 ] && say "fio on a ${WS} MiB working set entirely cached (origin: null_blk), medians of $R rounds of $T s"
+[ "$R" -gt 0 ] && say "fio on a ${WS} MiB working set entirely cached (origin: null_blk), medians of $R rounds of $T s, fio engine $ENGINE"
 # table QD FIELD: one row a pattern, each cache's median beside dm-linear's
 table() {
 	printf '%-14s %18s %18s %18s %18s\n' pattern dm-linear fcache dm-cache dm-writecache | tee -a "$out"
