@@ -29,12 +29,6 @@ expect() {
 	_got=$(nw "$@")
 	if [ "$_got" = "$_w" ]; then pass "$_n"; else fail "$_n" "$* -> '$_got', expected '$_w'"; fi
 }
-# same NAME FIELD BEFORE: the volume's status FIELD still reads BEFORE
-same() {
-	_now=$(status_field nv "$2")
-	if [ "$_now" = "$3" ]; then pass "$1"; else fail "$1" "status field $2: $3 -> $_now"; fi
-}
-
 # the origin: every block names itself ("orig")
 for b in 0 1 2 3 4 5; do
 	nw write "$org" $b orig >/dev/null || die "origin pattern"
@@ -46,32 +40,32 @@ fc_pool np "$f0" 64 writeback_high 100 writeback_low 100 max_dirty_age 0 || die 
 fc_vol nv np "$org" 1 writeback || die "volume"
 # a cold read: refused before anything is counted or cached (old code:
 # EOPNOTSUPP, the device does not take REQ_NOWAIT)
-r0=$(status_field nv 4) c0=$(status_field nv 2)
+r0=$(status_field nv $V_READS) c0=$(status_field nv $V_CACHED)
 expect cold-read-again again read /dev/mapper/nv 0 orig nowait
-same cold-read-not-counted 4 "$r0"
-same cold-read-not-cached 2 "$c0"
+field_is cold-read-not-counted /dev/mapper/nv $V_READS = "$r0"
+field_is cold-read-not-cached /dev/mapper/nv $V_CACHED = "$c0"
 expect cold-read-blocking ok read /dev/mapper/nv 0 orig
 # a read hit: served (fills come from blocking reads: the second caches it)
 i=0
-while [ "$(status_field nv 5)" = 0 ] && [ $i -lt 6 ]; do
+while [ "$(status_field nv $V_READ_HITS)" = 0 ] && [ $i -lt 6 ]; do
 	nw read /dev/mapper/nv 1 orig >/dev/null
 	i=$((i + 1))
 done
-h0=$(status_field nv 5)
+h0=$(status_field nv $V_READ_HITS)
 [ "$h0" -gt 0 ] || fail hit-made "block 1 read $i times, no read hit"
 expect hit-read-nowait ok read /dev/mapper/nv 1 orig nowait
-if [ "$(status_field nv 5)" -gt "$h0" ]; then pass hit-read-counted; else
-	fail hit-read-counted "read_hits $h0 -> $(status_field nv 5)"; fi
+if [ "$(status_field nv $V_READ_HITS)" -gt "$h0" ]; then pass hit-read-counted; else
+	fail hit-read-counted "read_hits $h0 -> $(status_field nv $V_READ_HITS)"; fi
 # a write to a cached block: served; then read back either way
 expect write-cached-blocking ok write /dev/mapper/nv 2 w1
 expect write-cached-nowait ok write /dev/mapper/nv 2 w2 nowait
 expect write-cached-reads-back ok read /dev/mapper/nv 2 w2 nowait
 expect write-cached-reads-back-blocking ok read /dev/mapper/nv 2 w2
 # a write to an uncached block: refused, nothing written; blocking: written
-c0=$(status_field nv 2) w0=$(status_field nv 6)
+c0=$(status_field nv $V_CACHED) w0=$(status_field nv $V_WRITES)
 expect new-write-again again write /dev/mapper/nv 3 w3 nowait
-same new-write-not-cached 2 "$c0"
-same new-write-not-counted 6 "$w0"
+field_is new-write-not-cached /dev/mapper/nv $V_CACHED = "$c0"
+field_is new-write-not-counted /dev/mapper/nv $V_WRITES = "$w0"
 expect new-write-nothing-written ok read /dev/mapper/nv 3 orig
 expect new-write-blocking ok write /dev/mapper/nv 3 w3
 expect new-write-reads-back ok read /dev/mapper/nv 3 w3 nowait
@@ -96,7 +90,7 @@ check fio-uring-verify fio_verify /dev/mapper/nv --ioengine=io_uring --iodepth=3
 	--rw=randwrite --bs=4k --offset=8M --size=48M
 check fio-uring-reverify fio_verify /dev/mapper/nv --ioengine=io_uring --iodepth=32 \
 	--rw=randwrite --bs=4k --offset=8M --size=48M --verify_only
-same uring-no-errors 10 0
+field_is uring-no-errors /dev/mapper/nv $V_ERRORS = 0
 check flush dmsetup message nv 0 flush
 dm_remove nv && dm_remove np || fail teardown
 # the origin alone holds all of it
@@ -118,7 +112,7 @@ expect mirror-write-blocking-2 ok write /dev/mapper/nv 0 m2
 expect mirror-read-nowait ok read /dev/mapper/nv 0 m2 nowait
 check mirror-fio-uring-verify fio_verify /dev/mapper/nv --ioengine=io_uring --iodepth=32 \
 	--rw=randwrite --bs=4k --offset=8M --size=16M
-same mirror-no-errors 10 0
+field_is mirror-no-errors /dev/mapper/nv $V_ERRORS = 0
 field_is mirror-legs-ok /dev/mapper/mp 18 = ok,ok
 field_is mirror-still-mirrored /dev/mapper/mp 16 = mirrored
 dm_remove nv && dm_remove mp || fail teardown-mirror
