@@ -14,7 +14,7 @@
  * --group-commit on one write for all the commits waiting (log_flush).
  * A page cleaner flushes dirty frames oldest
  * first in batches, then fdatasyncs the batch, as InnoDB's page cleaner
- * does.  Read-only transactions write no redo.
+ * does (the fdatasync from a thread of its own, as InnoDB's).  Read-only transactions write no redo.
  *
  * Integrity: disk_ver[page] is the version the device must return for a
  * page that is not in the buffer pool (a page is only read when it is not
@@ -1007,6 +1007,7 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 	e->fwait_head = e->fwait_tail = NIL;
 	e->lq_head = e->lq_tail = e->g_head = NIL;
 	e->log_fd = -1;
+	e->s_req = e->s_done = -1;
 	e->force_page = -1;
 	for (s = 0; s < o->nsteps; s++)
 		if (o->users[s] > maxu)
@@ -1066,6 +1067,10 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 		fc_err(BENCH_WHO, "io_uring is not available on this kernel");
 		goto out_close;
 	}
+	if (bench_syncer_start(e) < 0) {
+		io_uring_queue_exit(&e->ring);
+		goto out_close;
+	}
 	if (o->trace && trace_start(e, dev) < 0)
 		goto out_close;
 	r->orig.ok = o->origin_io &&
@@ -1099,9 +1104,11 @@ int bench_run(const char *dev, const struct bench_opts *o, struct bench_result *
 			io_uring_cqe_seen(&e->ring, cqe);
 			e->inflight--;
 		}
+		bench_syncer_stop(e);
 		io_uring_queue_exit(&e->ring);
 		goto out_close;
 	}
+	bench_syncer_stop(e);
 	io_uring_queue_exit(&e->ring);
 	if (bench_map_io(e->fd, &e->h, e->disk_ver, 1) < 0 || fdatasync(e->fd) < 0) {
 		fc_err(BENCH_WHO, "%s: cannot write the version map", dev);
@@ -1119,6 +1126,7 @@ out_close:
 		close(e->log_fd);
 	close(e->fd);
 out_free:
+	bench_syncer_stop(e);
 	free(e->gbuf);
 	if (e->u)
 		for (s = 0; s < e->nusers; s++) {

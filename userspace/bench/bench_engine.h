@@ -16,6 +16,7 @@
 #define FC_BENCH_ENGINE_H
 
 #include <liburing.h>
+#include <pthread.h>
 #include "bench_int.h"
 #include "fc_dev.h"
 
@@ -89,12 +90,20 @@ struct engine {
 	int fwait_head, fwait_tail;	/* users waiting for a free frame */
 	/* page cleaner (bench_pool.c) */
 	int c_busy, c_pending, c_syncing, c_n;
-	uint64_t c_t0;		/* the cleaner's writes' submission, then its fdatasync's (stamp) */
+	uint64_t c_t0;		/* the cleaner's writes' submission (stamp) */
 	uint64_t c_start;	/* submission of the batch's writes (ns) */
 	uint64_t c_slowest;	/* the batch's slowest write so far (ns) */
 	int32_t *c_frames;
 	void *c_buf;
 	uint64_t c_last;
+	/*
+	 * The cleaner's fdatasync thread (bench_pool.c): s_req wakes it for
+	 * a batch (or to quit), s_done tells the ring (a K_CSYNC read into
+	 * s_buf) that it returned; s_res and s_ns its result and duration.
+	 */
+	pthread_t s_thread;
+	int s_req, s_done, s_started, s_quit, s_res;
+	uint64_t s_ns, s_buf;
 	/* distribution (bench_dist.c) */
 	double zeta_n, zeta2, z_alpha, z_eta, par_k;
 	uint64_t hot_n, perm_a, perm_b;
@@ -175,6 +184,10 @@ void bench_frame_dirty(struct engine *e, int32_t f);
 void bench_cleaner_start(struct engine *e, uint64_t now, int force);
 void bench_cleaner_write_done(struct engine *e, int res);
 void bench_cleaner_sync_done(struct engine *e, int res);
+/* The cleaner's fdatasync thread: 0 or -1 (a message printed). */
+int bench_syncer_start(struct engine *e);
+/* After the ring has no I/O in flight. */
+void bench_syncer_stop(struct engine *e);
 
 /* bench_engine.c */
 struct io_uring_sqe *bench_get_sqe(struct engine *e);
