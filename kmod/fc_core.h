@@ -270,6 +270,10 @@ struct fc_pool {
 	 */
 	struct workqueue_struct *commit_wq;
 	struct work_struct commit_work;
+	/* Origin flushes of the commit worker's batch in flight, plus one. */
+	atomic_t oflush_left;
+	struct completion oflush_done;
+	u64 commit_batch;
 	struct work_struct worker;
 	struct work_struct wb_work;
 	struct delayed_work tick;
@@ -356,6 +360,15 @@ struct fc_volume {
 	 */
 	atomic64_t ow_done;
 	atomic64_t ow_synced;
+	/*
+	 * The commit worker's flush of this origin (fc_commit_work(), one
+	 * at a time): sent in batch oflush_batch, covering ow_done up to
+	 * oflush_mark; its status once it ended.
+	 */
+	struct bio oflush;
+	u64 oflush_batch;
+	s64 oflush_mark;
+	blk_status_t oflush_status;
 };
 
 /* Per-bio data (ti->per_io_data_size). */
@@ -366,7 +379,6 @@ enum fc_bio_kind {
 	FC_BK_ORIGIN_WRITE,	/* uncached write to the origin (stripe held) */
 	FC_BK_ORIGIN,		/* anything else to the origin */
 	FC_BK_WT,		/* writethrough: origin first, then the flash */
-	FC_BK_FLUSH,		/* REQ_PREFLUSH sent on to the origin */
 };
 
 #define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
@@ -388,7 +400,6 @@ struct fc_bio {
 	u16 flags;
 	u8 kind;
 	u8 mask;
-	s64 ow_mark;		/* FC_BK_FLUSH: ow_done when it was sent */
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
 	u32 filled_twin;	/* FC_BF_TWIN_FILLED: the twin block the fill wrote */

@@ -157,17 +157,6 @@ static int end_flash_write(struct fc_pool *pool, struct fc_volume *v, struct bio
 	return retry_bio(pool, bio, FC_BF_NOFILL);
 }
 
-/* An origin flush ended (no lock). */
-static void end_origin_flush(struct fc_volume *v, struct fc_bio *fb, blk_status_t *error)
-{
-	s64 old = atomic64_read(&v->ow_synced);
-
-	/* The origin now holds every write counted before it was sent. */
-	while (!*error && old < fb->ow_mark &&
-	       !atomic64_try_cmpxchg(&v->ow_synced, &old, fb->ow_mark))
-		;
-}
-
 /* A writethrough's origin write ended (pool->lock held): the flash copy next. */
 static int end_wt(struct fc_pool *pool, struct fc_volume *v, struct bio *bio,
 		  blk_status_t *error, bool *kick)
@@ -202,10 +191,6 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	if (fb->flags & FC_BF_COMMITTED)
 		return DM_ENDIO_DONE;	/* second pass of a FUA write */
 
-	if (fb->kind == FC_BK_FLUSH) {
-		end_origin_flush(v, fb, error);
-		return DM_ENDIO_DONE;
-	}
 	/* A write done by the origin: the next REQ_PREFLUSH must go there. */
 	if (op_is_write(bio_op(bio)) && bio->bi_bdev == v->origin)
 		atomic64_inc(&v->ow_done);

@@ -142,6 +142,7 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	init_waitqueue_head(&pool->flush_wait);
 	atomic_set(&pool->wb_copies, 0);
 	INIT_WORK(&pool->commit_work, fc_commit_work);
+	init_completion(&pool->oflush_done);
 	/* Not committed until the first commit (before any I/O) says so. */
 	pool->md_gen = 1;
 	INIT_WORK(&pool->worker, fc_worker);

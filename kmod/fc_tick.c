@@ -3,8 +3,9 @@
  * fc_tick: the pool's two workers besides the map path's and writeback's.
  * The commit worker (fc_commit_work()) implements group commit: every
  * queued empty flush and every completed FUA write waits for one commit,
- * which is then shared by all of them; a flush then goes on to the origin
- * if a write reached it since its last flush.  The tick (fc_tick(), every
+ * which is then shared by all of them; a flush also flushes the origin,
+ * at the same time as the commit, if a write reached it since its last
+ * flush.  The tick (fc_tick(), every
  * FC_TICK) asks for a commit when the commit interval is up, gives twinless
  * dirty data a twin, vacates a failed leg, kicks parked bios and wakes
  * writeback.
@@ -42,12 +43,72 @@ static int flush_result(struct fc_pool *pool, int slot, int r)
 	return r;
 }
 
+/* The commit worker's flush of @v's origin ended (no lock). */
+static void oflush_endio(struct bio *bio)
+{
+	struct fc_volume *v = bio->bi_private;
+	struct fc_pool *pool = v->pool;
+	s64 old = atomic64_read(&v->ow_synced);
+
+	v->oflush_status = bio->bi_status;
+	/* The origin now holds every write counted before it was sent. */
+	while (!bio->bi_status && old < v->oflush_mark &&
+	       !atomic64_try_cmpxchg(&v->ow_synced, &old, v->oflush_mark))
+		;
+	if (atomic_dec_and_test(&pool->oflush_left))
+		complete(&pool->oflush_done);
+}
+
+/*
+ * Send the origin flushes the REQ_PREFLUSH bios @flushes need, one per
+ * volume, before the commit, so that the two run at once: a flush waits
+ * for the slower of the commit and the origin's flush, not their sum.
+ * The order between the two does not matter: each makes durable what
+ * completed before the REQ_PREFLUSH was sent (every write counted in
+ * ow_done by then), and neither is acknowledged before both ended.
+ * Writeback, which does need its copies on the origin before the commit
+ * that records them clean, flushes the origin itself (flush_origins()).
+ * A volume needs none if no write of its table reached the origin since
+ * an origin flush that completed: with every write absorbed by the flash,
+ * a flush costs one commit, not a trip to the spindles too.
+ */
+static bool send_origin_flushes(struct fc_pool *pool, struct bio_list *flushes)
+{
+	u64 batch = ++pool->commit_batch;
+	struct bio *bio;
+	bool sent = false;
+
+	atomic_set(&pool->oflush_left, 1);
+	reinit_completion(&pool->oflush_done);
+	bio_list_for_each(bio, flushes) {
+		struct fc_volume *v = fc_bio(bio)->v;
+		s64 mark = atomic64_read(&v->ow_done);
+
+		if (v->oflush_batch == batch)
+			continue;
+		if (mark == atomic64_read(&v->ow_synced))
+			continue;
+		v->oflush_batch = batch;
+		v->oflush_mark = mark;
+		v->oflush_status = BLK_STS_OK;
+		bio_init(&v->oflush, v->origin, NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC);
+		v->oflush.bi_end_io = oflush_endio;
+		v->oflush.bi_private = v;
+		atomic_inc(&pool->oflush_left);
+		sent = true;
+		submit_bio(&v->oflush);
+	}
+	if (atomic_dec_and_test(&pool->oflush_left))
+		complete(&pool->oflush_done);
+	return sent;
+}
+
 void fc_commit_work(struct work_struct *ws)
 {
 	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
 	struct bio_list flushes, fuas;
 	struct bio *bio;
-	bool committed = false;
+	bool committed = false, oflush;
 	unsigned int n;
 	int r;
 
@@ -58,6 +119,7 @@ void fc_commit_work(struct work_struct *ws)
 	bio_list_init(&pool->fua_bios);
 	spin_unlock_irq(&pool->lock);
 
+	oflush = send_origin_flushes(pool, &flushes);
 	/*
 	 * A commit if anything changed since the last one; else only a
 	 * flush of the flash, if a volume wrote to it since its last flush
@@ -78,39 +140,26 @@ void fc_commit_work(struct work_struct *ws)
 		if (n > pool->st_group_max)
 			WRITE_ONCE(pool->st_group_max, n);
 	}
-
-	/*
-	 * REQ_PREFLUSH: the commit made the flash durable; now the origin,
-	 * unless no write of this volume has reached the origin since an
-	 * origin flush that completed: with every write absorbed by the
-	 * flash a flush costs one commit, not a trip to the spindles too.
-	 * Every write counted in ow_done completed before the flush is sent.
-	 */
-	while ((bio = bio_list_pop(&flushes))) {
-		struct fc_bio *fb = fc_bio(bio);
-		struct fc_volume *v = fb->v;
-
-		if (flush_result(pool, v->slot, r)) {
-			bio->bi_status = BLK_STS_IOERR;
-			bio_endio(bio);
-			continue;
-		}
-		fb->ow_mark = atomic64_read(&v->ow_done);
-		if (fb->ow_mark == atomic64_read(&v->ow_synced)) {
-			bio_endio(bio);
-			continue;
-		}
-		fb->kind = FC_BK_FLUSH;
-		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES_ORIGIN);
-		bio_set_dev(bio, v->origin);
-		submit_bio_noacct(bio);
-	}
 	/* REQ_FUA writes: their data and mapping are now durable. */
 	while ((bio = bio_list_pop(&fuas))) {
 		fc_bio(bio)->flags |= FC_BF_COMMITTED;
 		if (flush_result(pool, fc_bio(bio)->v->slot, r))
 			bio->bi_status = BLK_STS_IOERR;
 		fc_bio_endio_again(bio);
+	}
+	/* REQ_PREFLUSH: the commit made the flash durable; now the origin's. */
+	if (oflush)
+		wait_for_completion_io(&pool->oflush_done);
+	while ((bio = bio_list_pop(&flushes))) {
+		struct fc_volume *v = fc_bio(bio)->v;
+
+		if (flush_result(pool, v->slot, r)) {
+			bio->bi_status = BLK_STS_IOERR;
+		} else if (v->oflush_batch == pool->commit_batch) {
+			fc_stat_inc(pool, v->slot, FC_ST_FLUSHES_ORIGIN);
+			bio->bi_status = v->oflush_status;
+		}
+		bio_endio(bio);
 	}
 }
 

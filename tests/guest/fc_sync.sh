@@ -25,6 +25,16 @@
 #                   not the flash; the next fsync flushes neither
 # Then every block written is read back and compared, and again after the
 # pool and volume are torn down and loaded again.
+#
+#   overlap         an fsync that needs a commit and an origin flush waits
+#                   for the slower of the two, not for their sum: the flash
+#                   and the origin each delay their flushes by OVL_MS
+#                   (dm-delay's flush class; the commit's superblock carries
+#                   the flash's flush); a write to a new block and a discard
+#                   sent to the origin, then one fsync, which must take less
+#                   than half OVL_MS longer than one after a write to a new
+#                   block alone (one after the other: OVL_MS longer); both
+#                   flushes counted, the data read back
 . "$FC_TOP/tests/guest/lib.sh"
 load_fcache || die "insmod failed" module-load
 F=/tmp/fcsync
@@ -163,5 +173,50 @@ for x in a b c; do head -c 4096 /dev/urandom >$F/$x; done
 
 run_cases one fcsyf0
 run_cases mirror fcsyf1 fcsyf2
+
+# overlap: the commit and the origin's flush at once
+OVL_MS=500
+ms() { echo $(($(date +%s%N) / 1000000)); }
+ovl() {
+	modprobe dm-delay || { fail overlap-setup "no dm-delay"; return; }
+	mk_cached fcsyf3 64 && mk_cached fcsyo2 64 || { fail overlap-setup "null_blk"; return; }
+	for _d in fcsyf3 fcsyo2; do
+		dm_create ${_d}d "0 $(dev_sectors /dev/$_d) delay /dev/$_d 0 0 /dev/$_d 0 0 /dev/$_d 0 $OVL_MS" ||
+			{ fail overlap-setup "delay over $_d"; return; }
+	done
+	POOL=fsp3 VOL=fsv3 ORIG=fcsyo2
+	dm_create $POOL "0 $(dev_sectors /dev/mapper/fcsyf3d) fcache-pool /dev/mapper/fcsyf3d 64" &&
+		fc_vol $VOL $POOL /dev/mapper/fcsyo2d 1 writeback sequential_cutoff 0 &&
+		dmsetup message $POOL 0 commit_interval 0 || { fail overlap-setup "pool"; return; }
+	wr 0 $F/a && fsync_vol || { fail overlap-setup "first write"; return; }
+	# a new block, then an fsync: a commit alone
+	wr 50 $F/a || { fail overlap-setup "write"; return; }
+	_t0=$(ms)
+	fsync_vol || fail overlap-fsync "fsync failed"
+	_t1=$(($(ms) - _t0))
+	# a new block and a discard, then an fsync: a commit and an origin flush
+	c0=$(ctr commits) of0=$(stats_field $VOL flushes_origin)
+	wr 100 $F/b && blkdiscard -f -o $((1000 * 32768)) -l 32768 /dev/mapper/$VOL ||
+		{ fail overlap-setup "write, discard"; return; }
+	_t0=$(ms)
+	fsync_vol || fail overlap-fsync "fsync failed"
+	_t=$(($(ms) - _t0))
+	_c=$(($(ctr commits) - c0)) _of=$(($(stats_field $VOL flushes_origin) - of0))
+	info "overlap: fsync with a commit $_t1 ms; with a commit ($_c) and an origin flush ($_of) $_t ms; each flush delayed $OVL_MS ms"
+	if [ "$_c" = 1 ] && [ "$_of" = 1 ]; then
+		pass "overlap-both (one commit, one origin flush)"
+	else
+		fail overlap-both "commits $_c, origin flushes $_of, expected 1 and 1"
+	fi
+	if [ "$_t" -lt $((_t1 + OVL_MS / 2)) ]; then
+		pass "overlap-time ($_t ms < $_t1 + $((OVL_MS / 2)))"
+	else
+		fail overlap-time "fsync took $_t ms, $_t1 with the commit alone: the commit and the origin flush one after the other"
+	fi
+	dd if=/dev/mapper/$VOL of=$F/got bs=4k count=1 skip=100 iflag=direct status=none
+	if cmp -s $F/got $F/b; then pass overlap-data; else fail overlap-data; fi
+	dm_remove $VOL; dm_remove $POOL; dm_remove fcsyf3d; dm_remove fcsyo2d
+}
+ovl
 dmesg_clean
 finish
