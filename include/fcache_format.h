@@ -25,7 +25,9 @@
  *      does not hold the current superblock (on a pool with one device in
  *      service, steps 2 and 3 are one REQ_PREFLUSH | REQ_FUA write: the
  *      block layer completes the flush before the write starts; with two,
- *      both devices' flushes complete before either superblock is written);
+ *      both devices' flushes complete before either superblock is written:
+ *      steps 1 and 2 are one, the pages written with REQ_FUA and each
+ *      device's first page with REQ_PREFLUSH too);
  *   4. only then are blocks freed by this commit reused.
  * Recovery picks the valid superblock slot with the highest seq (S).  The
  * superblock also names md_seq (M <= S): the last commit whose pages all

@@ -208,10 +208,12 @@ static void apply_clean(struct fc_pool *pool, u64 l)
  * Step 1: every marked page, serialised under pool->lock a buffer at a
  * time, to the slot not holding its current copy (@written: the pages
  * written).  *@gen: the metadata generation this commit records; *@pages,
- * *@any: what it wrote.  0 or the error of a page batch.
+ * *@any: what it wrote.  @flush: the pages carry the commit's flush
+ * (fc_write_pages(): each batch's first page on each leg, and REQ_FUA on
+ * every page).  0 or the error of a page batch.
  */
 static int commit_pages(struct fc_pool *pool, unsigned long *written, u64 seq, u64 *gen,
-			u64 *pages, bool *any)
+			u64 *pages, bool *any, bool flush)
 {
 	u64 *pg = pool->md_pg;
 	u64 l = 0;
@@ -254,11 +256,11 @@ static int commit_pages(struct fc_pool *pool, unsigned long *written, u64 seq, u
 		spin_unlock_irq(&pool->lock);
 		if (!n)
 			break;
-		*any = true;
-		*pages += n;
-		r = fc_write_pages(pool, pg, n, seq);
+		r = fc_write_pages(pool, pg, n, seq, flush);
 		if (r)
 			return r;
+		*any = true;
+		*pages += n;
 	}
 	return 0;
 }
@@ -388,7 +390,7 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 	unsigned long *written;
 	u64 seq, t0, pages = 0, drops, gen = 0, fw;
 	u32 flags;
-	bool any = false, nothing, sb_flush;
+	bool any = false, nothing, sb_flush, pflush;
 	int r = 0;
 
 	mutex_lock(&pool->commit_lock);
@@ -409,27 +411,38 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 	/* Every drop so far marked its page: this commit records it (fc_ro_flush()). */
 	spin_lock_irq(&pool->lock);
 	drops = pool->pdirty_drops;
+	/*
+	 * Two legs in service: the pages carry the flush of both legs, so
+	 * it covers every volume flash write counted now.
+	 */
+	pflush = fc_redundant(pool) && !skip_commit_flush();
+	fw = pool->fw_done;
 	spin_unlock_irq(&pool->lock);
 	/* Pages written by this commit, to flip their slots after (no allocation). */
 	written = pool->page_written;
 	bitmap_zero(written, pool->g.md_pages);
-	r = commit_pages(pool, written, seq, &gen, &pages, &any);
+	r = commit_pages(pool, written, seq, &gen, &pages, &any, pflush);
 	if (r)
 		goto fail_pages;
 	/*
 	 * Step 2: flush the flash: pages and every completed data write.
 	 * With one leg in service (!fc_redundant(): one device, or a degraded
 	 * pool), the superblock's write carries the flush (REQ_PREFLUSH), one
-	 * round trip instead of two.  With two, every
-	 * leg's flush completes before either superblock names the twin
-	 * copies written to the other.
+	 * round trip instead of two.  With two, every leg's flush completes
+	 * before either superblock names the twin copies written to the
+	 * other: the pages carried it (@pflush), or, with no page to write,
+	 * an empty flush of both legs goes first.
 	 */
 	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
 	nothing = !any && flags == pool->sb_flags;
 	sb_flush = !nothing && !fc_redundant(pool) && !skip_commit_flush();
-	r = commit_flush(pool, nothing, sb_flush, &fw);
-	if (r)
-		goto fail_pages;
+	if (pflush && any) {
+		flash_synced(pool, fw);
+	} else {
+		r = commit_flush(pool, nothing, sb_flush, &fw);
+		if (r)
+			goto fail_pages;
+	}
 	if (nothing)
 		goto out;	/* nothing changed: the flush was all we needed */
 	/* Step 3: the superblock makes seq S + 1 current. */

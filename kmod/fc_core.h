@@ -462,7 +462,7 @@ int fc_flash_flush(struct fc_pool *pool);
 void *fc_buf_page(struct fc_pool *pool, unsigned int i);
 void fc_ser_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt);
 void fc_ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p);
-int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq);
+int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq, bool flush);
 int fc_write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
 		     u64 md_seq, u32 flags);
 int fc_write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags, bool preflush);

@@ -372,9 +372,19 @@ static int batch_wait(struct fc_pool *pool, struct batch_leg *bl)
 	return 0;
 }
 
-int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq)
+/*
+ * Pages @pg[0..@n) of commit @seq, to the slot not holding each one's
+ * current copy, on every leg at once.  @flush (a pool with two legs in
+ * service): every page carries REQ_FUA, and each leg's first page also
+ * REQ_PREFLUSH, which makes durable every data write completed before it
+ * was sent: when the batch has completed, pages and data are on stable
+ * media on both legs, and the superblocks may follow at once (one round
+ * trip less than the pages, a flush of both legs, then the superblocks).
+ */
+int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq, bool flush)
 {
 	struct batch_leg bl[FC_MAX_LEGS];
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC | (flush ? REQ_FUA : 0);
 	struct batch_ctx c;
 	unsigned int i, leg;
 
@@ -385,8 +395,12 @@ int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq)
 
 		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
 		/* The same page at the same place on every leg. */
-		for_each_leg(pool, leg)
-			batch_write(pool, &bl[leg], REQ_OP_WRITE | REQ_SYNC, nr * FC_PAGE_SECTORS, p);
+		for_each_leg(pool, leg) {
+			bool pf = flush && !i && !(leg && flush_one_leg());
+
+			batch_write(pool, &bl[leg], opf | (pf ? REQ_PREFLUSH : 0),
+				    nr * FC_PAGE_SECTORS, p);
+		}
 	}
 	return batch_wait(pool, bl);
 }
