@@ -270,10 +270,15 @@ struct fc_pool {
 	 */
 	struct workqueue_struct *commit_wq;
 	struct work_struct commit_work;
-	/* Origin flushes of the commit worker's batch in flight, plus one. */
+	/*
+	 * Origin flushes of the commit worker's batch in flight, plus one;
+	 * oflush_work (on pool->wq) submits oflush_bios (pool->lock).
+	 */
 	atomic_t oflush_left;
 	struct completion oflush_done;
 	u64 commit_batch;
+	struct work_struct oflush_work;
+	struct bio_list oflush_bios;
 	struct work_struct worker;
 	struct work_struct wb_work;
 	struct delayed_work tick;
@@ -725,6 +730,7 @@ void fc_pool_put(struct fc_pool *pool);
 /* fc_tick.c: the commit worker and the tick */
 #define FC_TICK (HZ / 10)
 void fc_commit_work(struct work_struct *ws);
+void fc_oflush_work(struct work_struct *ws);
 
 /* Ask the commit worker for a group commit (any context). */
 static inline void fc_queue_commit(struct fc_pool *pool)

@@ -143,6 +143,8 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	atomic_set(&pool->wb_copies, 0);
 	INIT_WORK(&pool->commit_work, fc_commit_work);
 	init_completion(&pool->oflush_done);
+	INIT_WORK(&pool->oflush_work, fc_oflush_work);
+	bio_list_init(&pool->oflush_bios);
 	/* Not committed until the first commit (before any I/O) says so. */
 	pool->md_gen = 1;
 	INIT_WORK(&pool->worker, fc_worker);

@@ -60,9 +60,32 @@ static void oflush_endio(struct bio *bio)
 }
 
 /*
+ * The origin flushes of a commit worker's batch, submitted from pool->wq
+ * (unbound): a stacked origin may finish a flush in work queued on the
+ * submitting CPU (md does, on its bound md_wq, twice), and on the commit
+ * worker's CPU that work would wait for the commit to end (the worker
+ * has the higher priority, and on a RAM-fast flash it never sleeps):
+ * the two would run one after the other again.
+ */
+void fc_oflush_work(struct work_struct *ws)
+{
+	struct fc_pool *pool = container_of(ws, struct fc_pool, oflush_work);
+	struct bio_list bios;
+	struct bio *bio;
+
+	spin_lock_irq(&pool->lock);
+	bios = pool->oflush_bios;
+	bio_list_init(&pool->oflush_bios);
+	spin_unlock_irq(&pool->lock);
+	while ((bio = bio_list_pop(&bios)))
+		submit_bio(bio);
+}
+
+/*
  * Send the origin flushes the REQ_PREFLUSH bios @flushes need, one per
  * volume, before the commit, so that the two run at once: a flush waits
- * for the slower of the commit and the origin's flush, not their sum.
+ * for the slower of the commit and the origin's flush, not their sum
+ * (fc_oflush_work() submits them).
  * The order between the two does not matter: each makes durable what
  * completed before the REQ_PREFLUSH was sent (every write counted in
  * ow_done by then), and neither is acknowledged before both ended.
@@ -96,8 +119,12 @@ static bool send_origin_flushes(struct fc_pool *pool, struct bio_list *flushes)
 		v->oflush.bi_private = v;
 		atomic_inc(&pool->oflush_left);
 		sent = true;
-		submit_bio(&v->oflush);
+		spin_lock_irq(&pool->lock);
+		bio_list_add(&pool->oflush_bios, &v->oflush);
+		spin_unlock_irq(&pool->lock);
 	}
+	if (sent)
+		queue_work(pool->wq, &pool->oflush_work);
 	if (atomic_dec_and_test(&pool->oflush_left))
 		complete(&pool->oflush_done);
 	return sent;

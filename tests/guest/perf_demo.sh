@@ -41,6 +41,7 @@ profile() {
 		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$1.data" -- sleep $((T + 4)) >/dev/null 2>&1 &
 		# the block layer's view of the cache device's flushes
 		perf record -q -a -m 2048 -e block:block_bio_queue -e block:block_bio_complete \
+			-e workqueue:workqueue_execute_start -e workqueue:workqueue_execute_end \
 			-o "/tmp/$1.blk" -- sleep $((T + 4)) >/dev/null 2>&1 &
 		sleep 2
 		date +%s.%N >"/tmp/$1.t0"
@@ -83,10 +84,25 @@ profile() {
 	# fdatasync, one at a time), from its queueing to its completion: the
 	# device's share of the fdatasync column above
 	_dev=$(majmin "$2" | tr : ,)
+	flush_times "$1" "$_dev" "the device under test"
+	# the origin's (md0), which a cache's flush may wait for too
+	flush_times "$1" "$(majmin "$md" | tr : ,)" "the origin"
+	# fcache's commit worker: each run, from the workqueue's start to its end
 	perf script -i "/tmp/$1.blk" -F time,event,trace 2>/dev/null |
-		awk -v dev="$_dev" '$3 == dev && $4 ~ /^F/ && $7 == 0 { t = $1; sub(":", "", t)
+		awk '$2 ~ /execute_start/ && / fc_commit_work/ { w = $4; sub(":", "", w); t = $1; sub(":", "", t); st[w] = t }
+			$2 ~ /execute_end/ { w = $4; sub(":", "", w); if (w in st) { t = $1; sub(":", "", t)
+				d = (t - st[w]) * 1000; n++; s += d; delete st[w] } }
+			END { if (n) printf "commit worker runs (fc_commit_work): %d, average %.3f ms\n", n, s / n }' |
+		tee -a "$out"
+}
+
+# flush_times NAME DEV LABEL: the empty flushes of DEV (major,minor) in the
+# block trace, from their queueing to their completion
+flush_times() {
+	perf script -i "/tmp/$1.blk" -F time,event,trace 2>/dev/null |
+		awk -v dev="$2" -v what="$3" '$3 == dev && $4 ~ /^F/ && $7 == 0 { t = $1; sub(":", "", t)
 			if ($2 ~ /queue/) { if (q) u++; q = t } else if (q) { d = (t - q) * 1000; n++; s += d; if (d > m) m = d; q = 0 } }
-		END { if (n) printf "empty flushes of %s at the block layer: %d, average %.3f ms, max %.3f ms (%d with no completion traced: left out)\n", dev, n, s / n, m, u }' |
+		END { if (n) printf "empty flushes of %s (%s) at the block layer: %d, average %.3f ms, max %.3f ms (%d with no completion traced: left out)\n", dev, what, n, s / n, m, u }' |
 		tee -a "$out"
 }
 
