@@ -188,7 +188,9 @@ ovl() {
 	POOL=fsp3 VOL=fsv3 ORIG=fcsyo2
 	dm_create $POOL "0 $(dev_sectors /dev/mapper/fcsyf3d) fcache-pool /dev/mapper/fcsyf3d 64" &&
 		fc_vol $VOL $POOL /dev/mapper/fcsyo2d 1 writeback sequential_cutoff 0 &&
-		dmsetup message $POOL 0 commit_interval 0 || { fail overlap-setup "pool"; return; }
+		dmsetup message $POOL 0 writeback_high 100 && dmsetup message $POOL 0 writeback_low 100 &&
+		dmsetup message $POOL 0 max_dirty_age 0 && dmsetup message $POOL 0 commit_interval 0 ||
+		{ fail overlap-setup "pool"; return; }
 	wr 0 $F/a && fsync_vol || { fail overlap-setup "first write"; return; }
 	# a new block, then an fsync: a commit alone
 	wr 50 $F/a || { fail overlap-setup "write"; return; }
