@@ -95,11 +95,11 @@ void fc_oflush_work(struct work_struct *ws)
  * an origin flush that completed: with every write absorbed by the flash,
  * a flush costs one commit, not a trip to the spindles too.
  */
-static bool send_origin_flushes(struct fc_pool *pool, struct bio_list *flushes)
+static void send_origin_flushes(struct fc_pool *pool, struct bio_list *flushes)
 {
+	struct bio_list bios = BIO_EMPTY_LIST;
 	u64 batch = ++pool->commit_batch;
 	struct bio *bio;
-	bool sent = false;
 
 	atomic_set(&pool->oflush_left, 1);
 	reinit_completion(&pool->oflush_done);
@@ -118,16 +118,17 @@ static bool send_origin_flushes(struct fc_pool *pool, struct bio_list *flushes)
 		v->oflush.bi_end_io = oflush_endio;
 		v->oflush.bi_private = v;
 		atomic_inc(&pool->oflush_left);
-		sent = true;
-		spin_lock_irq(&pool->lock);
-		bio_list_add(&pool->oflush_bios, &v->oflush);
-		spin_unlock_irq(&pool->lock);
+		bio_list_add(&bios, &v->oflush);
 	}
-	if (sent)
+	if (!bio_list_empty(&bios)) {
+		spin_lock_irq(&pool->lock);
+		bio_list_merge(&pool->oflush_bios, &bios);
+		spin_unlock_irq(&pool->lock);
 		queue_work(pool->wq, &pool->oflush_work);
+	}
+	/* With none sent, oflush_done is complete at once. */
 	if (atomic_dec_and_test(&pool->oflush_left))
 		complete(&pool->oflush_done);
-	return sent;
 }
 
 void fc_commit_work(struct work_struct *ws)
@@ -135,7 +136,7 @@ void fc_commit_work(struct work_struct *ws)
 	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
 	struct bio_list flushes, fuas;
 	struct bio *bio;
-	bool committed = false, oflush;
+	bool committed = false;
 	unsigned int n;
 	int r;
 
@@ -146,7 +147,7 @@ void fc_commit_work(struct work_struct *ws)
 	bio_list_init(&pool->fua_bios);
 	spin_unlock_irq(&pool->lock);
 
-	oflush = send_origin_flushes(pool, &flushes);
+	send_origin_flushes(pool, &flushes);
 	/*
 	 * A commit if anything changed since the last one; else only a
 	 * flush of the flash, if a volume wrote to it since its last flush
@@ -175,8 +176,7 @@ void fc_commit_work(struct work_struct *ws)
 		fc_bio_endio_again(bio);
 	}
 	/* REQ_PREFLUSH: the commit made the flash durable; now the origin's. */
-	if (oflush)
-		wait_for_completion_io(&pool->oflush_done);
+	wait_for_completion_io(&pool->oflush_done);
 	while ((bio = bio_list_pop(&flushes))) {
 		struct fc_volume *v = fc_bio(bio)->v;
 

@@ -13,8 +13,8 @@
  * log region (or --log-dev) with RWF_DSYNC: its own write, or with
  * --group-commit on one write for all the commits waiting (log_flush).
  * A page cleaner flushes dirty frames oldest
- * first in batches, then fdatasyncs the batch, as InnoDB's page cleaner
- * does (the fdatasync from a thread of its own, as InnoDB's).  Read-only transactions write no redo.
+ * first in batches, then fdatasyncs the batch from a thread of its own,
+ * as InnoDB's page cleaner does.  Read-only transactions write no redo.
  *
  * Integrity: disk_ver[page] is the version the device must return for a
  * page that is not in the buffer pool (a page is only read when it is not
