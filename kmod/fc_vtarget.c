@@ -642,7 +642,7 @@ static int fc_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn f
 static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
 {
 	struct fc_volume *v = ti->private;
-	unsigned int i;
+	unsigned int i, sb_bytes;
 
 	/* Bios are remapped to the flash too: honour its sector size (every leg's). */
 	for (i = 0; i < v->pool->g.nr_legs; i++)
@@ -650,9 +650,19 @@ static void fc_io_hints(struct dm_target *ti, struct queue_limits *limits)
 			limits->logical_block_size =
 				max_t(unsigned int, limits->logical_block_size,
 				      bdev_logical_block_size(v->pool->leg[i].bdev));
-	limits->physical_block_size = max_t(unsigned int, limits->physical_block_size,
-					    limits->logical_block_size);
-	limits->io_min = max_t(unsigned int, limits->io_min, limits->physical_block_size);
+	/*
+	 * A write that covers part of a sub-block the cache does not hold
+	 * reads the rest from the origin first: the sub-block is this
+	 * device's read-modify-write unit, so say so (mkfs.xfs sizes its
+	 * sectors and log writes by it, databases their direct I/O).  Past a
+	 * page, filesystems could not use it as a sector: the rest goes in
+	 * io_min.
+	 */
+	sb_bytes = v->pool->g.subblock_sectors << SECTOR_SHIFT;
+	limits->physical_block_size = max3(limits->physical_block_size,
+					   limits->logical_block_size,
+					   min_t(unsigned int, sb_bytes, PAGE_SIZE));
+	limits->io_min = max3(limits->io_min, limits->physical_block_size, sb_bytes);
 	if (!limits->max_discard_sectors) {
 		/* Discards still invalidate cached data even if the origin ignores them. */
 		limits->max_discard_sectors = UINT_MAX >> SECTOR_SHIFT;

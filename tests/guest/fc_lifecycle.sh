@@ -52,6 +52,12 @@ for m in writeback writethrough writearound passthrough; do
 	check vol-$m-status-13-fields test "$(status_nf v$i)" -eq 13
 	field_is vol-$m-mode /dev/mapper/v$i $V_MODE = $m
 	field_is vol-$m-id /dev/mapper/v$i $V_ID = $i
+	# the 4 KiB sub-block is the volume's read-modify-write unit (a write
+	# covering part of one it does not hold reads the rest from the origin)
+	q=/sys/block/$(dmsetup info -c --noheadings -o blkdevname v$i)/queue
+	check vol-$m-physical-block-4k test "$(cat $q/physical_block_size)" -eq 4096
+	check vol-$m-io-min-subblock test $(($(cat $q/minimum_io_size) % 4096)) -eq 0
+	check vol-$m-logical-block-kept test "$(cat $q/logical_block_size)" -eq "$(blockdev --getss "$o")"
 	# data through the volume, read back through it twice in 16k reads
 	# (a read miss is promoted on its second touch)
 	pattern_file /tmp/p$i 1024 "lc$i" || die "pattern"
