@@ -85,6 +85,7 @@ profile() {
 	# device's share of the fdatasync column above
 	_dev=$(majmin "$2" | tr : ,)
 	flush_times "$1" "$_dev" "the device under test"
+	[ -n "$FCDEVS" ] && flush_parts "$1" "$_dev"
 	# the origin's (md0), which a cache's flush may wait for too
 	flush_times "$1" "$(majmin "$md" | tr : ,)" "the origin"
 	# fcache's commit worker: each run, from the workqueue's start to its end
@@ -93,6 +94,29 @@ profile() {
 			$2 ~ /execute_end/ { w = $4; sub(":", "", w); if (w in st) { t = $1; sub(":", "", t)
 				d = (t - st[w]) * 1000; n++; s += d; delete st[w] } }
 			END { if (n) printf "commit worker runs (fc_commit_work): %d, average %.3f ms\n", n, s / n }' |
+		tee -a "$out"
+}
+
+# flush_parts NAME DEV: each empty flush of DEV split at fcache's commit
+# worker: from its queueing to the start of the worker's next run (the
+# worker takes the flushes queued before it starts), from that start to
+# its completion or the run's end, and after the run's end
+flush_parts() {
+	perf script -i "/tmp/$1.blk" -F time,event,trace 2>/dev/null |
+		awk -v dev="$2" '{ t = $1 + 0 }
+		$2 ~ /block_bio_queue/ && $3 == dev && $4 ~ /^F/ && $7 == 0 { q[++nq] = t; st[nq] = 0; next }
+		$2 ~ /execute_start/ && / fc_commit_work/ { cw = $4; sub(":", "", cw); for (i in q) if (!st[i]) st[i] = t; next }
+		$2 ~ /execute_end/ { w = $4; sub(":", "", w); if (w != cw) next
+			cw = ""; for (i in q) if (st[i] && !en[i]) en[i] = t; next }
+		$2 ~ /block_bio_complete/ && $3 == dev && $4 ~ /^F/ && $7 == 0 {
+			for (i in q) if (!k || q[i] < q[k]) k = i
+			if (!k) next
+			if (!st[k] || st[k] > t) { nw++ } else {
+				e = (en[k] && en[k] < t) ? en[k] : t
+				a += st[k] - q[k]; b += e - st[k]; c += t - e; n++ }
+			delete q[k]; delete st[k]; delete en[k]; k = 0 }
+		END { if (n) printf "those flushes at the commit worker: %d; to its next start %.3f ms, in its run %.3f ms, after its end %.3f ms (averages); %d completed without a run\n",
+			n, a * 1000 / n, b * 1000 / n, c * 1000 / n, nw }' |
 		tee -a "$out"
 }
 
