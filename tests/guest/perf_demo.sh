@@ -90,8 +90,8 @@ profile() {
 	flush_times "$1" "$(majmin "$md" | tr : ,)" "the origin"
 	# fcache's commit worker: each run, from the workqueue's start to its end
 	perf script -i "/tmp/$1.blk" -F time,event,trace 2>/dev/null |
-		awk '$2 ~ /execute_start/ && / fc_commit_work/ { w = $4; sub(":", "", w); t = $1; sub(":", "", t); st[w] = t }
-			$2 ~ /execute_end/ { w = $4; sub(":", "", w); if (w in st) { t = $1; sub(":", "", t)
+		awk '$2 ~ /execute_start/ && / fc_commit_work/ { w = $5; t = $1; sub(":", "", t); st[w] = t }
+			$2 ~ /execute_end/ && / fc_commit_work/ { w = $5; if (w in st) { t = $1; sub(":", "", t)
 				d = (t - st[w]) * 1000; n++; s += d; delete st[w] } }
 			END { if (n) printf "commit worker runs (fc_commit_work): %d, average %.3f ms\n", n, s / n }' |
 		tee -a "$out"
@@ -105,9 +105,8 @@ flush_parts() {
 	perf script -i "/tmp/$1.blk" -F time,event,trace 2>/dev/null |
 		awk -v dev="$2" '{ t = $1 + 0 }
 		$2 ~ /block_bio_queue/ && $3 == dev && $4 ~ /^F/ && $7 == 0 { q[++nq] = t; st[nq] = 0; next }
-		$2 ~ /execute_start/ && / fc_commit_work/ { cw = $4; sub(":", "", cw); for (i in q) if (!st[i]) st[i] = t; next }
-		$2 ~ /execute_end/ { w = $4; sub(":", "", w); if (w != cw) next
-			cw = ""; for (i in q) if (st[i] && !en[i]) en[i] = t; next }
+		$2 ~ /execute_start/ && / fc_commit_work/ { for (i in q) if (!st[i]) st[i] = t; next }
+		$2 ~ /execute_end/ && / fc_commit_work/ { for (i in q) if (st[i] && !en[i]) en[i] = t; next }
 		$2 ~ /block_bio_complete/ && $3 == dev && $4 ~ /^F/ && $7 == 0 {
 			for (i in q) if (!k || q[i] < q[k]) k = i
 			if (!k) next
