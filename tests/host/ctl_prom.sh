@@ -38,6 +38,9 @@ for fam, lab in (("fcache_pool_metadata_mode", "mode"), ("fcache_pool_writeback_
     for pool in ("p0", weird):
         ones = [x for x in s if x[0] == fam and x[1]["pool"] == pool and x[2] == "1"]
         assert len(ones) == 1, (fam, pool, ones)
+# read-only metadata's two fields (p0's status has them, the weird pool's not: no sample)
+assert get("fcache_pool_unwritable_blocks", pool="p0") == "12"
+assert [x[1]["state"] for x in s if x[0] == "fcache_pool_flushes" and x[2] == "1"] == ["draining"]
 # the pool without status has no status counters
 assert not [x for x in s if x[0] == "fcache_pool_blocks" and x[1]["pool"] == "p2"]
 PY

@@ -49,7 +49,8 @@ static void setup(void)
 		.metadata_errors = 9007199254740993ULL,	/* 2^53 + 1: not a double */
 		.wb_state = "background", .wb_inflight = 7, .commit_seq = 15,
 		.active_volumes = 2, .registered_volumes = 3, .free_blocks = 30800,
-		.redundancy = "degraded", .lone_dirty_blocks = 480, .legs = "ok,missing" };
+		.redundancy = "degraded", .lone_dirty_blocks = 480, .legs = "ok,missing",
+		.unwritable_blocks = 12, .flushes = "draining" };
 	/* a name with every character the format escapes, and a byte that is not UTF-8 */
 	p = &pools[1];
 	snprintf(p->name, sizeof(p->name), "we\"ird\\po\nol\xff\xc3\xa9");
@@ -196,6 +197,12 @@ int main(int argc, char **argv)
 	      has(out, "fcache_pool_redundancy{pool=\"p0\",redundancy=\"single\"} 0"));
 	CHECK("prom: dirty blocks at risk (one copy)",
 	      has(out, "fcache_pool_lone_dirty_blocks{pool=\"p0\"} 480"));
+	CHECK("prom: blocks whose writes fail",
+	      has(out, "fcache_pool_unwritable_blocks{pool=\"p0\"} 12"));
+	CHECK("prom: flushes state set",
+	      has(out, "fcache_pool_flushes{pool=\"p0\",state=\"draining\"} 1") &&
+	      has(out, "fcache_pool_flushes{pool=\"p0\",state=\"ok\"} 0") &&
+	      has(out, "fcache_pool_flushes{pool=\"p0\",state=\"failing\"} 0"));
 	CHECK("prom: writeback state set",
 	      has(out, "fcache_pool_writeback_state{pool=\"p0\",state=\"background\"} 1") &&
 	      has(out, "fcache_pool_writeback_state{pool=\"p0\",state=\"idle\"} 0"));

@@ -41,6 +41,7 @@ struct family {
 static const char *const md_modes[] = { "rw", "ro", "fail", NULL };
 static const char *const wb_states[] = { "idle", "background", "active", "throttled", NULL };
 static const char *const redundancies[] = { "single", "mirrored", "degraded", NULL };
+static const char *const flush_states[] = { "ok", "draining", "failing", NULL };
 
 static const struct family pool_fams[] = {
 	FAM("fcache_pool_info", "gauge",
@@ -87,6 +88,12 @@ static const struct family pool_fams[] = {
 	PF("fcache_pool_lone_dirty_blocks", "gauge",
 	   "Dirty cache blocks with one copy only (every dirty block of a single or degraded pool): lost if that flash device fails.",
 	   lone_dirty_blocks),
+	PF("fcache_pool_unwritable_blocks", "gauge",
+	   "Read-only metadata: cache blocks whose writes fail with EIO until fcachectl check --repair; 0 when the metadata is rw.",
+	   unwritable_blocks),
+	STATES("fcache_pool_flushes",
+	       "1 for how flushes end: ok; with read-only metadata after a failed commit, draining (flushes fail until the dirty blocks are written back) or failing (flushes fail until fcachectl check).",
+	       "state", flush_states),
 };
 
 static const struct family vol_fams[] = {
@@ -267,7 +274,8 @@ static void pool_sample(FILE *f, const struct family *m, const struct fc_pool *p
 		return;
 	if (m->src == SRC_STATE) {
 		states(f, m, p, NULL, m->states == md_modes ? st->metadata_mode :
-		       m->states == redundancies ? st->redundancy : st->wb_state);
+		       m->states == redundancies ? st->redundancy :
+		       m->states == flush_states ? st->flushes : st->wb_state);
 		return;
 	}
 	start(f, m->name, p, NULL);	/* SRC_NEEDS_CHECK */
