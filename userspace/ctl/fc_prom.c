@@ -26,7 +26,7 @@ struct family {
 	const char *type;	/* "gauge" or "counter" */
 	const char *help;
 	enum src src;
-	size_t off;		/* SRC_FIELD: offset of the u64 in the status struct */
+	size_t off;		/* offset in the status struct: SRC_FIELD's u64, a pool SRC_STATE's string */
 	const char *label;	/* SRC_STATE: the label naming the state */
 	const char *const *states;	/* NULL: the cache modes (fc_mode_words()) */
 };
@@ -37,6 +37,8 @@ struct family {
 #define VF(n, t, h, f) \
 	{ .name = n, .type = t, .help = h, .src = SRC_FIELD, .off = offsetof(struct fc_vol_status, f) }
 #define STATES(n, h, l, st) { .name = n, .type = "gauge", .help = h, .src = SRC_STATE, .label = l, .states = st }
+#define PSTATES(n, h, l, st, f) { .name = n, .type = "gauge", .help = h, .src = SRC_STATE, .label = l, \
+	.states = st, .off = offsetof(struct fc_pool_status, f) }
 
 static const char *const md_modes[] = { "rw", "ro", "fail", NULL };
 static const char *const wb_states[] = { "idle", "background", "active", "throttled", NULL };
@@ -60,9 +62,9 @@ static const struct family pool_fams[] = {
 	   dirty_blocks),
 	PF("fcache_pool_free_blocks", "gauge", "Cache blocks on the free list.",
 	   free_blocks),
-	STATES("fcache_pool_metadata_mode",
-	       "1 for the current metadata mode: rw, ro (a metadata write failed: no new dirty data) or fail.",
-	       "mode", md_modes),
+	PSTATES("fcache_pool_metadata_mode",
+	        "1 for the current metadata mode: rw, ro (a metadata write failed: no new dirty data) or fail.",
+	        "mode", md_modes, metadata_mode),
 	FAM("fcache_pool_needs_check", "gauge",
 	    "1 if an error was recorded: run fcachectl check.", SRC_NEEDS_CHECK),
 	PF("fcache_pool_flash_read_errors_total", "counter", "Failed reads from the flash device.",
@@ -71,9 +73,9 @@ static const struct family pool_fams[] = {
 	   flash_write_errors),
 	PF("fcache_pool_metadata_errors_total", "counter", "Failed metadata commits.",
 	   metadata_errors),
-	STATES("fcache_pool_writeback_state",
-	       "1 for the current writeback state: idle, background, active (flushing) or throttled.",
-	       "state", wb_states),
+	PSTATES("fcache_pool_writeback_state",
+	        "1 for the current writeback state: idle, background, active (flushing) or throttled.",
+	        "state", wb_states, wb_state),
 	PF("fcache_pool_writeback_inflight_blocks", "gauge", "Cache blocks being written back now.",
 	   wb_inflight),
 	PF("fcache_pool_commit_seq", "gauge", "Sequence number of the last metadata commit.",
@@ -82,18 +84,18 @@ static const struct family pool_fams[] = {
 	   active_volumes),
 	PF("fcache_pool_registered_volumes", "gauge", "Used slots of the pool's volume table.",
 	   registered_volumes),
-	STATES("fcache_pool_redundancy",
-	       "1 for the current redundancy: single (one flash device), mirrored (two, every dirty block on both) or degraded (a mirrored pool with a device missing).",
-	       "redundancy", redundancies),
+	PSTATES("fcache_pool_redundancy",
+	        "1 for the current redundancy: single (one flash device), mirrored (two, every dirty block on both) or degraded (a mirrored pool with a device missing).",
+	        "redundancy", redundancies, redundancy),
 	PF("fcache_pool_lone_dirty_blocks", "gauge",
 	   "Dirty cache blocks with one copy only (every dirty block of a single or degraded pool): lost if that flash device fails.",
 	   lone_dirty_blocks),
 	PF("fcache_pool_unwritable_blocks", "gauge",
 	   "Read-only metadata: cache blocks whose writes fail with EIO until fcachectl check --repair; 0 when the metadata is rw.",
 	   unwritable_blocks),
-	STATES("fcache_pool_flushes",
-	       "1 for how flushes end: ok; with read-only metadata after a failed commit, draining (flushes fail until the dirty blocks are written back) or failing (flushes fail until fcachectl check).",
-	       "state", flush_states),
+	PSTATES("fcache_pool_flushes",
+	        "1 for how flushes end: ok; with read-only metadata after a failed commit, draining (flushes fail until the dirty blocks are written back) or failing (flushes fail until fcachectl check).",
+	        "state", flush_states, flushes),
 };
 
 static const struct family vol_fams[] = {
@@ -273,9 +275,7 @@ static void pool_sample(FILE *f, const struct family *m, const struct fc_pool *p
 	if (!p->have_status)
 		return;
 	if (m->src == SRC_STATE) {
-		states(f, m, p, NULL, m->states == md_modes ? st->metadata_mode :
-		       m->states == redundancies ? st->redundancy :
-		       m->states == flush_states ? st->flushes : st->wb_state);
+		states(f, m, p, NULL, (const char *)st + m->off);
 		return;
 	}
 	start(f, m->name, p, NULL);	/* SRC_NEEDS_CHECK */
