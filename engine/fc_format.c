@@ -221,6 +221,68 @@ int fc_geometry_compute_legs(struct fc_geometry *g, const __u64 *leg_sectors,
 	return 0;
 }
 
+_Static_assert(sizeof(struct fc_disk_superblock) <= FC_SB_LIST_OFFSET,
+	       "the superblock's page list overlaps its fields");
+
+static const __le32 *sb_list(const struct fc_disk_superblock *sb)
+{
+	return (const __le32 *)((const __u8 *)sb + FC_SB_LIST_OFFSET);
+}
+
+__u32 fc_sb_list_len(const struct fc_disk_superblock *sb)
+{
+	if (!(le32_to_cpu(sb->incompat_features) & FC_FEAT_INCOMPAT_PAGELIST))
+		return 0;
+	return le32_to_cpu(sb->list_pages);
+}
+
+__u64 fc_sb_list_page(const struct fc_disk_superblock *sb, __u32 i)
+{
+	return le32_to_cpu(sb_list(sb)[i]);
+}
+
+void fc_sb_set_list(struct fc_disk_superblock *sb, const __u64 *pg, unsigned int n)
+{
+	__le32 *list = (__le32 *)((__u8 *)sb + FC_SB_LIST_OFFSET);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		list[i] = cpu_to_le32((__u32)pg[i]);
+	sb->list_pages = cpu_to_le32(n);
+}
+
+/* At most FC_SB_LIST_MAX pages, strictly ascending, each a metadata page. */
+static bool list_ok(const struct fc_disk_superblock *sb, __u64 md_pages)
+{
+	__u32 i, n = fc_sb_list_len(sb);
+
+	if (n > FC_SB_LIST_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (fc_sb_list_page(sb, i) >= md_pages ||
+		    (i && fc_sb_list_page(sb, i) <= fc_sb_list_page(sb, i - 1)))
+			return false;
+	return true;
+}
+
+bool fc_sb_page_landed(const struct fc_disk_superblock *sb, __u64 l, const void *s0,
+		       const void *s1)
+{
+	const void *p[2] = { s0, s1 };
+	unsigned int s;
+
+	for (s = 0; s < 2; s++) {
+		const struct fc_disk_header *h = p[s];
+
+		if (!fc_page_verify(h, l ? FC_ME_MAGIC : FC_VT_MAGIC, fc_md_page_nr(l, s),
+				    sb->hdr.uuid) &&
+		    le64_to_cpu(h->seq) == le64_to_cpu(sb->hdr.seq) &&
+		    !(le32_to_cpu(h->flags) & FC_HDR_NEEDS_CHECK))
+			return true;
+	}
+	return false;
+}
+
 int fc_sb_check_geometry(const struct fc_disk_superblock *sb, __u64 dev_sectors,
 			 struct fc_geometry *g, const char **why)
 {
@@ -266,6 +328,10 @@ int fc_sb_check_geometry(const struct fc_disk_superblock *sb, __u64 dev_sectors,
 	}
 	if (fc_sb_md_seq(sb) > le64_to_cpu(sb->hdr.seq)) {
 		*why = "superblock md_seq is above its seq";
+		return -EINVAL;
+	}
+	if (!list_ok(sb, want.md_pages)) {
+		*why = "superblock page list is invalid (too long, out of order or past the metadata)";
 		return -EINVAL;
 	}
 	if (dev_sectors && dev_sectors < flash) {

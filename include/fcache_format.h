@@ -90,6 +90,25 @@
  * between the two superblock writes) is brought forward at load.
  * A one-device pool never sets the bit, so older modules load it; they
  * refuse a mirrored pool.
+ *
+ * One-write commits (FC_FEAT_INCOMPAT_PAGELIST): with one device in
+ * service, steps 1 to 3 above are one round trip: the pages and the
+ * superblock are written at once, every write with REQ_FUA, the first
+ * page with REQ_PREFLUSH too.  The superblock names the logical pages its
+ * commit wrote (list_pages of them, ascending, as __le32 at
+ * FC_SB_LIST_OFFSET); a commit writing no page, or more than
+ * FC_SB_LIST_MAX, or on two devices, keeps the sequence above and names
+ * none.  A superblock that names pages counts only if, for each of them,
+ * one slot is a valid page stamped with the superblock's seq and without
+ * FC_HDR_NEEDS_CHECK: else the power went before the commit completed
+ * (the superblock landed, a page did not), recovery uses the other
+ * superblock slot (the commit before, complete: its pages are never
+ * overwritten while a newer superblock is unproven), and the pages of the
+ * cut commit that did land are leftovers under it.  The first page's
+ * flush makes the commit's data durable before the page can land, so a
+ * proven superblock never names data that was lost.  Every superblock
+ * this module writes carries the bit (it can be one-write at any commit);
+ * an older module refuses the pool.
  */
 #ifndef FCACHE_FORMAT_H
 #define FCACHE_FORMAT_H
@@ -126,8 +145,9 @@
 #define FC_FEAT_INCOMPAT_MIRROR	(1u << 0)	/* two flash devices, dirty data on both */
 #define FC_FEAT_INCOMPAT_MDSEQ	(1u << 1)	/* md_seq + leftover rule, above */
 #define FC_FEAT_INCOMPAT_DETACH	(1u << 2)	/* FC_VOL_DETACHED, below */
+#define FC_FEAT_INCOMPAT_PAGELIST (1u << 3)	/* one-write commits, above */
 #define FC_FEAT_INCOMPAT_KNOWN	(FC_FEAT_INCOMPAT_MIRROR | FC_FEAT_INCOMPAT_MDSEQ | \
-				 FC_FEAT_INCOMPAT_DETACH)
+				 FC_FEAT_INCOMPAT_DETACH | FC_FEAT_INCOMPAT_PAGELIST)
 
 #define FC_MAX_LEGS		2u	/* flash devices of a pool */
 
@@ -189,7 +209,13 @@ struct fc_disk_superblock {
 	__le64 events;		/* bumped at every membership change */
 	__le64 leg_blocks[FC_MAX_LEGS];	/* cache blocks in each leg's data area */
 	__le64 leg_sectors[FC_MAX_LEGS];	/* each leg's size at format */
+	/* FC_FEAT_INCOMPAT_PAGELIST: */
+	__le32 list_pages;	/* pages named at FC_SB_LIST_OFFSET, 0: none */
 } __attribute__((packed));
+
+/* FC_FEAT_INCOMPAT_PAGELIST: where the superblock's page list starts, its room */
+#define FC_SB_LIST_OFFSET	1024u
+#define FC_SB_LIST_MAX		((FC_PAGE_SIZE - FC_SB_LIST_OFFSET) / 4u)
 
 struct fc_disk_volume {
 	__le32 id;		/* user's volume id, nonzero when in use */
@@ -281,6 +307,22 @@ void fc_page_seal_flags(void *page, __u32 magic, __u64 blocknr, __u64 seq,
 
 /* The superblock's md_seq (its seq for a pool without FC_FEAT_INCOMPAT_MDSEQ). */
 __u64 fc_sb_md_seq(const struct fc_disk_superblock *sb);
+
+/*
+ * FC_FEAT_INCOMPAT_PAGELIST: name the logical pages @pg[0..@n) (ascending,
+ * @n <= FC_SB_LIST_MAX) in @sb, a FC_PAGE_SIZE buffer, before sealing it.
+ */
+void fc_sb_set_list(struct fc_disk_superblock *sb, const __u64 *pg, unsigned int n);
+/* The pages the superblock names (0 without FC_FEAT_INCOMPAT_PAGELIST), the @i-th. */
+__u32 fc_sb_list_len(const struct fc_disk_superblock *sb);
+__u64 fc_sb_list_page(const struct fc_disk_superblock *sb, __u32 i);
+/*
+ * Did named page @l of the superblock's commit land: is one of its slots
+ * @s0, @s1 (FC_PAGE_SIZE each, as read) valid and stamped with the
+ * superblock's seq, not a needs_check record?
+ */
+bool fc_sb_page_landed(const struct fc_disk_superblock *sb, __u64 l, const void *s0,
+		       const void *s1);
 
 /*
  * Check a page.  Returns 0 if magic, version, checksum, own location and uuid

@@ -204,6 +204,8 @@ static void apply_clean(struct fc_pool *pool, u64 l)
 	}
 }
 
+static int commit_sb(struct fc_pool *pool, u64 *seq, u32 flags, bool sb_flush, u64 fw);
+
 /*
  * Step 1: every marked page, serialised under pool->lock a buffer at a
  * time, to the slot not holding its current copy (@written: the pages
@@ -213,7 +215,7 @@ static void apply_clean(struct fc_pool *pool, u64 l)
  * every page).  0 or the error of a page batch.
  */
 static int commit_pages(struct fc_pool *pool, unsigned long *written, u64 seq, u64 *gen,
-			u64 *pages, bool *any, bool flush)
+			u64 *pages, bool *any, bool flush, const u32 *sb_flags, bool *onewrote)
 {
 	u64 *pg = pool->md_pg;
 	u64 l = 0;
@@ -256,12 +258,40 @@ static int commit_pages(struct fc_pool *pool, unsigned long *written, u64 seq, u
 		spin_unlock_irq(&pool->lock);
 		if (!n)
 			break;
+		/*
+		 * The whole commit in the first batch, one leg in service
+		 * (@sb_flags given): pages and superblock in one round trip.
+		 */
+		if (sb_flags && *pages == 0 && n < pool->md_buf_pages && n <= FC_SB_LIST_MAX) {
+			*onewrote = true;
+			*any = true;
+			*pages = n;
+			return fc_write_commit(pool, pg, n, seq, *sb_flags);
+		}
 		r = fc_write_pages(pool, pg, n, seq, flush);
 		if (r)
 			return r;
 		*any = true;
 		*pages += n;
 	}
+	return 0;
+}
+
+/*
+ * A one-write commit's superblock landed with its pages (seq @seq): it is
+ * current.  A leg failed meanwhile: the leg in service must name it
+ * before anyone counts on this commit (commit_sb()).
+ */
+static int commit_written(struct fc_pool *pool, u64 *seq, u32 flags, u32 failed, u64 fw)
+{
+	flash_synced(pool, fw);
+	if (READ_ONCE(pool->failed_legs) != failed) {
+		pool->seq = (*seq)++;
+		return commit_sb(pool, seq, flags, true, fw);
+	}
+	pool->seq = *seq;
+	pool->md_seq = *seq;
+	pool->sb_flags = flags;
 	return 0;
 }
 
@@ -389,8 +419,8 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 {
 	unsigned long *written;
 	u64 seq, t0, pages = 0, drops, gen = 0, fw;
-	u32 flags;
-	bool any = false, nothing, sb_flush, pflush;
+	u32 flags, failed;
+	bool any = false, nothing, sb_flush, pflush, onewrite, onewrote = false;
 	int r = 0;
 
 	mutex_lock(&pool->commit_lock);
@@ -416,14 +446,29 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 	 * it covers every volume flash write counted now.
 	 */
 	pflush = fc_redundant(pool) && !skip_commit_flush();
+	/* One leg in service: a commit that fits one batch is one round trip. */
+	onewrite = !fc_redundant(pool) && !skip_commit_flush();
 	fw = pool->fw_done;
+	failed = pool->failed_legs;
 	spin_unlock_irq(&pool->lock);
+	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
 	/* Pages written by this commit, to flip their slots after (no allocation). */
 	written = pool->page_written;
 	bitmap_zero(written, pool->g.md_pages);
-	r = commit_pages(pool, written, seq, &gen, &pages, &any, pflush);
-	if (r)
+	r = commit_pages(pool, written, seq, &gen, &pages, &any, pflush,
+			 onewrite ? &flags : NULL, &onewrote);
+	if (r) {
+		/* Its superblock may have landed: what records the failure goes above it. */
+		if (onewrote)
+			seq++;
 		goto fail_pages;
+	}
+	if (onewrote) {
+		r = commit_written(pool, &seq, flags, failed, fw);
+		if (r)
+			goto fail_sb;
+		goto applied;
+	}
 	/*
 	 * Step 2: flush the flash: pages and every completed data write.
 	 * With one leg in service (!fc_redundant(): one device, or a degraded
@@ -433,7 +478,6 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 	 * other: the pages carried it (@pflush), or, with no page to write,
 	 * an empty flush of both legs goes first.
 	 */
-	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);
 	nothing = !any && flags == pool->sb_flags;
 	sb_flush = !nothing && !fc_redundant(pool) && !skip_commit_flush();
 	if (pflush && any) {
@@ -449,6 +493,7 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 	r = commit_sb(pool, &seq, flags, sb_flush, fw);
 	if (r)
 		goto fail_sb;
+applied:
 	/* Step 4: flip slots, drop PDIRTY of entries recorded clean, reuse frees. */
 	commit_apply(pool, written);
 	commit_stats(pool, pages, ktime_get_ns() - t0);

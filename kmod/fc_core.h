@@ -471,6 +471,7 @@ int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq,
 int fc_write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, u64 seq,
 		     u64 md_seq, u32 flags);
 int fc_write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags, bool preflush);
+int fc_write_commit(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq, u32 flags);
 
 /* fc_commit.c: the metadata commit */
 int fc_commit(struct fc_pool *pool, bool clean);

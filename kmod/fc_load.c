@@ -423,6 +423,84 @@ struct leg_sb {
 	unsigned int slot;
 };
 
+#ifdef FC_FAULT_INJECT
+/*
+ * A deliberate bug for the crash harness's negative control: a superblock
+ * naming its commit's pages counts without proof that they landed.
+ */
+static bool mutant_trust_unproven_sb;
+module_param(mutant_trust_unproven_sb, bool, 0644);
+MODULE_PARM_DESC(mutant_trust_unproven_sb, "test build: one-write superblocks count unproven (a bug on purpose)");
+
+static bool trust_unproven(void)
+{
+	return READ_ONCE(mutant_trust_unproven_sb);
+}
+#else
+static inline bool trust_unproven(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * Did every page superblock @sb names land on leg @leg?  0 if so, else
+ * the first missing page + 1; a negative errno if a read failed.  Reads
+ * page pairs into buffer pages 4 and 5 (the superblocks use 0 to 3).
+ */
+static s64 sb_unproven(struct fc_pool *pool, unsigned int leg,
+		       const struct fc_disk_superblock *sb)
+{
+	u32 i, n = fc_sb_list_len(sb);
+	u64 md_pages = le64_to_cpu(sb->md_pages);
+	void *p = fc_buf_page(pool, 4);
+	int r;
+
+	for (i = 0; i < n; i++) {
+		u64 l = fc_sb_list_page(sb, i);
+
+		/* A page past the metadata: fc_sb_check_geometry() refuses the superblock. */
+		if (l >= md_pages)
+			return 0;
+		r = fc_md_io_leg(pool, leg, REQ_OP_READ, fc_md_page_nr(l, 0) * FC_PAGE_SECTORS,
+				 2 * FC_PAGE_SECTORS, p);
+		if (r)
+			return r;
+		if (!fc_sb_page_landed(sb, l, p, fc_buf_page(pool, 5)))
+			return l + 1;
+	}
+	return 0;
+}
+
+/*
+ * A one-write commit's superblock counts only if every page it names
+ * landed (include/fcache_format.h, "One-write commits"): else the power
+ * went mid-commit, and the other slot, the commit before it, is current.
+ */
+static int prove_sb(struct fc_pool *pool, unsigned int leg, struct leg_sb *ls, char **error)
+{
+	unsigned int o = !ls->slot;
+	struct fc_disk_superblock *other = (void *)((u8 *)ls->buf + o * FC_PAGE_SIZE);
+	s64 miss = trust_unproven() ? 0 : sb_unproven(pool, leg, ls->sb);
+
+	if (!miss)
+		return 0;
+	if (miss < 0) {
+		*error = "fcache-pool: cannot read the pool metadata (I/O error)";
+		return miss;
+	}
+	if (ls->v[o] || memcmp(other->hdr.uuid, ls->sb->hdr.uuid, 16) || ls->q[o] >= ls->q[!o] ||
+	    sb_unproven(pool, leg, other)) {
+		*error = "fcache-pool: the last commit did not complete and the superblock before it is not usable; run fcachectl check";
+		return -EINVAL;
+	}
+	DMWARN("the last commit (seq %llu) did not complete: its superblock landed before metadata page %lld; loading the commit before it (seq %llu)",
+	       ls->q[!o], miss - 1, ls->q[o]);
+	ls->sb = other;
+	ls->slot = o;
+	return 0;
+}
+
 static int read_leg_sb(struct fc_pool *pool, unsigned int leg, struct leg_sb *ls, char **error)
 {
 	struct fc_disk_superblock *sb0, *sb1;
@@ -457,7 +535,7 @@ static int read_leg_sb(struct fc_pool *pool, unsigned int leg, struct leg_sb *ls
 	else
 		ls->sb = sb1;
 	ls->slot = ls->sb == sb1;
-	return 0;
+	return prove_sb(pool, leg, ls, error);
 }
 
 static bool sb_mirrored(const struct fc_disk_superblock *sb)

@@ -283,7 +283,8 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 	sb->max_volumes = cpu_to_le32(FC_MAX_VOLUMES);
 	sb->flash_sectors = cpu_to_le64(pool->g.leg_sectors[leg]);
 	sb->sb_flags = cpu_to_le32(flags);
-	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH);
+	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH |
+					    FC_FEAT_INCOMPAT_PAGELIST);
 	sb->format_time = cpu_to_le64(pool->format_time);
 	if (!fc_mirrored(pool))
 		return;
@@ -412,13 +413,15 @@ int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq,
  * the current superblock: a torn write must leave the current one intact.
  * (Seqs can jump past leftovers at load, so @seq % 2 is not that slot.)
  */
-static struct fc_disk_superblock *seal_sb(struct fc_pool *pool, unsigned int leg,
-					   unsigned int slot, u64 seq, u64 md_seq, u32 flags)
+static struct fc_disk_superblock *seal_sb(struct fc_pool *pool, void *buf, unsigned int leg,
+					   unsigned int slot, u64 seq, u64 md_seq, u32 flags,
+					   const u64 *pg, unsigned int n)
 {
-	struct fc_disk_superblock *sb = fc_buf_page(pool, leg);
+	struct fc_disk_superblock *sb = buf;
 
 	build_sb(pool, sb, flags, leg);
 	sb->md_seq = cpu_to_le64(md_seq);
+	fc_sb_set_list(sb, pg, n);
 	fc_page_seal(sb, FC_SB_MAGIC, slot, seq, pool->uuid);
 	return sb;
 }
@@ -427,7 +430,46 @@ int fc_write_sb_slot(struct fc_pool *pool, unsigned int leg, unsigned int slot, 
 		     u64 md_seq, u32 flags)
 {
 	return fc_md_io_leg(pool, leg, REQ_OP_WRITE | REQ_FUA | REQ_SYNC, slot * FC_PAGE_SECTORS,
-			 FC_PAGE_SECTORS, seal_sb(pool, leg, slot, seq, md_seq, flags));
+			 FC_PAGE_SECTORS, seal_sb(pool, fc_buf_page(pool, leg), leg, slot, seq,
+						  md_seq, flags, NULL, 0));
+}
+
+/*
+ * A one-write commit (include/fcache_format.h, "One-write commits"), one
+ * leg in service: pages @pg[0..@n) of commit @seq, serialised in buffer
+ * pages 0..@n-1, and the superblock naming them, built in buffer page @n,
+ * written at once, every write REQ_FUA and the first page's REQ_PREFLUSH
+ * too (it makes durable every data write completed before it was sent).
+ * A superblock that lands before a page is not proven, and recovery
+ * uses the other slot.  0 or the error of the batch (the superblock may
+ * have landed: a later superblock, or a leftover, must take a higher seq).
+ */
+int fc_write_commit(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq, u32 flags)
+{
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC | REQ_FUA;
+	struct batch_leg bl[FC_MAX_LEGS];
+	unsigned int i, leg = next_leg(pool, 0), slot;
+	struct batch_ctx c;
+	int r;
+
+	if (WARN_ON_ONCE(!n || n > FC_SB_LIST_MAX || n >= pool->md_buf_pages ||
+			 leg >= pool->g.nr_legs || next_leg(pool, leg + 1) < pool->g.nr_legs))
+		return -EIO;
+	slot = !pool->leg[leg].sb_slot;
+	batch_init(&c, bl);
+	for (i = 0; i < n; i++) {
+		u64 nr = fc_md_page_nr(pg[i], !test_bit(pg[i], pool->page_slot));
+		void *p = fc_buf_page(pool, i);
+
+		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
+		batch_write(pool, &bl[leg], opf | (i ? 0 : REQ_PREFLUSH), nr * FC_PAGE_SECTORS, p);
+	}
+	batch_write(pool, &bl[leg], opf, slot * FC_PAGE_SECTORS,
+		    seal_sb(pool, fc_buf_page(pool, n), leg, slot, seq, seq, flags, pg, n));
+	r = batch_wait(pool, bl);
+	if (!r && !test_bit(leg, &c.err_legs))
+		pool->leg[leg].sb_slot = slot;
+	return r;
 }
 
 /*
@@ -451,7 +493,8 @@ int fc_write_sb(struct fc_pool *pool, u64 seq, u64 md_seq, u32 flags, bool prefl
 	for_each_leg(pool, i) {
 		slot[i] = !pool->leg[i].sb_slot;
 		batch_write(pool, &bl[i], opf, slot[i] * FC_PAGE_SECTORS,
-			    seal_sb(pool, i, slot[i], seq, md_seq, flags));
+			    seal_sb(pool, fc_buf_page(pool, i), i, slot[i], seq, md_seq, flags,
+				    NULL, 0));
 		set_bit(i, &sent);
 	}
 	r = batch_wait(pool, bl);

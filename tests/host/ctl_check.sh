@@ -177,6 +177,55 @@ PY
 	else fail "leftover $dmg: warnings only, leftovers $nlo in the JSON, committed state used" "$(head -c 400 "$T/out")"; fi
 done
 
+# ---- one-write commits (include/fcache_format.h): a superblock naming
+# pages counts only if they all landed; cut-commit: commit S+1's superblock
+# and one of its two pages landed, the volume table did not
+"$MK" "$T/d.img" --damage cut-commit >"$T/truth"
+expect_rc 0 "cut-commit: check exits 0" "$CTL" check "$T/d.img"
+grep -q '^warning: superblock slot [01] (seq [0-9]*) names metadata page 0, which did not land' "$T/out" &&
+	pass "cut-commit: text says the superblock's page did not land" ||
+	fail "cut-commit: text says the superblock's page did not land" "$(head -c 300 "$T/out")"
+expect_rc 0 "cut-commit: check --json exits 0" "$CTL" check --json "$T/d.img"
+if python3 - "$T/out" "$T/truth" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+seq = [int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("seq")][0]
+sb = d["superblock"]
+assert d["errors"] == 0 and d["outcome"] == "leftovers", (d["outcome"], d["problems"])
+# the commit before the cut one, which names no page of its own
+assert sb["seq"] == seq and sb["md_seq"] == seq and sb["commit_pages"] == 0, sb
+assert sb["slot"] == seq % 2, sb
+kinds = [p["kind"] for p in d["problems"]]
+assert "superblock_slot" in kinds, kinds
+# the entry page that landed is a leftover above md_seq, not used
+assert d["leftovers"] == 1 and d["leftover_slots"][0]["seq"] == seq + 1, d["leftover_slots"]
+want = {int(l.split()[1]): (int(l.split()[5]), int(l.split()[7]))
+        for l in open(sys.argv[2]) if l.startswith("volume")}
+got = {v["slot"]: (v["cached_blocks"], v["dirty_blocks"]) for v in d["volumes"]}
+assert got == want, (got, want)
+PY
+then pass "cut-commit: the superblock before it used, the landed page a leftover, committed counts"
+else fail "cut-commit: the superblock before it used, the landed page a leftover, committed counts" "$(head -c 400 "$T/out")"; fi
+expect_rc 0 "cut-commit: clear-needs-check exits 0" "$CTL" check --clear-needs-check "$T/d.img"
+expect_rc 0 "cut-commit: check afterwards exits 0" "$CTL" check --json "$T/d.img"
+if python3 - "$T/out" "$T/truth" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+seq = [int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("seq")][0]
+sb = d["superblock"]
+assert d["outcome"] == "clean" and d["warnings"] == 0 and d["leftovers"] == 0, d["problems"]
+# past the cut commit's seq, into the slot it had used
+assert sb["seq"] == seq + 2 and sb["slot"] == (seq + 1) % 2 and sb["commit_pages"] == 0, sb
+PY
+then pass "cut-commit: after clear-needs-check clean, seq past the cut commit"
+else fail "cut-commit: after clear-needs-check clean, seq past the cut commit" "$(head -c 400 "$T/out")"; fi
+# and with the superblock before it damaged: nothing to fall back to
+"$MK" "$T/d.img" --damage cut-commit-bad >/dev/null
+expect_rc 1 "cut-commit-bad: check exits 1" "$CTL" check "$T/d.img"
+grep -q "^error: superblock slot [01] (seq [0-9]*) names metadata page 0, which did not land.*cannot be used" "$T/out" &&
+	pass "cut-commit-bad: an error names the page that did not land" ||
+	fail "cut-commit-bad: an error names the page that did not land" "$(head -c 300 "$T/out")"
+
 # md_seq above the superblock's own seq: damage
 "$MK" "$T/d.img" --damage mdseq-above >/dev/null
 expect_rc 1 "mdseq-above: check exits 1" "$CTL" check --json "$T/d.img"

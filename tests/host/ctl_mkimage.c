@@ -269,6 +269,49 @@ static void write_leftover_leg1(void)
 	free(data);
 }
 
+/*
+ * --damage cut-commit: a one-write commit S + 1 (FC_FEAT_INCOMPAT_PAGELIST)
+ * cut by a power cut: its superblock, naming the volume table and the
+ * entry page of cache block CUT_BLOCK, landed, and so did that entry page,
+ * which maps origin block LO_OBLOCK of volume slot 2 dirty to CUT_BLOCK
+ * (free in commit S, holding LO_BYTE bytes); the volume table's copy did
+ * not.  Recovery must use superblock S: a module that trusts the unproven
+ * superblock serves the marker for that origin block.
+ */
+#define CUT_BLOCK	700u
+
+static void write_cut_commit(void)
+{
+	uint64_t x = CUT_BLOCK, l = 1 + x / FC_ENTRIES_PER_PAGE, list[2] = { 0, l };
+	uint64_t nr = fc_md_page_nr(l, cur[l] == 0 ? 1 : 0);
+	struct fc_disk_entry save = ent[x];
+	size_t len = (size_t)g.block_sectors << 9;
+	uint8_t page[FC_PAGE_SIZE], *data = malloc(len);
+	struct fc_disk_superblock *sb = (void *)page;
+	int slot = (int)((S + 1) % 2);
+
+	if (!data || x >= g.nr_blocks)
+		die("cut-commit");
+	set_entry(x, 2, LO_OBLOCK, (uint8_t)(0xff >> (8 - g.nr_subblocks)),
+		  (uint8_t)(0xff >> (8 - g.nr_subblocks)));
+	build_page(l, page);
+	fc_page_seal(page, FC_ME_MAGIC, nr, S + 1, uuid);
+	pwrite_page(nr, page);
+	ent[x] = save;
+	changed[l] = 0;
+	memset(data, LO_BYTE, len);
+	if (pwrite(fd, data, len, (off_t)(fc_block_leg_sector(&g, x) << 9)) != (ssize_t)len)
+		die("pwrite");
+	free(data);
+	/* the superblock as write_sb() makes it, naming pages 0 and l */
+	write_sb(S + 1, slot);
+	pread_page((uint64_t)slot, page);
+	sb->incompat_features |= cpu_to_le32(FC_FEAT_INCOMPAT_PAGELIST);
+	fc_sb_set_list(sb, list, 2);
+	fc_page_seal(page, FC_SB_MAGIC, (uint64_t)slot, S + 1, uuid);
+	pwrite_page((uint64_t)slot, page);
+}
+
 static void flip_byte(uint64_t nr, unsigned int off)
 {
 	uint8_t page[FC_PAGE_SIZE];
@@ -386,15 +429,19 @@ static void usage(void)
 		"                   [--damage KIND]\n"
 		"kinds (damage): sb-current sb-both sb-geometry vt vt-dupid vt-dropvol\n"
 		"                entry-page seq-above overlap oob unused-vol dirty-not-valid\n"
-		"                mdseq-above\n"
+		"                mdseq-above cut-commit-bad\n"
 		"kinds (harmless, check must pass): stale-slot torn needs-check\n"
-		"                leftover leftover-nc failed-commit (these imply --mdseq)\n"
+		"                leftover leftover-nc failed-commit cut-commit (these imply --mdseq)\n"
 		"  leftover       pages 1, 2 at seq S+1 above md_seq S of superblock S+1\n"
 		"  leftover-nc    the volume table at seq S+1 with FC_HDR_NEEDS_CHECK,\n"
 		"                 superblock S (a superblock write that failed)\n"
 		"  failed-commit  as leftover, the superblock with needs_check (a failed\n"
 		"                 page batch)\n"
 		"  mdseq-above    superblock md_seq above its seq\n"
+		"  cut-commit     a one-write commit S+1 cut short: its superblock and one of\n"
+		"                 the two pages it names landed (origin block 2000 of volume\n"
+		"                 id 5 dirty in cache block 700, 0xa5 bytes); -bad: and\n"
+		"                 superblock S is damaged\n"
 		"mirrored: --mirror OUT2 [--size2 MIB] (OUT is leg 0, OUT2 leg 1)\n"
 		"  --damage twin-leg|twin-oob|twin-used|twin-twice  a twin on the entry's own\n"
 		"                 leg, past the last block, also an entry in use, shared\n"
@@ -449,6 +496,7 @@ int main(int argc, char **argv)
 			usage();
 	}
 	if (damage && (!strncmp(damage, "leftover", 8) || !strcmp(damage, "failed-commit") ||
+		       !strncmp(damage, "cut-commit", 10) ||
 		       !strcmp(damage, "mdseq-above")))
 		mdseq = 1;
 	if (pair && !out2)
@@ -678,6 +726,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(damage, "leftover-nc")) {
 		/* commit 5: the superblock write failed; needs_check goes to a page */
 		write_leftover(0, S + 1, FC_HDR_NEEDS_CHECK);
+	} else if (!strcmp(damage, "cut-commit") || !strcmp(damage, "cut-commit-bad")) {
+		write_cut_commit();
+		/* -bad: the superblock before it is unusable too */
+		if (!strcmp(damage, "cut-commit-bad"))
+			flip_byte(S % 2, 300);
 	} else if (!strcmp(damage, "mdseq-above")) {
 		write_sb_md(S, S + 1, (int)(S % 2));
 	} else if (!strcmp(damage, "twin-leg") && nlegs > 1) {

@@ -16,12 +16,7 @@
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-mirror || exit 0
 # fc_legfail.sh and fc_leftover.sh load pool images made by the host's image writer
-mkdir -p "$SUITE_TOP/build/vm"
-if ! cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
-	"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/engine/fc_format.c"; then
-	echo "FAIL: fcache-mirror (cannot build ctl_mkimage)"
-	exit 1
-fi
+build_mkimage fcache-mirror || exit 1
 guest_run fcache-mirror --timeout 1200 tests/guest/run_many.sh tests/guest/fc_mirror.sh \
 	tests/guest/fc_legfail.sh tests/guest/ctl_replace.sh tests/guest/fc_nvmet.sh \
 	tests/guest/fc_leftover.sh tests/guest/fc_replace_lock.sh

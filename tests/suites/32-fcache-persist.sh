@@ -1,5 +1,11 @@
 #!/bin/sh
-# dm-fcache in the guest: tests/guest/fc_persist.sh (see its header).
+# dm-fcache in the guest, in one boot:
+#   tests/guest/fc_persist.sh   cached data across teardowns and reloads
+#   tests/guest/fc_onewrite.sh  one-write commits: a cut one, a live one
+#                               (loads a pool image made by the host's
+#                               image writer)
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-persist || exit 0
-guest_run fcache-persist --timeout 600 tests/guest/fc_persist.sh
+build_mkimage fcache-persist || exit 1
+guest_run fcache-persist --timeout 900 tests/guest/run_many.sh tests/guest/fc_persist.sh \
+	tests/guest/fc_onewrite.sh

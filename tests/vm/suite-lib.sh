@@ -47,6 +47,16 @@ guest_expect_killed() {
 	return $_rc
 }
 
+# build_mkimage LABEL: the host's pool image writer for guest tests
+# (build/vm/ctl_mkimage, from tests/host/ctl_mkimage.c)
+build_mkimage() {
+	mkdir -p "$SUITE_TOP/build/vm"
+	cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
+		"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/engine/fc_format.c" && return 0
+	echo "FAIL: $1 (cannot build ctl_mkimage)"
+	return 1
+}
+
 need_module() {
 	if [ ! -f "${FC_KO:-$SUITE_TOP/dm-fcache.ko}" ]; then
 		echo "FAIL: $1 (dm-fcache.ko not built: make module)"

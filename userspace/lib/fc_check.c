@@ -15,7 +15,9 @@
  * usable slot, and any inconsistency between the chosen pages, is damage.
  * The same holds for the superblock: an unusable slot next to a valid one
  * is what a torn superblock write leaves (the kernel loads the valid one
- * and its next commit overwrites the other), a warning.  Neither slot
+ * and its next commit overwrites the other), a warning; so is a superblock
+ * naming pages of its one-write commit that did not land (the commit was
+ * cut: the other slot is used, FC_FEAT_INCOMPAT_PAGELIST).  Neither slot
  * valid is damage, unless nothing on the device carries an fcache magic:
  * then it is not a pool at all (FC_CHECK_NOT_A_POOL).
  *
@@ -139,6 +141,62 @@ static int chk_too_small(struct ctx *c)
 	return -1;
 }
 
+/*
+ * FC_FEAT_INCOMPAT_PAGELIST: the first page superblock @sb names whose
+ * commit copy is not on the device (unreadable, or no slot stamped with
+ * the superblock's seq), + 1; 0 if every one landed.
+ */
+static uint64_t sb_unproven(struct ctx *c, const struct fc_disk_superblock *sb)
+{
+	uint32_t i, n = fc_sb_list_len(sb);
+	void *p[2] = { fc_io_alloc(FC_PAGE_SIZE), fc_io_alloc(FC_PAGE_SIZE) };
+	uint64_t miss = 0;
+
+	for (i = 0; i < n && !miss; i++) {
+		uint64_t l = fc_sb_list_page(sb, i);
+
+		if (l >= le64_to_cpu(sb->md_pages))
+			break;	/* the geometry test refuses the superblock */
+		if (!p[0] || !p[1] || chk_read_page(c, fc_md_page_nr(l, 0), p[0]) ||
+		    chk_read_page(c, fc_md_page_nr(l, 1), p[1]) ||
+		    !fc_sb_page_landed(sb, l, p[0], p[1]))
+			miss = l + 1;
+	}
+	free(p[0]);
+	free(p[1]);
+	return miss;
+}
+
+/*
+ * A superblock naming its commit's pages counts only if they all landed
+ * (include/fcache_format.h, "One-write commits"): else the slot used is
+ * the other one, as recovery does.  0, or -1 if neither can be used.
+ */
+static int prove_superblock(struct ctx *c, struct fc_disk_superblock **sb, int *best)
+{
+	uint64_t miss = sb_unproven(c, sb[*best]);
+	int o = !*best;
+
+	if (!miss)
+		return 0;
+	if (c->sb_err[o] || memcmp(sb[o]->hdr.uuid, sb[*best]->hdr.uuid, 16) ||
+	    c->sb_seq[o] >= c->sb_seq[*best] || sb_unproven(c, sb[o])) {
+		chk_problem(c, 1, "superblock",
+			"superblock slot %d (seq %" PRIu64 ") names metadata page %" PRIu64
+			", which did not land (its commit never completed), and slot %d cannot be used in its place",
+			*best, c->sb_seq[*best], miss - 1, o);
+		return -1;
+	}
+	chk_problem(c, 0, "superblock_slot",
+		"superblock slot %d (seq %" PRIu64 ") names metadata page %" PRIu64
+		", which did not land: the power went before that commit completed; slot %d (seq %" PRIu64
+		") is used, as recovery does, and the next commit overwrites slot %d",
+		*best, c->sb_seq[*best], miss - 1, o, c->sb_seq[o], *best);
+	c->sb_other_bad = 1;
+	*best = o;
+	return 0;
+}
+
 int chk_read_superblock(struct ctx *c)
 {
 	struct fc_disk_superblock *sb[2];
@@ -188,8 +246,13 @@ int chk_read_superblock(struct ctx *c)
 		free(sb[1]);
 		return -1;
 	}
+	if (prove_superblock(c, sb, &best)) {
+		free(sb[0]);
+		free(sb[1]);
+		return -1;
+	}
 	c->sb_slot = best;
-	memcpy(&c->sb, sb[best], sizeof(c->sb));
+	memcpy(c->sb_page, sb[best], FC_PAGE_SIZE);
 	c->S = c->sb_seq[best];
 	s = !best;
 	if (c->sb_err[s] == FC_ECHK_ZERO) {
@@ -202,7 +265,7 @@ int chk_read_superblock(struct ctx *c)
 		chk_problem(c, 0, "superblock_slot",
 			"superblock slot %d is not usable (%s%s), as a superblock write that never completed leaves it; slot %d (seq %" PRIu64 ") is used, as recovery does, and the next commit overwrites slot %d",
 			s, fc_echk_str(c->sb_err[s]), seqs, best, c->S, s);
-	} else if (c->sb_err[s] == 0) {
+	} else if (c->sb_err[s] == 0 && !c->sb_other_bad) {
 		if (memcmp(sb[s]->hdr.uuid, c->sb.hdr.uuid, 16)) {
 			c->sb_other_bad = 1;
 			chk_problem(c, 0, "superblock_slot",

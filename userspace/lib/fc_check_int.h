@@ -79,7 +79,10 @@ struct ctx {
 	int sb_slot;
 	int sb_err[2];
 	uint64_t sb_seq[2];
-	struct fc_disk_superblock sb;
+	union {	/* the whole page: FC_FEAT_INCOMPAT_PAGELIST's list lies past the struct */
+		struct fc_disk_superblock sb;
+		uint8_t sb_page[FC_PAGE_SIZE];
+	};
 	struct fc_geometry g;
 	uint64_t S, M;
 	uint64_t max_seq;	/* highest seq of any valid slot, superblock or page */

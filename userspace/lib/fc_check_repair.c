@@ -83,6 +83,7 @@ int chk_repair(struct ctx *c, struct repair *r)
 	sb = page;
 	memcpy(sb, &c->sb, sizeof(*sb));
 	sb->md_seq = cpu_to_le64(n);
+	sb->list_pages = 0;	/* this superblock names no page of its own */
 	sb->incompat_features = cpu_to_le32(le32_to_cpu(sb->incompat_features) |
 					    FC_FEAT_INCOMPAT_MDSEQ);
 	sb->sb_flags = cpu_to_le32(le32_to_cpu(sb->sb_flags) &
