@@ -31,6 +31,7 @@ VERSIONS = {"fcache.bench": 2}
 PROBLEM = {"severity": "str", "kind": "str", "message": "str"}
 SUPERBLOCK = {
     "slot": "int", "seq": "int", "md_seq": "int", "md_seq_feature": "bool",
+    "commit_pages": "int",
     "uuid": "str", "block_sectors": "int", "subblock_sectors": "int",
     "nr_blocks": "int", "data_start": "int", "md_pages": "int",
     "flash_sectors": "int", "clean": "bool", "needs_check": "bool",
