@@ -30,16 +30,7 @@ pattern_file $IMG/origin 65536 && dd if=$IMG/origin of="$org" bs=1M oflag=direct
 dd if=$IMG/origin of=$IMG/exp bs=32k skip=$BLK count=1 status=none
 
 # blk_is NAME DEV: origin block $BLK read through DEV is the origin's data
-blk_is() {
-	dd if="$2" bs=32k skip=$BLK count=1 iflag=direct status=none >$IMG/got 2>/dev/null
-	if cmp -s $IMG/got $IMG/exp; then
-		pass "$1"
-	elif [ "$(od -An -tx1 -N4 $IMG/got | tr -d ' ')" = a5a5a5a5 ]; then
-		fail "$1" "block $BLK served from the leftover's cache block (0xa5...): a stale page was trusted"
-	else
-		fail "$1" "block $BLK differs from the origin's data"
-	fi
-}
+blk_is() { marker_blk_is "$1" "$2" $BLK $IMG/exp "the leftover's stale page was trusted"; }
 
 # ---- the pair: loads, counts the leftover, commits ----
 check lo-leg1-checks "$CTL" check "$w1"

@@ -288,6 +288,22 @@ finish() {
 
 # ---- dm-fcache helpers ------------------------------------------------------
 
+# marker_blk_is NAME DEV BLOCK EXPECTED WHAT: 32 KiB block BLOCK read through
+# DEV is EXPECTED (a file); 0xa5 bytes instead are the marker of an image
+# whose uncommitted metadata maps the block (ctl_mkimage), and WHAT says
+# what a module that serves them did wrong
+marker_blk_is() {
+	dd if="$2" bs=32k skip="$3" count=1 iflag=direct status=none >"$FC_LOGDIR/blk.got" 2>/dev/null
+	if cmp -s "$FC_LOGDIR/blk.got" "$4"; then
+		pass "$1"
+	elif [ "$(od -An -tx1 -N4 "$FC_LOGDIR/blk.got" | tr -d ' ')" = a5a5a5a5 ]; then
+		fail "$1" "block $3 served from a cache block of 0xa5 bytes: $5"
+	else
+		fail "$1" "block $3 differs from the origin's data"
+	fi
+}
+
+
 # majmin DEV: "MAJ:MIN" of a block device (what dmsetup table prints).
 majmin() {
 	# shellcheck disable=SC2046
