@@ -206,6 +206,14 @@ static void apply_clean(struct fc_pool *pool, u64 l)
 
 static int commit_sb(struct fc_pool *pool, u64 *seq, u32 flags, bool sb_flush, u64 fw);
 
+/* Superblock @seq, recording @flags, landed with every page it trusts. */
+static void commit_current(struct fc_pool *pool, u64 seq, u32 flags)
+{
+	pool->seq = seq;
+	pool->md_seq = seq;
+	pool->sb_flags = flags;
+}
+
 /*
  * Step 1: every marked page, serialised under pool->lock a buffer at a
  * time, to the slot not holding its current copy (@written: the pages
@@ -289,9 +297,7 @@ static int commit_written(struct fc_pool *pool, u64 *seq, u32 flags, u32 failed,
 		pool->seq = (*seq)++;
 		return commit_sb(pool, seq, flags, true, fw);
 	}
-	pool->seq = *seq;
-	pool->md_seq = *seq;
-	pool->sb_flags = flags;
+	commit_current(pool, *seq, flags);
 	return 0;
 }
 
@@ -347,9 +353,7 @@ static int commit_sb(struct fc_pool *pool, u64 *seq, u32 flags, bool sb_flush, u
 		 */
 		pool->seq = (*seq)++;
 	}
-	pool->seq = *seq;
-	pool->md_seq = *seq;
-	pool->sb_flags = flags;
+	commit_current(pool, *seq, flags);
 	return 0;
 }
 

@@ -374,6 +374,19 @@ static int batch_wait(struct fc_pool *pool, struct batch_leg *bl)
 }
 
 /*
+ * Seal buffer page @i, logical page @pg[@i] of commit @seq, for the slot
+ * not holding its current copy; the sector of that slot.
+ */
+static sector_t seal_page(struct fc_pool *pool, const u64 *pg, unsigned int i, u64 seq)
+{
+	u64 nr = fc_md_page_nr(pg[i], !test_bit(pg[i], pool->page_slot));
+
+	fc_page_seal(fc_buf_page(pool, i), pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq,
+		     pool->uuid);
+	return nr * FC_PAGE_SECTORS;
+}
+
+/*
  * Pages @pg[0..@n) of commit @seq, to the slot not holding each one's
  * current copy, on every leg at once.  @flush (a pool with two legs in
  * service): every page carries REQ_FUA, and each leg's first page also
@@ -391,16 +404,14 @@ int fc_write_pages(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq,
 
 	batch_init(&c, bl);
 	for (i = 0; i < n; i++) {
-		u64 nr = fc_md_page_nr(pg[i], !test_bit(pg[i], pool->page_slot));
-		void *p = fc_buf_page(pool, i);
+		sector_t sector = seal_page(pool, pg, i, seq);
 
-		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
 		/* The same page at the same place on every leg. */
 		for_each_leg(pool, leg) {
 			bool pf = flush && !i && !(leg && flush_one_leg());
 
-			batch_write(pool, &bl[leg], opf | (pf ? REQ_PREFLUSH : 0),
-				    nr * FC_PAGE_SECTORS, p);
+			batch_write(pool, &bl[leg], opf | (pf ? REQ_PREFLUSH : 0), sector,
+				    fc_buf_page(pool, i));
 		}
 	}
 	return batch_wait(pool, bl);
@@ -457,13 +468,9 @@ int fc_write_commit(struct fc_pool *pool, const u64 *pg, unsigned int n, u64 seq
 		return -EIO;
 	slot = !pool->leg[leg].sb_slot;
 	batch_init(&c, bl);
-	for (i = 0; i < n; i++) {
-		u64 nr = fc_md_page_nr(pg[i], !test_bit(pg[i], pool->page_slot));
-		void *p = fc_buf_page(pool, i);
-
-		fc_page_seal(p, pg[i] ? FC_ME_MAGIC : FC_VT_MAGIC, nr, seq, pool->uuid);
-		batch_write(pool, &bl[leg], opf | (i ? 0 : REQ_PREFLUSH), nr * FC_PAGE_SECTORS, p);
-	}
+	for (i = 0; i < n; i++)
+		batch_write(pool, &bl[leg], opf | (i ? 0 : REQ_PREFLUSH), seal_page(pool, pg, i, seq),
+			    fc_buf_page(pool, i));
 	batch_write(pool, &bl[leg], opf, slot * FC_PAGE_SECTORS,
 		    seal_sb(pool, fc_buf_page(pool, n), leg, slot, seq, seq, flags, pg, n));
 	r = batch_wait(pool, bl);
