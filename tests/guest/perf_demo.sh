@@ -95,6 +95,26 @@ profile() {
 				d = (t - st[w]) * 1000; n++; s += d; delete st[w] } }
 			END { if (n) printf "commit worker runs (fc_commit_work): %d, average %.3f ms\n", n, s / n }' |
 		tee -a "$out"
+	[ -n "$FCDEVS" ] && commit_profile "$1"
+}
+
+# commit_profile NAME: the CPU samples whose call chain holds fcache's
+# commit worker (fc_commit_work), by function: inclusive (the samples in
+# which it is on the stack under the worker) and self (it is the leaf)
+commit_profile() {
+	perf script -i "/tmp/$1.data" -F ip,sym 2>/dev/null |
+		awk 'function done() { if (inw) { n++; self[leaf]++; for (f in seen) inc[f]++ }
+				delete seen; inw = 0; leaf = ""; depth = 0 }
+			NF == 0 { done(); next }
+			{ f = $2; sub(/\+0x[0-9a-f]+$/, "", f)
+			  if (!depth++) leaf = f
+			  if (f == "fc_commit_work") inw = 1
+			  else if (!inw) seen[f] = 1 }
+			END { done(); print n >"/tmp/cw.n"
+				for (f in inc) printf "  %-36s %5.1f%% %5.1f%%\n", f, 100 * inc[f] / n, 100 * self[f] / n }' |
+		sort -k2,2 -rn | head -40 >/tmp/cw.top
+	say "commit worker samples: $(cat /tmp/cw.n) (per function under it: inclusive % / self % of them)"
+	tee -a "$out" </tmp/cw.top
 }
 
 # flush_parts NAME DEV: each empty flush of DEV split at fcache's commit
@@ -128,6 +148,30 @@ flush_times() {
 		END { if (n) printf "empty flushes of %s (%s) at the block layer: %d, average %.3f ms, max %.3f ms (%d with no completion traced: left out)\n", dev, what, n, s / n, m, u }' |
 		tee -a "$out"
 }
+
+# What a 4 KiB page's crc32c (every metadata page's checksum) costs in this
+# guest, per kernel implementation (AF_ALG; an 8-byte hash's time taken off)
+modprobe crc32c_generic 2>/dev/null
+python3 - <<'PY' | tee -a "$out"
+import os, socket, time
+buf, n, got = os.urandom(4096), 1000, []
+for drv in ("crc32c-intel", "crc32c-generic"):
+    try:
+        s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
+        s.bind(("hash", drv))
+        op, _ = s.accept()
+    except OSError:
+        continue
+    t = []
+    for data in (buf[:8], buf):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            op.sendall(data)
+            op.recv(4)
+        t.append(time.perf_counter() - t0)
+    got.append("%s %.1f us" % (drv, (t[1] - t[0]) / n * 1e6))
+print("crc32c of a 4 KiB page in this guest: " + (", ".join(got) or "no AF_ALG hash"))
+PY
 
 _run=0
 for _opts in "$@"; do

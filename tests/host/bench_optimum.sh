@@ -143,6 +143,20 @@ rc checker-catches-bound-not-median 1 python3 "$H/bench_check_json.py" "$T/bad.j
 omutate 'o["by_round"].pop()'
 rc checker-catches-missing-round 1 python3 "$H/bench_check_json.py" "$T/bad.json"
 
+# online replacement policies on the same trace (tests/bench/online): its
+# known answers, and no policy above MIN's read hit ratio in MIN's model
+ON=$T/online
+if make -s -C "$top/tests/bench" online >"$T/make.out" 2>&1 && cp "$top/tests/bench/online" "$ON"; then
+	pass online-builds; else fail online-builds "$(tail -n 3 "$T/make.out" | tr '\n' ' ')"; fi
+rc online-self-test 0 "$ON" --self-test
+rc online-run 0 "$ON" "$T/run.fct" --flash-size 8
+cp "$T/out" "$T/on8"
+if awk '/^MIN \(offline\)/ { m = $3 + 0 } /^(LRU|CLOCK|2Q|ARC) / { n++; h = $2 + 0; if (h > m + 0.05 || h <= 0) bad = 1 }
+	END { exit !(m > 0 && n == 4 && !bad) }' "$T/on8"; then
+	pass online-below-min; else fail online-below-min "$(tr '\n' '|' <"$T/on8")"; fi
+rc online-needs-flash-size 2 "$ON" "$T/run.fct"
+rc online-not-a-trace 1 "$ON" "$D" --flash-size 8
+
 # usage text and completion
 "$CTL" bench --help >"$T/help.txt" 2>&1
 if grep -q -- '--trace CONFIGS' "$T/help.txt" && grep -q '^       fcachectl bench optimum TRACE' "$T/help.txt"; then
