@@ -3,7 +3,9 @@
 # installs dm-fcache.ko to /lib/modules/$(KVER)/extra (+ depmod), the DKMS
 # source tree to /usr/src/fcache-$(FC_PKG_VERSION) with its dkms.conf,
 # fcachectl to /usr/sbin, the man page, fcache.service, the udev rule, the
-# bash completion and an example /etc/fcache/fcache.conf (never overwritten).
+# bash completion, the OCF resource agent for Pacemaker
+# (/usr/lib/ocf/resource.d/fcache/fcache) and an example
+# /etc/fcache/fcache.conf (never overwritten).
 
 FC_PKG_VERSION ?= $(shell cat $(TOP)/VERSION 2>/dev/null || echo 0.1)
 # the release is the /lib/modules/<release>/build directory KDIR names
@@ -16,6 +18,7 @@ MANDIR ?= /usr/share/man
 UNITDIR ?= /lib/systemd/system
 UDEVRULESDIR ?= /lib/udev/rules.d
 COMPLETIONDIR ?= /usr/share/bash-completion/completions
+OCFDIR ?= /usr/lib/ocf
 DKMSDIR = /usr/src/fcache-$(FC_PKG_VERSION)
 INSTALL ?= install
 
@@ -50,6 +53,7 @@ install-userspace: userspace
 	$(INSTALL) -D -m 0644 $(TOP)/build/69-fcache.rules.tmp $(DESTDIR)$(UDEVRULESDIR)/69-fcache.rules
 	rm -f $(TOP)/build/fcache.service.tmp $(TOP)/build/69-fcache.rules.tmp
 	$(INSTALL) -D -m 0644 $(TOP)/completion/fcachectl $(DESTDIR)$(COMPLETIONDIR)/fcachectl
+	$(INSTALL) -D -m 0755 $(TOP)/ocf/fcache $(DESTDIR)$(OCFDIR)/resource.d/fcache/fcache
 	$(INSTALL) -d $(DESTDIR)/etc/fcache
 	@if [ ! -e $(DESTDIR)/etc/fcache/fcache.conf ]; then \
 		$(INSTALL) -m 0644 $(TOP)/systemd/fcache.conf.example $(DESTDIR)/etc/fcache/fcache.conf; fi

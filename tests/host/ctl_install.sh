@@ -9,7 +9,8 @@ else fail "install: make install DESTDIR" "$(tail -n 5 "$T/inst.log" | tr '\n' '
 kver=$(ls "$D/lib/modules" 2>/dev/null | head -n 1)
 for f in "lib/modules/$kver/extra/dm-fcache.ko" usr/sbin/fcachectl usr/share/man/man8/fcachectl.8 \
 	lib/systemd/system/fcache.service lib/udev/rules.d/69-fcache.rules \
-	usr/share/bash-completion/completions/fcachectl etc/fcache/fcache.conf; do
+	usr/share/bash-completion/completions/fcachectl etc/fcache/fcache.conf \
+	usr/lib/ocf/resource.d/fcache/fcache; do
 	[ -s "$D/$f" ] && pass "install: /$f" || fail "install: /$f missing"
 done
 [ -x "$D/usr/sbin/fcachectl" ] && "$D/usr/sbin/fcachectl" --version >/dev/null && pass "install: fcachectl runs" || fail "install: fcachectl runs"
@@ -19,6 +20,20 @@ else fail "install: dkms.conf with the version"; fi
 grep -q 'BUILT_MODULE_NAME\[0\]="dm-fcache"' "$dk/dkms.conf" 2>/dev/null && pass "install: dkms.conf names dm-fcache" || fail "install: dkms.conf names dm-fcache"
 grep -q '/usr/sbin/fcachectl up' "$D/lib/systemd/system/fcache.service" && pass "install: unit runs /usr/sbin/fcachectl up" || fail "install: unit runs /usr/sbin/fcachectl up"
 grep -q 'Before=local-fs-pre.target' "$D/lib/systemd/system/fcache.service" && pass "install: unit before local-fs-pre.target" || fail "install: unit before local-fs-pre.target"
+# the OCF agent: executable, its meta-data valid against the OCF DTD
+# (resource-agents' ra-api-1.dtd, with xmllint) and naming its parameters
+ra=$D/usr/lib/ocf/resource.d/fcache/fcache
+if [ -x "$ra" ] && OCF_ROOT=/usr/lib/ocf "$ra" meta-data >"$T/ra.xml" 2>"$T/ra.err" &&
+	grep -q '<parameter name="config"' "$T/ra.xml" && grep -q '<parameter name="allow_degraded"' "$T/ra.xml"; then
+	pass "install: OCF agent prints its meta-data"
+else
+	fail "install: OCF agent prints its meta-data" "$(head -n 3 "$T/ra.err" | tr '\n' ' ')"
+fi
+if (cd /usr/share/resource-agents && xmllint --noout --valid - <"$T/ra.xml") >"$T/lint.err" 2>&1; then
+	pass "install: OCF agent meta-data valid (ra-api-1.dtd)"
+else
+	fail "install: OCF agent meta-data valid (ra-api-1.dtd)" "$(head -n 3 "$T/lint.err" | tr '\n' ' ')"
+fi
 grep -q '/usr/sbin/fcachectl udev-probe' "$D/lib/udev/rules.d/69-fcache.rules" && pass "install: udev rule calls udev-probe" || fail "install: udev rule calls udev-probe"
 # the DKMS tree builds the module by itself, as dkms would
 kdir=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)

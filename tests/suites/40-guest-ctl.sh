@@ -4,7 +4,8 @@
 # writer running, disable with dirty data, up/down across a guest reboot,
 # LVM commands on a cached PV and volumes detached at run time (ctl_lvm.sh),
 # show/get, reset-counters, forget and pool create --force (ctl_verbs.sh),
-# what must not lose an admin's work (ctl_safety.sh).
+# what must not lose an admin's work (ctl_safety.sh), the OCF resource agent
+# for Pacemaker (ctl_ocf.sh).
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module ctl-guest || exit 0
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: ctl-guest (userspace/fcachectl not built)"; exit 0; }
@@ -19,8 +20,11 @@ guest_run ctl-safety --timeout 240 tests/guest/ctl_safety.sh
 # issue 9: LVM commands on a cached PV, DETACHED volumes, config persistence
 guest_run ctl-lvm --timeout 900 tests/guest/ctl_lvm.sh
 # issue 35, items 9 and 12 (~30 s): pool create -c/--no-persist on a real pool,
-# enable of a pvcreated origin refused without the global_filter line
-guest_run ctl-pvfilter --timeout 240 tests/guest/ctl_pvfilter.sh
+# enable of a pvcreated origin refused without the global_filter line; in
+# the same boot, issue 37's OCF resource agent (ocf/fcache, ~100 s):
+# ocf-tester, data across stop and start, refusals, a degraded pool
+guest_run ctl-pvfilter --timeout 420 tests/guest/run_many.sh tests/guest/ctl_pvfilter.sh \
+	tests/guest/ctl_ocf.sh
 
 # up/down across a reboot: two guest runs on the same persistent disks
 img=$SUITE_TOP/build/vm/ctl-updown

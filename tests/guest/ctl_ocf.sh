@@ -1,0 +1,133 @@
+#!/bin/sh
+# The OCF resource agent ocf/fcache (issue 37, item 3), one host, a mirrored
+# pool with two volumes from a config file:
+#   - ocf-tester (resource-agents) passes it: meta-data valid against
+#     ra-api-1.dtd, validate-all, probe and monitor of a stopped and a
+#     started resource, start and stop twice each;
+#   - the data written through a started volume survives stop and start
+#     byte for byte (stop is fcachectl down: dirty data stays on the flash);
+#   - a stop while a volume is open fails and leaves everything up (the
+#     cluster then fences: never a half-stopped resource reported stopped);
+#   - a volume missing from a started resource: monitor fails (1) and says
+#     so; start assembles it again;
+#   - a leg failed at run time: monitor still 0 and says "degraded"; the
+#     leg gone at the next start: start refused (1) unless
+#     allow_degraded=true, then the data reads back;
+#   - validate-all: 6 for a broken file, 5 for a missing one; a probe with
+#     no config file: 7.
+. "$FC_TOP/tests/guest/lib.sh"
+CTL=$FC_TOP/userspace/fcachectl
+RA=$FC_TOP/ocf/fcache
+T=/tmp/ctl_ocf
+mkdir -p $T
+export OCF_ROOT=/usr/lib/ocf OCF_RESOURCE_INSTANCE=fc_test
+[ -x /usr/sbin/ocf-tester ] && [ -r $OCF_ROOT/lib/heartbeat/ocf-shellfuncs ] ||
+	die "resource-agents is not installed (scripts/packages.txt)"
+
+load_fcache || die "cannot load dm-fcache"
+f0=$(mk_fast_disk 64) && f1=$(mk_fast_disk 64) && o1=$(mk_fast_disk 32) &&
+	o2=$(mk_fast_disk 32) || die "disks"
+S=$(dev_sectors "$f1")
+# the second flash device behind dm-linear, so it can fail and go
+dm_create ol1 "0 $S linear $f1 0" || die "ol1"
+C=$T/fcache.conf
+cat >$C <<CONF
+pool op $f0 block_size=16K mirror=/dev/mapper/ol1 max_dirty_age=3600 writeback_low=95 writeback_high=99
+volume op $o1 id=1 name=ov1
+volume op $o2 id=2 name=ov2
+CONF
+
+# ra ACTION [VAR=VALUE...]: the agent, its output in $T/out; its exit status
+ra() {
+	_a=$1
+	shift
+	env OCF_RESKEY_config=$C OCF_RESKEY_fcachectl=$CTL "$@" "$RA" "$_a" >$T/out 2>&1
+}
+# rc_is NAME WANT ACTION [VAR=VALUE...]
+rc_is() {
+	_n=$1 _w=$2
+	shift 2
+	ra "$@"
+	_g=$?
+	if [ "$_g" = "$_w" ]; then pass "$_n"; else fail "$_n" "exit $_g, wanted $_w: $(tail -n 3 $T/out | tr '\n' ' ')"; fi
+}
+
+# ---- ocf-tester ------------------------------------------------------------
+if ocf-tester -n fc_test -o config=$C -o fcachectl=$CTL "$RA" >$T/tester 2>&1 &&
+	grep -q "passed all tests" $T/tester; then
+	pass ocf-tester
+else
+	fail ocf-tester "$(grep -v '^\*' $T/tester | tail -n 4 | tr '\n' ' ')"
+fi
+rc_is stopped-after-tester 7 monitor
+
+# ---- data across stop and start ------------------------------------------------
+rc_is start 0 start
+rc_is monitor-started 0 monitor
+pattern_file $T/pat 8192 || die "pattern"
+check write-ov1 dd if=$T/pat of=/dev/mapper/ov1 bs=64k oflag=direct conv=fsync status=none
+check write-ov2 dd if=$T/pat of=/dev/mapper/ov2 bs=64k oflag=direct conv=fsync status=none
+d=$(status_field op $P_DIRTY)
+[ "${d:-0}" -gt 0 ] && pass "dirty-before-stop ($d blocks)" || fail dirty-before-stop "dirty $d"
+# an open volume: stop fails, nothing goes
+# shellcheck disable=SC2217 # the open file is the point
+sleep 60 </dev/mapper/ov1 &
+holder=$!
+sleep 1
+rc_is stop-while-open-fails 1 stop
+rc_is monitor-after-refused-stop 0 monitor
+kill $holder
+wait $holder 2>/dev/null
+rc_is stop 0 stop
+check_fails stop-removed-pool dmsetup info op
+rc_is monitor-stopped 7 monitor
+rc_is start-again 0 start
+for v in ov1 ov2; do
+	if dd if=/dev/mapper/$v bs=64k iflag=direct status=none count=128 | cmp -s - $T/pat; then
+		pass "$v-data-after-restart"
+	else
+		fail "$v-data-after-restart" "differs from what was written"
+	fi
+done
+
+# ---- part of the resource missing ------------------------------------------------
+check remove-ov2-by-hand dmsetup remove ov2
+rc_is monitor-part-missing 1 monitor
+grep -q "not assembled" $T/out && pass monitor-says-part-missing || fail monitor-says-part-missing "$(cat $T/out)"
+rc_is start-completes-it 0 start
+check ov2-back test -b /dev/mapper/ov2
+
+# ---- a leg failed, then gone -------------------------------------------------------
+check fail-leg swap_error ol1
+dd if=$T/pat of=/dev/mapper/ov1 bs=64k count=16 seek=200 oflag=direct conv=fsync status=none 2>/dev/null
+degraded() { [ "$(status_field op 16)" = degraded ]; }
+check pool-degraded poll_until 100 degraded
+rc_is monitor-degraded-runs 0 monitor
+grep -q "degraded" $T/out && pass monitor-says-degraded || fail monitor-says-degraded "$(cat $T/out)"
+rc_is stop-degraded 0 stop
+check leg-gone dmsetup remove ol1
+rc_is start-refused-leg-missing 1 start
+grep -qi "ol1\|missing\|degraded" $T/out && pass start-refusal-says-why || fail start-refusal-says-why "$(cat $T/out)"
+rc_is monitor-after-refusal 7 monitor
+rc_is start-degraded-allowed 0 start OCF_RESKEY_allow_degraded=true
+rc_is monitor-degraded 0 monitor
+for v in ov1 ov2; do
+	if dd if=/dev/mapper/$v bs=64k iflag=direct status=none count=128 | cmp -s - $T/pat; then
+		pass "$v-data-degraded"
+	else
+		fail "$v-data-degraded" "differs from what was written"
+	fi
+done
+rc_is stop-end 0 stop
+
+# ---- validate-all and the probe ------------------------------------------------------
+cp $C $T/bad.conf
+echo "volume op $o1 id=3" >>$T/bad.conf
+rc_is validate-broken-config 6 validate-all OCF_RESKEY_config=$T/bad.conf
+rc_is validate-missing-config 5 validate-all OCF_RESKEY_config=$T/none.conf
+rc_is probe-missing-config 7 monitor OCF_RESKEY_config=$T/none.conf OCF_RESKEY_CRM_meta_interval=0
+rc_is unknown-action 3 frobnicate
+
+check rmmod unload_fcache
+dmesg_clean
+finish
