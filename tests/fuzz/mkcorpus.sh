@@ -29,7 +29,7 @@ sys.stdout.buffer.write(d.rstrip(b"\0"))' >>"$1"
 
 # ctl bits: 1 re-seal, 2 grow to the flash size, 4 repair, 8 JSON, 16 dump
 for kind in none mdseq leftover leftover-nc failed-commit mdseq-above torn \
-	overlap vt-dupid; do
+	overlap vt-dupid cut-commit cut-commit-bad; do
 	case $kind in
 	none) "$tmp/mkimage" "$tmp/img" --size 1 >/dev/null ;;
 	mdseq) "$tmp/mkimage" "$tmp/img" --size 1 --mdseq >/dev/null ;;
@@ -39,7 +39,7 @@ for kind in none mdseq leftover leftover-nc failed-commit mdseq-above torn \
 	case $kind in
 	none|failed-commit|overlap)
 		seed "$out/fuzz_check/$kind-repair" 006 "$tmp/img" 24576 ;;
-	mdseq|torn)
+	mdseq|torn|cut-commit)
 		seed "$out/fuzz_check/$kind-dump-json" 033 "$tmp/img" 24576 ;;
 	esac
 	# superblock in use + 1 MiB device + sub-block arguments

@@ -106,10 +106,10 @@ rc_is monitor-degraded-runs 0 monitor
 grep -q "degraded" $T/out && pass monitor-says-degraded || fail monitor-says-degraded "$(cat $T/out)"
 rc_is stop-degraded 0 stop
 check leg-gone dmsetup remove ol1
-rc_is start-refused-leg-missing 1 start
+rc_is start-refused-leg-missing 1 start OCF_RESKEY_device_wait=1
 grep -qi "ol1\|missing\|degraded" $T/out && pass start-refusal-says-why || fail start-refusal-says-why "$(cat $T/out)"
 rc_is monitor-after-refusal 7 monitor
-rc_is start-degraded-allowed 0 start OCF_RESKEY_allow_degraded=true
+rc_is start-degraded-allowed 0 start OCF_RESKEY_allow_degraded=true OCF_RESKEY_device_wait=1
 rc_is monitor-degraded 0 monitor
 for v in ov1 ov2; do
 	if dd if=/dev/mapper/$v bs=64k iflag=direct status=none count=128 | cmp -s - $T/pat; then

@@ -214,6 +214,13 @@ expect_rc 0 "up: --dry-run with a device missing" "$CTL" up --dry-run -c "$T/m.c
 out_has "up: --dry-run: up would refuse, names the device and --degraded" "gone.img is missing: up would refuse the pool (up --degraded: on $T/a.img alone)"
 expect_rc 0 "up: --dry-run --degraded with a device missing" "$CTL" up --dry-run --degraded -c "$T/m.conf"
 out_has "up: --dry-run --degraded: DEGRADED on the other alone" "gone.img is missing: up --degraded would assemble the pool DEGRADED on $T/a.img alone"
+# --wait SECONDS: how long up waits for a missing device (whole seconds, 0-3600)
+expect_rc 0 "up: --wait 0 --dry-run" "$CTL" up --wait 0 --dry-run -c "$T/m.conf"
+expect_rc 2 "up: --wait not a number" "$CTL" up --wait soon --dry-run -c "$T/m.conf"
+grep -q "up: --wait takes whole seconds, 0 to 3600: 'soon'" "$T/err" &&
+	pass "up: --wait not a number: says what it takes" || fail "up: --wait not a number: says what it takes" "$(cat "$T/err")"
+expect_rc 2 "up: --wait above an hour" "$CTL" up --wait 3601 --dry-run -c "$T/m.conf"
+expect_rc 2 "down: no --wait" "$CTL" down --wait 3 -c "$T/m.conf"
 printf 'pool pm %s mirror=%s\n' "$T/gone0.img" "$T/b.img" >"$T/m.conf"
 "$CTL" up --dry-run --degraded -c "$T/m.conf" >"$T/out" 2>&1
 out_has "up: --dry-run --degraded: the first device missing" "gone0.img is missing: up --degraded would assemble the pool DEGRADED on $T/b.img alone"

@@ -26,19 +26,24 @@
 
 /*
  * Options of up, down and udev-probe: -c FILE / --config FILE, --dry-run
- * (when @dry), --degraded (when @degraded), one operand (when @node).
- * Returns 0 or EXIT_USAGE (said).
+ * (when @dry), --degraded (when @degraded), --wait SECONDS (when @wait),
+ * one operand (when @node).  Returns 0 or EXIT_USAGE (said).
  */
+#define UP_WAIT_DEFAULT	10	/* seconds up waits for a missing device */
+#define UP_WAIT_MAX	3600
+
 static int config_opts(int argc, char **argv, const char *verb, const char **file, int *dry,
-		       const char **node, int *degraded)
+		       const char **node, int *degraded, int *wait)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "degraded", no_argument, NULL, 'G' },
+		{ "wait", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fc_opt o;
+	uint64_t w;
 	int c;
 
 	*file = FC_DEFAULT_CONFIG;
@@ -57,6 +62,14 @@ static int config_opts(int argc, char **argv, const char *verb, const char **fil
 			if (!degraded)
 				return fc_usage(verb, "%s: unknown option '--degraded'", verb);
 			*degraded = 1;
+			break;
+		case 'W':
+			if (!wait)
+				return fc_usage(verb, "%s: unknown option '--wait'", verb);
+			if (fc_parse_u64(o.arg, &w) || w > UP_WAIT_MAX)
+				return fc_usage(verb, "%s: --wait takes whole seconds, 0 to %d: '%s'",
+						verb, UP_WAIT_MAX, o.arg);
+			*wait = (int)w;
 			break;
 		case FC_OPT_OPERAND:
 			if (node && !*node) {
@@ -91,14 +104,15 @@ static int wait_dev(const char *path, double secs)
  * one leg, whose dirty data then has one copy.  @dry: only say what up
  * would do (on stdout, after the pool's line), without waiting for devices.
  */
-static int up_mirrored(const struct cpool *p, const char *file, int degraded, int dry)
+static int up_mirrored(const struct cpool *p, const char *file, int degraded, int dry,
+		       int wait)
 {
 	const char *dev[2] = { p->dev, p->dev2 };
 	struct stat st;
 	int have[2], k;
 
 	for (k = 0; k < 2; k++)
-		have[k] = dry ? !stat(dev[k], &st) : !wait_dev(dev[k], 10);
+		have[k] = dry ? !stat(dev[k], &st) : !wait_dev(dev[k], wait);
 	if (have[0] && have[1]) {
 		if (dry)
 			return EXIT_OK;
@@ -139,11 +153,11 @@ int cmd_up(int argc, char **argv)
 	struct config *c = malloc(sizeof(*c));
 	struct fc_live l;
 	const char *file;
-	int bad, i, rc = EXIT_OK, dry = 0, degraded = 0;
+	int bad, i, rc = EXIT_OK, dry = 0, degraded = 0, wait = UP_WAIT_DEFAULT;
 
 	if (!c)
 		return EXIT_FAIL;
-	bad = config_opts(argc, argv, "up", &file, &dry, NULL, &degraded);
+	bad = config_opts(argc, argv, "up", &file, &dry, NULL, &degraded, &wait);
 	if (bad || conf_read(c, file)) {
 		free(c);
 		return bad ? bad : EXIT_FAIL;
@@ -154,7 +168,7 @@ int cmd_up(int argc, char **argv)
 			       c->pools[i].dev2[0] ? " mirror=" : "", c->pools[i].dev2, c->pools[i].bs,
 			       c->pools[i].opts);
 			if (c->pools[i].dev2[0])
-				up_mirrored(&c->pools[i], file, degraded, 1);
+				up_mirrored(&c->pools[i], file, degraded, 1, wait);
 		}
 		for (i = 0; i < c->nvols; i++)
 		{
@@ -184,11 +198,11 @@ int cmd_up(int argc, char **argv)
 			continue;
 		}
 		if (p->dev2[0]) {
-			if (up_mirrored(p, file, degraded, 0))
+			if (up_mirrored(p, file, degraded, 0, wait))
 				rc = EXIT_FAIL;
 			continue;
 		}
-		if (wait_dev(p->dev, 10)) {
+		if (wait_dev(p->dev, wait)) {
 			fc_fail("up: pool %s: %s does not exist (line %d)", p->name, p->dev, p->line);
 			rc = EXIT_FAIL;
 			continue;
@@ -201,7 +215,7 @@ int cmd_up(int argc, char **argv)
 		struct cvol *v = &c->vols[i];
 		struct fc_vol *lv;
 
-		if (wait_dev(v->dev, 10)) {
+		if (wait_dev(v->dev, wait)) {
 			fc_fail("up: volume %s does not exist (line %d); its cache stays down", v->dev, v->line);
 			rc = EXIT_FAIL;
 			continue;
@@ -275,7 +289,7 @@ int cmd_down(int argc, char **argv)
 
 	if (!c)
 		return EXIT_FAIL;
-	bad = config_opts(argc, argv, "down", &file, NULL, NULL, NULL);
+	bad = config_opts(argc, argv, "down", &file, NULL, NULL, NULL, NULL);
 	if (bad || conf_read(c, file)) {
 		free(c);
 		return bad ? bad : EXIT_FAIL;
@@ -360,7 +374,7 @@ int cmd_udev_probe(int argc, char **argv)
 	dev_t dev;
 	size_t k;
 
-	bad = config_opts(argc, argv, "udev-probe", &file, NULL, &node, NULL);
+	bad = config_opts(argc, argv, "udev-probe", &file, NULL, &node, NULL, NULL);
 	if (bad)
 		return bad;
 	if (!node)

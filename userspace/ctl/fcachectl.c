@@ -267,7 +267,7 @@ static const struct fc_cmd cmds[] = {
 	  "  (or -c FILE), so that 'up' does not format a new pool on the device\n"
 	  "  and udev no longer hides it; --no-persist changes nothing in it." },
 	{ "up", cmd_up, 1, "assemble the pools and volumes of the config file",
-	  "up [-c FILE] [--dry-run] [--degraded]\n"
+	  "up [-c FILE] [--dry-run] [--degraded] [--wait SECONDS]\n"
 	  "  Creates the pools and enables the volumes listed in FILE\n"
 	  "  (default " FC_DEFAULT_CONFIG "); what is already assembled is kept.\n"
 	  "  A mirrored pool (mirror=FLASHDEV2) with a device missing is NOT\n"
@@ -276,7 +276,9 @@ static const struct fc_cmd cmds[] = {
 	  "  --dry-run   only check the file and print what it describes (and what\n"
 	  "              up would do about a missing device of a mirrored pool)\n"
 	  "  --degraded  assemble a mirrored pool with a device missing on the other\n"
-	  "              one alone (as mdadm --run)" },
+	  "              one alone (as mdadm --run)\n"
+	  "  --wait SECONDS  how long a missing device is waited for (default 10;\n"
+	  "              0: not at all)" },
 	{ "down", cmd_down, 1, "take down the pools and volumes of the config file",
 	  "down [-c FILE]\n"
 	  "  Removes the volumes and pools of FILE without writing back: dirty data\n"
