@@ -52,6 +52,23 @@ rc_is() {
 	if [ "$_g" = "$_w" ]; then pass "$_n"; else fail "$_n" "exit $_g, wanted $_w: $(tail -n 3 $T/out | tr '\n' ' ')"; fi
 }
 
+# data_back WHEN: both volumes read back what was written (checks ov1-WHEN, ov2-WHEN)
+data_back() {
+	for _v in ov1 ov2; do
+		if dd if=/dev/mapper/$_v bs=64k iflag=direct status=none count=128 | cmp -s - $T/pat; then
+			pass "$_v-data-$1"
+		else
+			fail "$_v-data-$1" "differs from what was written"
+		fi
+	done
+}
+# said NAME [GREP_OPTION] PATTERN: the agent's last output matches PATTERN
+said() {
+	_n=$1
+	shift
+	if grep -q "$@" $T/out; then pass "$_n"; else fail "$_n" "$(cat $T/out)"; fi
+}
+
 # ---- ocf-tester ------------------------------------------------------------
 if ocf-tester -n fc_test -o config=$C -o fcachectl=$CTL "$RA" >$T/tester 2>&1 &&
 	grep -q "passed all tests" $T/tester; then
@@ -82,18 +99,12 @@ rc_is stop 0 stop
 check_fails stop-removed-pool dmsetup info op
 rc_is monitor-stopped 7 monitor
 rc_is start-again 0 start
-for v in ov1 ov2; do
-	if dd if=/dev/mapper/$v bs=64k iflag=direct status=none count=128 | cmp -s - $T/pat; then
-		pass "$v-data-after-restart"
-	else
-		fail "$v-data-after-restart" "differs from what was written"
-	fi
-done
+data_back after-restart
 
 # ---- part of the resource missing ------------------------------------------------
 check remove-ov2-by-hand dmsetup remove ov2
 rc_is monitor-part-missing 1 monitor
-grep -q "not assembled" $T/out && pass monitor-says-part-missing || fail monitor-says-part-missing "$(cat $T/out)"
+said monitor-says-part-missing "not assembled"
 rc_is start-completes-it 0 start
 check ov2-back test -b /dev/mapper/ov2
 
@@ -103,21 +114,15 @@ dd if=$T/pat of=/dev/mapper/ov1 bs=64k count=16 seek=200 oflag=direct conv=fsync
 degraded() { [ "$(status_field op 16)" = degraded ]; }
 check pool-degraded poll_until 100 degraded
 rc_is monitor-degraded-runs 0 monitor
-grep -q "degraded" $T/out && pass monitor-says-degraded || fail monitor-says-degraded "$(cat $T/out)"
+said monitor-says-degraded "degraded"
 rc_is stop-degraded 0 stop
 check leg-gone dmsetup remove ol1
 rc_is start-refused-leg-missing 1 start OCF_RESKEY_device_wait=1
-grep -qi "ol1\|missing\|degraded" $T/out && pass start-refusal-says-why || fail start-refusal-says-why "$(cat $T/out)"
+said start-refusal-says-why -i "ol1\|missing\|degraded"
 rc_is monitor-after-refusal 7 monitor
 rc_is start-degraded-allowed 0 start OCF_RESKEY_allow_degraded=true OCF_RESKEY_device_wait=1
 rc_is monitor-degraded 0 monitor
-for v in ov1 ov2; do
-	if dd if=/dev/mapper/$v bs=64k iflag=direct status=none count=128 | cmp -s - $T/pat; then
-		pass "$v-data-degraded"
-	else
-		fail "$v-data-degraded" "differs from what was written"
-	fi
-done
+data_back degraded
 rc_is stop-end 0 stop
 
 # ---- validate-all and the probe ------------------------------------------------------
