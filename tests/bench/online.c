@@ -85,6 +85,13 @@ static void dl_del(struct lists *s, struct dl *l, uint32_t p)
 	l->n--;
 }
 
+/* Page @p, on @from, to the head of @to (the same list: made most recent). */
+static void dl_move(struct lists *s, struct dl *from, struct dl *to, uint32_t p)
+{
+	dl_del(s, from, p);
+	dl_push(s, to, p);
+}
+
 /* The least recent page of @l, taken off it. */
 static uint32_t dl_pop(struct lists *s, struct dl *l)
 {
@@ -192,8 +199,7 @@ static int twoq_access(struct cache *c, uint32_t x)
 
 	switch (c->s.on[x]) {
 	case T_B:
-		dl_del(&c->s, &c->b, x);
-		dl_push(&c->s, &c->b, x);
+		dl_move(&c->s, &c->b, &c->b, x);
 		return 1;
 	case T_A:
 		return 1;	/* a second touch inside A1in is a correlated one */
@@ -211,8 +217,7 @@ static int twoq_access(struct cache *c, uint32_t x)
 		}
 	}
 	if (c->s.on[x] == T_GA) {
-		dl_del(&c->s, &c->ga, x);
-		dl_push(&c->s, &c->b, x);
+		dl_move(&c->s, &c->ga, &c->b, x);
 	} else {
 		dl_push(&c->s, &c->a, x);
 	}
@@ -236,26 +241,22 @@ static int arc_access(struct cache *c, uint32_t x)
 
 	switch (c->s.on[x]) {
 	case T_A:
-		dl_del(&c->s, &c->a, x);
-		dl_push(&c->s, &c->b, x);
+		dl_move(&c->s, &c->a, &c->b, x);
 		return 1;
 	case T_B:
-		dl_del(&c->s, &c->b, x);
-		dl_push(&c->s, &c->b, x);
+		dl_move(&c->s, &c->b, &c->b, x);
 		return 1;
 	case T_GA:
 		d = c->ga.n >= c->gb.n ? 1 : (double)c->gb.n / c->ga.n;
 		c->p = c->p + d < c->cap ? c->p + d : c->cap;
 		arc_replace(c, 0);
-		dl_del(&c->s, &c->ga, x);
-		dl_push(&c->s, &c->b, x);
+		dl_move(&c->s, &c->ga, &c->b, x);
 		return 0;
 	case T_GB:
 		d = c->gb.n >= c->ga.n ? 1 : (double)c->ga.n / c->gb.n;
 		c->p = c->p > d ? c->p - d : 0;
 		arc_replace(c, 1);
-		dl_del(&c->s, &c->gb, x);
-		dl_push(&c->s, &c->b, x);
+		dl_move(&c->s, &c->gb, &c->b, x);
 		return 0;
 	}
 	/* in no list */
@@ -364,12 +365,11 @@ static int self_test(void)
 	enum { CAP = 64, PASSES = 10 };
 	struct bench_trace_rec t[(CAP + 1) * PASSES + 1024];
 	struct result r;
+	char what[64];
 	int p, bad = 0;
 	size_t n, i;
 
 	for (p = 0; p < NR_POLICIES; p++) {
-		char what[64];
-
 		for (n = 0, i = 0; i < (size_t)CAP * PASSES; i++)
 			t[n++] = rd(i % CAP);
 		if (run(p, CAP, t, n, 4096, &r))
@@ -383,8 +383,8 @@ static int self_test(void)
 			t[n++] = rd(i % (CAP + 1));
 		if (run(p, CAP, t, n, 4096, &r))
 			return 1;
-		bad += expect(p == P_LRU ? "LRU, a loop one page larger" :
-			      "CLOCK, a loop one page larger", r.hits, 0);
+		snprintf(what, sizeof(what), "%s, a loop one page larger", policy_name[p]);
+		bad += expect(what, r.hits, 0);
 	}
 	/*
 	 * Page 0 made frequent (ARC: read twice in a row, to T2; 2Q: read
@@ -413,10 +413,8 @@ static int self_test(void)
 		t[n++] = rd(0);
 		if (run(p, CAP, t, n, 4096, &r))
 			return 1;
-		bad += expect(p == P_LRU ? "LRU, a page read again after a scan" :
-			      p == P_CLOCK ? "CLOCK, a page read again after a scan" :
-			      p == P_2Q ? "2Q, a page read again after a scan" :
-			      "ARC, a page read again after a scan", r.hits - r0.hits, want);
+		snprintf(what, sizeof(what), "%s, a page read again after a scan", policy_name[p]);
+		bad += expect(what, r.hits - r0.hits, want);
 	}
 	if (!bad)
 		printf("self-test: passed\n");
