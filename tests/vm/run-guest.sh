@@ -26,6 +26,20 @@
 #                               clock (TCG speed varies with the host's
 #                               load); OK only if the kill happened before
 #                               --timeout
+#   --kill-on FILE              SIGKILL qemu as soon as the host file FILE
+#                               exists (a power cut another process asks
+#                               for: tests/vm/two-hosts.sh); OK if killed,
+#                               the script's own status if it ended first
+#   --shared-img FILE[:SIZE_MB] persistent virtio disk that another guest may
+#                               have open at the same time (a SAN LUN: no
+#                               image locking, share-rw); the guest finds it
+#                               by its serial "fcshared" (/sys/block/vd*/serial)
+#   --net-udp LPORT:RPORT       a virtio NIC (eth0 in the guest) whose frames
+#                               go as UDP datagrams from 127.0.0.1:LPORT to
+#                               127.0.0.1:RPORT (QEMU's socket netdev):
+#                               two guests with swapped ports share a link
+#                               that survives either one's death and reboot
+#   --env NAME=VALUE            exported to the guest script (repeatable)
 #   --accel kvm|tcg             default $FC_ACCEL or tcg
 #   --loglevel N                console loglevel (default 5: warnings and up;
 #                               the full dmesg is appended to the log anyway)
@@ -61,6 +75,7 @@ die() { echo "run-guest: $*" >&2; exit 125; }
 
 flash="" disk2="" disk3="" results=$vmdir/results mem=3072 timeout=300
 kill_after="" kill_when="" accel=${FC_ACCEL:-tcg} loglevel=5 name="" quiet=0
+kill_on="" shared="" netudp="" genv=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--flash-img) flash=$2; shift 2 ;;
@@ -71,6 +86,13 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--kill-after) kill_after=$2; shift 2 ;;
 	--kill-when) kill_when=$2; shift 2 ;;
+	--kill-on) kill_on=$2; shift 2 ;;
+	--shared-img) shared=$2; shift 2 ;;
+	--net-udp) netudp=$2; shift 2 ;;
+	--env)
+		case "$2" in [A-Za-z_]*=*) ;; *) die "--env NAME=VALUE, not $2" ;; esac
+		genv="$genv${genv:+
+}$2"; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
 	--loglevel) loglevel=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
@@ -94,6 +116,10 @@ fi
 ko=${FC_KO:-$top/dm-fcache.ko}
 gkernel=${FC_GUEST_KERNEL:-} gmods=${FC_GUEST_MODDIR:-}
 case "$accel" in kvm|tcg) ;; *) die "--accel must be kvm or tcg" ;; esac
+case "$netudp" in
+''|[0-9]*:[0-9]*) ;;
+*) die "--net-udp LPORT:RPORT, not $netudp" ;;
+esac
 
 # --- kernel: newest /boot/vmlinuz-* with a build tree, or FC_KVER --------
 if [ -n "$gkernel" ]; then
@@ -198,6 +224,7 @@ qpid="" scratch="" vm_ticket=""
 cleanup() {
 	[ -n "$qpid" ] && kill -TERM "$qpid" 2>/dev/null
 	rm -f ${vm_ticket:+"$vm_ticket"} ${scratch:+"$scratch"}
+	[ -n "${ctl:-}" ] && rm -rf "$ctl"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -231,18 +258,22 @@ if [ ! -s "$initrd" ]; then
 		esac
 		echo "$m" >>"$ird/modules.order"
 	done
-	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp" || die "cpio"
-	mv "$initrd.tmp" "$initrd"
+	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp.$$" || die "cpio"
+	mv "$initrd.tmp.$$" "$initrd"
 	rm -rf "$ird"
 fi
 
 # --- per-run control share: stage 2 and the job --------------------------
-ctl=$vmdir/ctl
+# one a run: two guests of tests/vm/two-hosts.sh run side by side
+ctl=$vmdir/ctl.$$
 rm -rf "$ctl"
 mkdir -p "$ctl" || die "mkdir $ctl"
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 {
 	echo "cd $(q "$top") || exit 99"
+	printf '%s\n' "$genv" | while IFS= read -r _e; do
+		[ -n "$_e" ] && echo "export ${_e%%=*}=$(q "${_e#*=}")"
+	done
 	printf 'exec %s' "$(q "$script")"
 	for a in "$@"; do printf ' %s' "$(q "$a")"; done
 	echo
@@ -315,6 +346,15 @@ drives="-drive file=$scratch,if=none,id=d0,format=raw,cache=unsafe -device virti
 [ -n "$flash" ] && { f=$(mkimg "$flash") || exit 125; drives="$drives -drive file=$f,if=none,id=d1,format=raw,cache=unsafe -device virtio-blk-pci,drive=d1,addr=0x9"; }
 [ -n "$disk2" ] && { [ -n "$flash" ] || die "--disk2 needs --flash-img"; f=$(mkimg "$disk2") || exit 125; drives="$drives -drive file=$f,if=none,id=d2,format=raw,cache=unsafe -device virtio-blk-pci,drive=d2,addr=0xa"; }
 [ -n "$disk3" ] && { [ -n "$disk2" ] || die "--disk3 needs --disk2"; f=$(mkimg "$disk3") || exit 125; drives="$drives -drive file=$f,if=none,id=d3,format=raw,cache=unsafe -device virtio-blk-pci,drive=d3,addr=0xb"; }
+if [ -n "$shared" ]; then
+	f=$(mkimg "$shared") || exit 125
+	drives="$drives -drive file=$f,if=none,id=ds,format=raw,cache=unsafe,file.locking=off -device virtio-blk-pci,drive=ds,serial=fcshared,share-rw=on,addr=0xc"
+fi
+if [ -n "$netudp" ]; then
+	# the MAC from the local port: two guests of one link differ
+	lp=${netudp%%:*} rp=${netudp#*:}
+	drives="$drives -netdev socket,id=n0,udp=127.0.0.1:$rp,localaddr=127.0.0.1:$lp -device virtio-net-pci,netdev=n0,mac=52:54:00:fc:$(printf '%02x:%02x' $((lp / 256 % 256)) $((lp % 256))),addr=0xd"
+fi
 
 if [ "$accel" = kvm ]; then
 	acc="-accel kvm -cpu host"
@@ -374,6 +414,21 @@ if [ -n "$kill_when" ]; then
 	) &
 	kwpid=$!
 fi
+kopid="" komark=""
+if [ -n "$kill_on" ]; then
+	komark=$(mktemp) && rm -f "$komark"
+	(
+		while kill -0 "$qpid" 2>/dev/null; do
+			if [ -e "$kill_on" ]; then
+				: >"$komark"
+				kill -ALRM "$qpid" 2>/dev/null
+				exit 0
+			fi
+			sleep 0.1
+		done
+	) &
+	kopid=$!
+fi
 if [ "$quiet" -eq 0 ]; then
 	tail -n +1 -f --pid="$qpid" "$log" &
 	tpid=$!
@@ -382,6 +437,7 @@ wait "$qpid"
 qrc=$?
 qpid=""
 [ -n "$kwpid" ] && { kill "$kwpid" 2>/dev/null; wait "$kwpid" 2>/dev/null; }
+[ -n "$kopid" ] && { kill "$kopid" 2>/dev/null; wait "$kopid" 2>/dev/null; }
 [ -n "$tpid" ] && wait "$tpid" 2>/dev/null
 rm -f "$scratch"
 
@@ -419,6 +475,9 @@ if [ -n "$kill_after" ] && [ "$qrc" -eq 137 ]; then
 elif [ -n "$kill_when" ] && [ -e "$kwmark" ] && [ "$qrc" -eq 137 ]; then
 	echo "run-guest: killed once $kwfile had $kwlines lines, +${kwdelay}s, as requested (power cut)" >&2
 	rc=0
+elif [ -n "$kill_on" ] && [ -e "$komark" ] && [ "$qrc" -eq 137 ]; then
+	echo "run-guest: killed once $kill_on existed, as requested (power cut)" >&2
+	rc=0
 elif [ "$qrc" -eq 137 ]; then
 	echo "run-guest: TIMEOUT after ${timeout}s, qemu killed" >&2
 	rc=124
@@ -432,7 +491,7 @@ elif [ -n "$kill_after" ] || [ -n "$kill_when" ]; then
 	echo "run-guest: guest finished before the requested power cut" >&2
 	rc=121
 fi
-rm -f ${kwmark:+"$kwmark"}
+rm -f ${kwmark:+"$kwmark"} ${komark:+"$komark"}
 if [ -n "$kerr" ]; then
 	echo "run-guest: kernel error lines in the console log:" >&2
 	printf '%s\n' "$kerr" >&2
