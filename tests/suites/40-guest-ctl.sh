@@ -10,13 +10,13 @@
 need_module ctl-guest || exit 0
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: ctl-guest (userspace/fcachectl not built)"; exit 0; }
 
-guest_run ctl-basic --timeout 240 tests/guest/ctl_basic.sh
-guest_run ctl-inplace --timeout 240 tests/guest/ctl_inplace.sh
-# issue 13 part 1: show/get, reset-counters, forget, pool create --force
-guest_run ctl-verbs --timeout 240 tests/guest/ctl_verbs.sh
-# issue 35 (~45 s): set refuses half-way pairs whole, pool remove and the config,
-# wipe and udev-probe on an unassembled pool, other tools on one, SIGHUP
-guest_run ctl-safety --timeout 240 tests/guest/ctl_safety.sh
+# one boot (run_many resets the guest between them: each makes its own brd):
+# every verb and its refusals; in-place enable/disable under a mounted ext4;
+# issue 13 part 1: show/get, reset-counters, forget, pool create --force;
+# issue 35 (~45 s): set refuses half-way pairs whole, pool remove and the
+# config, wipe and udev-probe on an unassembled pool, other tools on one, SIGHUP
+guest_run ctl-basic --timeout 720 tests/guest/run_many.sh tests/guest/ctl_basic.sh \
+	tests/guest/ctl_inplace.sh tests/guest/ctl_verbs.sh tests/guest/ctl_safety.sh
 # issue 9: LVM commands on a cached PV, DETACHED volumes, config persistence
 guest_run ctl-lvm --timeout 900 tests/guest/ctl_lvm.sh
 # issue 35, items 9 and 12 (~30 s): pool create -c/--no-persist on a real pool,

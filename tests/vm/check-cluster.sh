@@ -1,7 +1,9 @@
 #!/bin/sh
-# make check-cluster [CLUSTER_POINTS=N]: the two-host walk (issue 37,
-# docs/CLUSTER.md "Two hosts"): tests/guest/cluster_pair.sh on two guests of
-# tests/vm/two-hosts.sh; the peer killed under a syncing writer once, then
+# make check-cluster [CLUSTER_POINTS=N]: the two-host tests (issue 37,
+# docs/CLUSTER.md "Two hosts") on two guests of tests/vm/two-hosts.sh:
+# tests/guest/cluster_pcmk.sh (Corosync and Pacemaker form a cluster, fence
+# a dead host through the harness, move a resource), then
+# tests/guest/cluster_pair.sh: the peer killed under a syncing writer once, then
 # the host running the volume killed N times (10 by default), the other
 # taking over each time.  Ends with the lines
 #   N passed, N failed
@@ -16,14 +18,24 @@ case "$points" in ''|*[!0-9]*|0) echo "check-cluster: CLUSTER_POINTS must be a p
 out=$top/build/test-logs
 mkdir -p "$out"
 rm -f "$out"/cluster-*
-# each round boots a guest: about 40 s a point on an idle 2-core machine
+rm -f "$out"/pcmk-*
+# Corosync and Pacemaker on the two guests: the cluster forms, a host's
+# death is noticed, the host fenced through the harness, a resource moved
+sh "$top/tests/vm/two-hosts.sh" --timeout 600 --name pcmk \
+	"$top/tests/guest/cluster_pcmk.sh" >"$out/pcmk.out"
+rc1=$?
+cat "$out/pcmk.out"
+grep -h '^# \(the resource\|reboot of\)' "$out"/pcmk-*.console 2>/dev/null | tr -d '\r'
+# each round boots a guest: about 30 s a point on an idle 2-core machine
 sh "$top/tests/vm/two-hosts.sh" --timeout $((600 + points * 120)) --name cluster \
 	--env "FC_CLUSTER_POINTS=$points" "$top/tests/guest/cluster_pair.sh" >"$out/cluster.out"
 rc=$?
+[ "$rc1" -ne 0 ] && rc=$rc1
+cat "$out/cluster.out" >>"$out/pcmk.out"
 cat "$out/cluster.out"
 line=$(grep -h '^failover points: ' "$out"/cluster-*.console 2>/dev/null | tr -d '\r' | tail -n 1)
 grep -h '^# \(takeover\|4 KiB\|peer loss\)' "$out"/cluster-*.console 2>/dev/null | tr -d '\r' | awk '!seen[$0]++'
-fails=$(grep -c '^FAIL: ' "$out/cluster.out")
+fails=$(grep -c '^FAIL: ' "$out/pcmk.out")
 if [ -z "$line" ]; then
 	echo "FAIL: check-cluster/summary (no failover points line)"
 	fails=$((fails + 1))
@@ -37,7 +49,7 @@ else
 		echo "PASS: check-cluster/summary"
 	fi
 fi
-passes=$(grep -c '^PASS: ' "$out/cluster.out")
+passes=$(grep -c '^PASS: ' "$out/pcmk.out")
 [ "$line" ] && [ "$fails" -eq 0 ] && passes=$((passes + 1))
 echo "$passes passed, $fails failed"
 [ -n "$line" ] && echo "$line"
