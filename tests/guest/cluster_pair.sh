@@ -35,53 +35,15 @@
 # "peer" for a host booted again; the rest is in files on /results.
 FC_T=cluster_${FC_HOST:-x}$(cat /results/boots.$FC_HOST 2>/dev/null)
 . "$FC_TOP/tests/guest/lib.sh"
-R=/results
+. "$FC_TOP/tests/guest/cluster_lib.sh"
 ACK=$FC_TOP/tests/guest/fc_acked.py
 POINTS=${FC_CLUSTER_POINTS:-3}
 BLOCKS=8192	# the writer's range: 32 MiB of 4 KiB blocks
 OPTS="writeback_high 100 writeback_low 100 max_dirty_age 0"
 P_RED=16 P_LEGS=18
-me=$FC_HOST
-case $me in a) peer=b ;; b) peer=a ;; *) die "FC_HOST is '$me'" ;; esac
-ip_of() { case $1 in a) echo 10.77.0.1 ;; b) echo 10.77.0.2 ;; esac; }
 nqn_of() { echo "nqn.2026-12.io.fcache:flash-$1"; }
 CFS=/sys/kernel/config/nvmet
 echo $(($(cat $R/boots.$me 2>/dev/null || echo 0) + 1)) >$R/boots.$me
-
-# must NAME CMD...: as check, but the script cannot go on without it
-must() {
-	_mn=$1; shift
-	if "$@" >"$FC_LOGDIR/must.out" 2>&1; then
-		pass "$_mn"
-	else
-		fail "$_mn" "$* -> $(tail -n 3 "$FC_LOGDIR/must.out" | tr '\n' ' ')"
-		finish
-	fi
-}
-
-# wait_file FILE SECONDS: FILE exists (written by the peer or the harness)
-wait_file() {
-	_w=$(($2 * 10))
-	while [ ! -e "$1" ]; do
-		[ $_w -gt 0 ] || return 1
-		sleep 0.1
-		_w=$((_w - 1))
-	done
-}
-
-net_up() {
-	modprobe virtio_net || return 1
-	_if=""
-	for _ni in 1 2 3 4 5 6 7 8 9 10; do
-		for _nn in /sys/class/net/*; do
-			[ "${_nn##*/}" = lo ] || _if=${_nn##*/}
-		done
-		[ -n "$_if" ] && break
-		sleep 0.2
-	done
-	[ -n "$_if" ] && ip link set lo up && ip link set "$_if" up &&
-		ip addr add "$(ip_of "$me")/24" dev "$_if"
-}
 
 # the origin: the disk whose serial is fcshared
 shared_disk() {

@@ -7,41 +7,7 @@
 # loss, fence b through the harness and start the resource itself.
 FC_T=pcmk_${FC_HOST:-x}
 . "$FC_TOP/tests/guest/lib.sh"
-R=/results
-me=$FC_HOST
-case $me in a) peer=b ;; b) peer=a ;; *) die "FC_HOST is '$me'" ;; esac
-ip_of() { case $1 in a) echo 10.77.0.1 ;; b) echo 10.77.0.2 ;; esac; }
-
-must() {
-	_mn=$1; shift
-	if "$@" >"$FC_LOGDIR/must.out" 2>&1; then
-		pass "$_mn"
-	else
-		fail "$_mn" "$* -> $(tail -n 3 "$FC_LOGDIR/must.out" | tr '\n' ' ')"
-		finish
-	fi
-}
-wait_file() {
-	_w=$(($2 * 10))
-	while [ ! -e "$1" ]; do
-		[ $_w -gt 0 ] || return 1
-		sleep 0.1
-		_w=$((_w - 1))
-	done
-}
-net_up() {
-	modprobe virtio_net || return 1
-	_if=""
-	for _ni in 1 2 3 4 5 6 7 8 9 10; do
-		for _nn in /sys/class/net/*; do
-			[ "${_nn##*/}" = lo ] || _if=${_nn##*/}
-		done
-		[ -n "$_if" ] && break
-		sleep 0.2
-	done
-	[ -n "$_if" ] && ip link set lo up && ip link set "$_if" up &&
-		ip addr add "$(ip_of "$me")/24" dev "$_if"
-}
+. "$FC_TOP/tests/guest/cluster_lib.sh"
 
 cluster_up() {
 	hostname "$me"
