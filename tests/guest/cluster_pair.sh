@@ -15,8 +15,10 @@
 #      leg: the longest write+fdatasync is the stall (at most 5 s), the pool
 #      says degraded, the kernel log says why.  b boots again; a connects
 #      to its namespace and replaces the failed leg with it (the same
-#      device, holding the copy from before its death), the resync ends,
-#      the pool is mirrored again, every write reads back.
+#      device, holding the copy from before its death); killed again
+#      as soon as it joined, the leg fails again and nothing is lost;
+#      back once more, its resync ends, the pool is mirrored again, every
+#      write reads back.
 #   1..N: the primary runs the writer (fdatasync after each write; a write
 #      is acknowledged once that returns, and only then is it logged on
 #      the host) and asks the harness to kill itself after a number of
@@ -100,11 +102,13 @@ pool_table() { echo "0 $(dev_sectors "$FLASH") fcache-pool $FLASH 64 $# $*"; }
 mirrored() { status_is mp $P_RED mirrored && status_is mp $P_LEGS ok,ok; }
 
 # add_peer_leg: the peer's namespace replaces the pool's missing or failed leg
+# (fcachectl's reload with `replace 1`: --force, as the device holds the
+# peer's old copy; it retries while the failed leg is being vacated)
 add_peer_leg() {
 	must connect-peer connect_peer
 	RDEV=$(remote_dev)
-	# shellcheck disable=SC2086
-	must replace-leg swap_table mp "$(pool_table mirror "$RDEV" replace 1 $OPTS)"
+	must replace-leg "$FC_TOP/userspace/fcachectl" pool replace mp "$RDEV" --force --no-persist
+	[ "${1:-}" = no-wait ] && return 0
 	must resync-done poll_until 3000 mirrored
 }
 
@@ -114,7 +118,36 @@ become_primary() {
 	rm -f $R/exported.$peer
 	: >$R/req.boot.$peer.peer
 	must peer-exported wait_file $R/exported.$peer 300
-	add_peer_leg
+	add_peer_leg "$@"
+}
+
+# peer_dies_in_resync: the peer comes back, and dies again as soon as its
+# leg has joined (its resync under way or just over) under a syncing
+# writer: the leg fails again, the pool is degraded on this host's flash,
+# nothing acknowledged is lost
+peer_dies_in_resync() {
+	become_primary no-wait
+	python3 "$ACK" write /dev/mapper/mv $R/acked.log $R/resync.stop "$BLOCKS" 2000 0 \
+		>$FC_LOGDIR/resync.out 2>&1 &
+	_rp=$!
+	_legs=$(status_field mp $P_LEGS)
+	_lone=$(status_field mp 17)
+	: >$R/req.kill.$peer
+	must peer-killed-in-resync wait_file $R/dead.$peer 120
+	# (a degraded pool writes back the dirty blocks that have one copy, so
+	# little is left to resync by now and it may be over: whether the kill
+	# came before its end is said, not asserted)
+	info "the peer's legs when it was killed: $_legs, $_lone dirty blocks with one copy left"
+	check degraded-after-resync-loss poll_until 600 status_is mp $P_RED degraded
+	field_is joining-leg-failed /dev/mapper/mp $P_LEGS = ok,failed
+	_n=$(wc -l <$R/acked.log)
+	poll_until 3000 sh -c "[ \$(wc -l <$R/acked.log) -ge $((_n + 50)) ]"
+	: >$R/resync.stop
+	wait $_rp
+	rm -f $R/resync.stop
+	check acked-after-resync-loss python3 "$ACK" check /dev/mapper/mv $R/acked.log "$BLOCKS"
+	check J1-after-resync-loss fio_verify /dev/mapper/mv --rw=randwrite --bsrange=4k-64k \
+		--size=16M --offset=64M --iodepth=8 --randseed=71 --verify_only=1
 }
 
 # writer_round N: the writer until this host is killed (after N writes)
@@ -252,6 +285,8 @@ else
 	check log-names-failure sh -c "dmesg | grep -q 'failed: the pool runs degraded'"
 	check acked-after-peer-loss python3 "$ACK" check /dev/mapper/mv $R/acked.log "$BLOCKS"
 	rm -f $R/stall.stop
+	# ---- the peer comes back and dies again before its resync ends
+	peer_dies_in_resync
 	# ---- the peer comes back with its old copy: replaced, resynced
 	become_primary
 	check J1-after-resync fio_verify /dev/mapper/mv --rw=randwrite --bsrange=4k-64k \
