@@ -47,14 +47,6 @@ nqn_of() { echo "nqn.2026-12.io.fcache:flash-$1"; }
 CFS=/sys/kernel/config/nvmet
 echo $(($(cat $R/boots.$me 2>/dev/null || echo 0) + 1)) >$R/boots.$me
 
-# the origin: the disk whose serial is fcshared
-shared_disk() {
-	for _s in /sys/block/vd*/serial; do
-		[ "$(cat "$_s" 2>/dev/null)" = fcshared ] && { echo "/dev/$(basename "$(dirname "$_s")")"; return 0; }
-	done
-	return 1
-}
-
 # export_flash: this host's flash as namespace 1 of nqn_of(me), TCP port 4420
 export_flash() {
 	_s=$CFS/subsystems/$(nqn_of "$me")

@@ -133,6 +133,96 @@ rc_is validate-missing-config 5 validate-all OCF_RESKEY_config=$T/none.conf
 rc_is probe-missing-config 7 monitor OCF_RESKEY_config=$T/none.conf OCF_RESKEY_CRM_meta_interval=0
 rc_is unknown-action 3 frobnicate
 
+# ---- two hosts, played by one guest over the loopback ------------------------------
+# hosts="fcx=127.0.0.1 fcy=127.0.0.2": this guest is fcx (its flash f2,
+# exported on 127.0.0.1 while unpromoted); fcy's flash f3 is exported here
+# by hand on 127.0.0.2, as fcy's unpromoted instance would.  No cluster:
+# the peer's membership is unknown, so promote connects it.
+two_hosts() {
+	hostname fcx
+	ip link set lo up
+	for _m in configfs nvmet nvmet-tcp nvme-fabrics nvme-tcp; do modprobe "$_m" || return 1; done
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config || return 1
+	f2=$(mk_fast_disk 64) && f3=$(mk_fast_disk 64) && o3=$(mk_fast_disk 32) || return 1
+	C2=$T/two.conf
+	cat >$C2 <<CONF
+pool tp $f2 mirror=/run/fcache/tp.peer block_size=16K max_dirty_age=3600 writeback_low=95 writeback_high=99
+volume tp $o3 id=1 name=tv
+CONF
+	# fcy's export (its NQN as the agent names it)
+	_s=/sys/kernel/config/nvmet/subsystems/nqn.2026-12.io.fcache:tp-fcy
+	_p=/sys/kernel/config/nvmet/ports/77
+	mkdir "$_s" && echo 1 >"$_s/attr_allow_any_host" && mkdir "$_s/namespaces/1" &&
+		printf '%s' "$f3" >"$_s/namespaces/1/device_path" && echo 1 >"$_s/namespaces/1/enable" &&
+		mkdir "$_p" && echo tcp >"$_p/addr_trtype" && echo ipv4 >"$_p/addr_adrfam" &&
+		echo 127.0.0.2 >"$_p/addr_traddr" && echo 4420 >"$_p/addr_trsvcid" &&
+		ln -s "$_s" "$_p/subsystems/nqn.2026-12.io.fcache:tp-fcy"
+}
+two_hosts || die "two hosts: setup"
+# ra2 ACTION [VAR=VALUE...]: the agent with the two-host parameters
+ra2() {
+	_a=$1
+	shift
+	env OCF_RESKEY_config=$C2 OCF_RESKEY_fcachectl=$CTL OCF_RESKEY_hosts="fcx=127.0.0.1 fcy=127.0.0.2" \
+		OCF_RESKEY_CRM_meta_clone_max=2 "$@" "$RA" "$_a" >$T/out 2>&1
+}
+rc2_is() {
+	_n=$1 _w=$2
+	shift 2
+	ra2 "$@"
+	_g=$?
+	if [ "$_g" = "$_w" ]; then pass "$_n"; else fail "$_n" "exit $_g, wanted $_w: $(tail -n 3 $T/out | tr '\n' ' ')"; fi
+}
+# the pool, made once, on f2 and fcy's f3
+check two-create "$CTL" pool create tp "$f2" "$f3" --block-size 16K --no-persist
+check two-enable "$CTL" up -c $C2 --wait 0
+check two-down "$CTL" down -c $C2
+rc_is two-validate-no-clone 6 start OCF_RESKEY_config=$C2 "OCF_RESKEY_hosts=fcx=127.0.0.1 fcy=127.0.0.2"
+said two-says-clone "promotable clone"
+rc_is two-bad-hosts 6 validate-all OCF_RESKEY_config=$C2 "OCF_RESKEY_hosts=fcx=127.0.0.1"
+rc_is two-one-pool-mirror-link 6 validate-all OCF_RESKEY_config=$C "OCF_RESKEY_hosts=fcx=127.0.0.1 fcy=127.0.0.2"
+said two-says-link "mirror=/run/fcache/op.peer"
+if ocf-tester -n fc_two -o config=$C2 -o fcachectl=$CTL -o "hosts=fcx=127.0.0.1 fcy=127.0.0.2" \
+	-o CRM_meta_clone_max=2 "$RA" >$T/tester2 2>&1 && grep -q "passed all tests" $T/tester2; then
+	pass ocf-tester-two-hosts
+else
+	fail ocf-tester-two-hosts "$(grep -v '^\*' $T/tester2 | tail -n 4 | tr '\n' ' ')"
+fi
+rc2_is two-start 0 start
+check two-exports test -e /sys/kernel/config/nvmet/ports/4420/subsystems/nqn.2026-12.io.fcache:tp-fcx
+rc2_is two-promote 0 promote
+check_fails two-no-export-when-promoted test -e /sys/kernel/config/nvmet/subsystems/nqn.2026-12.io.fcache:tp-fcx
+rc2_is two-monitor-promoted 8 monitor
+check two-mirrored status_is tp 16 mirrored
+check two-write dd if=$T/pat of=/dev/mapper/tv bs=64k count=128 oflag=direct conv=fsync status=none
+rc2_is two-demote 0 demote
+rc2_is two-monitor-demoted 0 monitor
+check_fails two-pool-gone dmsetup info tp
+# the peer's device blanked meanwhile (a new disk): promote runs on this
+# flash alone, the monitor gives the peer's namespace the leg, resync
+echo 0 >/sys/kernel/config/nvmet/subsystems/nqn.2026-12.io.fcache:tp-fcy/namespaces/1/enable
+check two-blank-peer dd if=/dev/zero of="$f3" bs=1M count=4 oflag=direct status=none
+echo 1 >/sys/kernel/config/nvmet/subsystems/nqn.2026-12.io.fcache:tp-fcy/namespaces/1/enable
+rc2_is two-promote-blank-peer 0 promote
+said two-says-alone "alone"
+two_resynced() { ra2 monitor; status_is tp 16 mirrored && status_is tp 18 ok,ok; }
+check two-resynced poll_until 600 two_resynced
+if dd if=/dev/mapper/tv bs=64k count=128 iflag=direct status=none | cmp -s - $T/pat; then
+	pass two-data-back
+else
+	fail two-data-back "differs from what was written"
+fi
+rc2_is two-stop 0 stop
+check_fails two-stopped-pool-gone dmsetup info tp
+check_fails two-stopped-no-export test -e /sys/kernel/config/nvmet/subsystems/nqn.2026-12.io.fcache:tp-fcx
+rc2_is two-monitor-stopped 7 monitor
+# fcy's export goes
+_s=/sys/kernel/config/nvmet/subsystems/nqn.2026-12.io.fcache:tp-fcy
+rm -f /sys/kernel/config/nvmet/ports/77/subsystems/nqn.2026-12.io.fcache:tp-fcy
+rmdir /sys/kernel/config/nvmet/ports/77
+echo 0 >"$_s/namespaces/1/enable"
+rmdir "$_s/namespaces/1" "$_s"
+
 check rmmod unload_fcache
 dmesg_clean
 finish
