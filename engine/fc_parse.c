@@ -16,6 +16,8 @@ static const struct fc_opt_desc pool_opts[FC_NR_POOL_OPTS] = {
 		FC_DEFAULT_WRITEBACK_JOBS, "writeback_jobs must be 1..1024" },
 	[FC_OPT_COMMIT_INTERVAL] = { "commit_interval", 0, 3600000,
 		FC_DEFAULT_COMMIT_INTERVAL, "commit_interval must be 0..3600000 (ms)" },
+	[FC_OPT_FENCE_HOLD] = { "fence_hold", 0, 1,
+		FC_DEFAULT_FENCE_HOLD, "fence_hold must be 0..1 (1: on one copy, flushes wait for peer_outdated)" },
 };
 
 static const struct fc_opt_desc seq_cutoff_desc = {
@@ -326,6 +328,7 @@ static const struct fc_bare_msg pool_bare_msgs[] = {
 	{ "clear_stats", FC_MSG_CLEAR_STATS },
 	{ "dump", FC_MSG_DUMP },
 	{ "stats", FC_MSG_STATS },
+	{ "peer_outdated", FC_MSG_PEER_OUTDATED },
 	{ NULL },
 };
 
@@ -409,7 +412,7 @@ int fc_parse_pool_msg(unsigned int argc, char **argv, struct fc_msg *m,
 		}
 		return set_msg(argv, m);
 	}
-	*why = "unknown pool message (flush, clear_stats, stats, forget, resolve, or a tunable)";
+	*why = "unknown pool message (flush, clear_stats, stats, forget, resolve, peer_outdated, or a tunable)";
 	return -EINVAL;
 }
 

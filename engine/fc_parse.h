@@ -21,6 +21,7 @@ enum fc_pool_opt {
 	FC_OPT_MAX_DIRTY_AGE,
 	FC_OPT_WRITEBACK_JOBS,
 	FC_OPT_COMMIT_INTERVAL,
+	FC_OPT_FENCE_HOLD,
 	FC_NR_POOL_OPTS
 };
 
@@ -127,6 +128,7 @@ enum fc_msg_kind {
 	FC_MSG_CANCEL_DETACH,	/* volume only: it did not happen after all */
 	FC_MSG_RESOLVE,		/* pool only: resolve <id> replay|discard */
 	FC_MSG_STATS,		/* counters as name=value (answered) */
+	FC_MSG_PEER_OUTDATED,	/* pool only: fence_hold's acknowledgements go on */
 };
 
 struct fc_msg {

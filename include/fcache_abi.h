@@ -16,6 +16,10 @@
  *       max_dirty_age <seconds>   dirty data older than this is written back
  *       writeback_jobs <n>        concurrent writeback copies at full speed
  *       commit_interval <ms>      periodic metadata commit (0: only on flush)
+ *       fence_hold 0|1            1: while the pool runs degraded, flushes and
+ *                                 FUA writes are acknowledged only after the
+ *                                 message peer_outdated (the other copy is
+ *                                 recorded outdated by the cluster)
  *
  * Volume table:
  *   fcache <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...]
@@ -25,7 +29,7 @@
  *
  * Messages (dmsetup message DEV 0 ...):
  *   pool:   flush | clear_stats | <pool tunable> <value> | forget <volume_id>
- *           | resolve <volume_id> replay|discard
+ *           | resolve <volume_id> replay|discard | peer_outdated
  *   volume: flush | clear_stats | sequential_cutoff <KiB> | invalidate
  *           | detach | cancel_detach
  *
@@ -39,6 +43,7 @@
  *           redundancy(single|mirrored|degraded) lone_dirty_blocks
  *           leg_states (ok or missing per flash device, comma separated)
  *           unwritable_blocks flushes(ok|draining|failing)
+ *           acks(open|held: fence_hold waits for peer_outdated)
  *   volume: mode cached_blocks dirty_blocks reads read_hits writes
  *           write_hits bypassed writeback_inflight errors promotions
  *           writebacks volume_id
@@ -59,6 +64,7 @@
 #define FC_DEFAULT_MAX_DIRTY_AGE	60	/* seconds */
 #define FC_DEFAULT_WRITEBACK_JOBS	32
 #define FC_DEFAULT_COMMIT_INTERVAL	1000	/* ms */
+#define FC_DEFAULT_FENCE_HOLD		0
 #define FC_DEFAULT_SEQ_CUTOFF_KIB	1024
 
 #define FC_POOL_STATUS_FIELDS		20

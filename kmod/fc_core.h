@@ -150,6 +150,8 @@ struct fc_pool {
 	u32 failed_legs;		/* legs missing or failed: recorded in the superblocks */
 	bool vacating;			/* a leg failed: fc_vacate_failed() has work left */
 	u64 events;			/* membership changes (mirrored pools) */
+	/* fence_hold: peer_outdated came since the pool last lost a copy */
+	bool peer_outdated;
 	int refs;			/* fc_registry_lock */
 
 	struct fc_geometry g;
@@ -604,6 +606,19 @@ static inline bool fc_redundant(struct fc_pool *pool)
 	return fc_mirrored(pool) && !pool->failed_legs;
 }
 
+/*
+ * fence_hold (two hosts, docs/CLUSTER.md): while the pool runs on one
+ * copy, nothing is acknowledged as durable (a REQ_PREFLUSH, a REQ_FUA
+ * write) until user space has recorded the other copy outdated and said
+ * so (message peer_outdated): a host that starts on that copy after this
+ * one's death must be refused, and the record must come first.
+ */
+static inline bool fc_acks_held(struct fc_pool *pool)
+{
+	return READ_ONCE(pool->opts.val[FC_OPT_FENCE_HOLD]) && READ_ONCE(pool->failed_legs) &&
+		!READ_ONCE(pool->peer_outdated);
+}
+
 static inline bool fc_leg_failed(struct fc_pool *pool, unsigned int leg)
 {
 	return READ_ONCE(pool->failed_legs) & (1u << leg);
@@ -739,6 +754,7 @@ static inline void fc_queue_commit(struct fc_pool *pool)
 	queue_work(pool->commit_wq, &pool->commit_work);
 }
 void fc_tick(struct work_struct *ws);
+void fc_kick_held(struct fc_pool *pool);
 
 /* fc_poolmsg.c: the pool's messages and the volumes' counters */
 int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,

@@ -121,8 +121,13 @@ static int end_flash_write(struct fc_pool *pool, struct fc_volume *v, struct bio
 	*kick = atomic_dec_and_test(&e->inflight);
 	/* Writeback vs a new write: bump the generation at completion. */
 	fc_entry_bump(e);
-	/* Both copies written, neither failed: a FUA_DIRECT write is durable. */
-	direct = (fb->flags & FC_BF_FUA_DIRECT) && !*error && !(fb->flags & FC_BF_TWIN_ERR);
+	/*
+	 * Both copies written, neither failed: a FUA_DIRECT write is
+	 * durable.  Held by fence_hold (one copy), it waits for the commit
+	 * worker as a FUA write does.
+	 */
+	direct = (fb->flags & FC_BF_FUA_DIRECT) && !*error && !(fb->flags & FC_BF_TWIN_ERR) &&
+		 !fc_acks_held(pool);
 	if (fb->flags & FC_BF_TWIN)
 		settle_twin_write(pool, fb, error);
 	if (!*error) {

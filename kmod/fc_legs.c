@@ -77,6 +77,7 @@ bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
 		return false;
 	}
 	WRITE_ONCE(pool->failed_legs, pool->failed_legs | bit);
+	WRITE_ONCE(pool->peer_outdated, false);
 	pool->events++;
 	/* Nothing is placed on it from now on. */
 	pool->nr_free -= pool->nr_free_leg[leg];
@@ -87,6 +88,8 @@ bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
 	fc_mark_vt_dirty(pool);
 	DMERR("flash device %pg (leg %u) failed: the pool runs degraded on the other; its %llu dirty blocks have one copy now",
 	      pool->leg[leg].bdev, leg, pool->nr_dirty);
+	if (pool->opts.val[FC_OPT_FENCE_HOLD])
+		DMWARN("fence_hold: flushes and FUA writes wait until the other copy is recorded outdated (message peer_outdated)");
 	fc_queue_commit(pool);
 	return true;
 }

@@ -284,6 +284,8 @@ int fc_attach_leg(struct fc_pool *pool, unsigned int m, struct block_device *bde
 	pool->events++;
 	pool->joined_leg = m;
 	WRITE_ONCE(pool->failed_legs, 0);
+	/* fence_hold: the next loss of a copy holds again */
+	WRITE_ONCE(pool->peer_outdated, false);
 	bitmap_fill(pool->page_dirty, pool->g.md_pages);
 	pool->md_gen++;
 	r = 0;

@@ -426,6 +426,8 @@ static int pool_preresume(struct dm_target *ti)
 
 	/* The table being resumed brings its tunables. */
 	pool->opts = pc->opts;
+	if (fc_acks_held(pool))
+		DMWARN("fence_hold: the pool runs on one copy; flushes and FUA writes wait until the other copy is recorded outdated (message peer_outdated)");
 	if (!pc->replace_bdev)
 		return 0;
 	/*
@@ -459,6 +461,8 @@ static void pool_resume(struct dm_target *ti)
 
 	pc->pool->suspended = false;
 	fc_flush_stop(pc->pool, &pc->flush_stop, false);
+	/* a table without fence_hold lets held flushes go */
+	fc_kick_held(pc->pool);
 }
 
 /*
@@ -546,7 +550,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 			       READ_ONCE(pool->joined_leg) == (int)i &&
 			       fc_nr_joining(pool) ? "resync" : "ok");
 		/* Read-only metadata: what cannot be written, whether flushes work. */
-		DMEMIT(" %llu %s", unwritable, flushes);
+		DMEMIT(" %llu %s %s", unwritable, flushes, fc_acks_held(pool) ? "held" : "open");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);

@@ -121,6 +121,27 @@ out:
 	return r;
 }
 
+/*
+ * peer_outdated: user space has recorded the pool's other copy outdated
+ * (docs/CLUSTER.md): with fence_hold, the flushes and FUA writes held
+ * since the pool lost that copy are acknowledged now, and later ones at
+ * once, until the pool loses a copy again.  Not degraded: nothing to do.
+ */
+static int release_held(struct fc_pool *pool)
+{
+	bool held;
+
+	spin_lock_irq(&pool->lock);
+	held = fc_acks_held(pool);
+	if (pool->failed_legs)
+		WRITE_ONCE(pool->peer_outdated, true);
+	spin_unlock_irq(&pool->lock);
+	if (held)
+		DMINFO("message peer_outdated: the other copy is recorded outdated; held flushes and FUA writes go on");
+	fc_kick_held(pool);
+	return 0;
+}
+
 struct dump_walk {
 	u64 busy, wb, infl, pend;
 };
@@ -272,6 +293,8 @@ int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 		pc->opts = o;
 		pool->opts = o;
 		queue_work(pool->wq, &pool->wb_work);
+		/* fence_hold 0 lets held flushes go */
+		fc_kick_held(pool);
 		return 0;
 	case FC_MSG_FORGET:
 		return forget_volume(pool, m.id);
@@ -280,6 +303,8 @@ int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 	case FC_MSG_DUMP:
 		pool_dump(pool);
 		return 0;
+	case FC_MSG_PEER_OUTDATED:
+		return release_held(pool);
 	default:
 		return -EINVAL;
 	}

@@ -131,6 +131,21 @@ static void send_origin_flushes(struct fc_pool *pool, struct bio_list *flushes)
 		complete(&pool->oflush_done);
 }
 
+/*
+ * fence_hold may have stopped holding (peer_outdated, fence_hold 0, a table
+ * without it): the commit worker for the flushes and FUA writes it held.
+ */
+void fc_kick_held(struct fc_pool *pool)
+{
+	bool any;
+
+	spin_lock_irq(&pool->lock);
+	any = !bio_list_empty(&pool->flush_bios) || !bio_list_empty(&pool->fua_bios);
+	spin_unlock_irq(&pool->lock);
+	if (any)
+		fc_queue_commit(pool);
+}
+
 void fc_commit_work(struct work_struct *ws)
 {
 	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
@@ -141,6 +156,14 @@ void fc_commit_work(struct work_struct *ws)
 	int r;
 
 	spin_lock_irq(&pool->lock);
+	if (fc_acks_held(pool)) {
+		/*
+		 * fence_hold: the flushes and FUA writes stay queued; the
+		 * peer_outdated message (or fence_hold 0) runs this again.
+		 */
+		spin_unlock_irq(&pool->lock);
+		return;
+	}
 	flushes = pool->flush_bios;
 	fuas = pool->fua_bios;
 	bio_list_init(&pool->flush_bios);
@@ -158,6 +181,21 @@ void fc_commit_work(struct work_struct *ws)
 		fc_ro_flush(pool);
 	if (committed)
 		pool->last_commit = jiffies;
+	/*
+	 * fence_hold: a copy was lost during this commit (its writes to
+	 * that leg failed; the leg in service recorded it): what it made
+	 * durable is on one copy, and nothing is acknowledged before
+	 * peer_outdated.  The bios go back to wait; the run that follows
+	 * the message commits again if need be and ends them.
+	 */
+	if (fc_acks_held(pool)) {
+		wait_for_completion_io(&pool->oflush_done);
+		spin_lock_irq(&pool->lock);
+		bio_list_merge_head(&pool->fua_bios, &fuas);
+		bio_list_merge_head(&pool->flush_bios, &flushes);
+		spin_unlock_irq(&pool->lock);
+		return;
+	}
 	n = bio_list_size(&flushes) + bio_list_size(&fuas);
 	if (n && !committed) {
 		WRITE_ONCE(pool->st_syncs, pool->st_syncs + 1);

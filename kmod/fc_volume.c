@@ -787,7 +787,7 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 		 */
 		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES);
 		spin_lock_irqsave(&pool->lock, flags);
-		if (fc_sync_free(pool, v)) {
+		if (fc_sync_free(pool, v) && !fc_acks_held(pool)) {
 			pool->st_sync_free++;
 			spin_unlock_irqrestore(&pool->lock, flags);
 			bio_endio(bio);

@@ -138,6 +138,7 @@ take_over() {
 	[ $c -eq 0 ] && pass "round$round-every-acked-write" ||
 		fail "round$round-every-acked-write" "$(cat $FC_LOGDIR/check.out)"
 	check "round$round-peer-outdated" poll_until 300 outdated_is "$peer" 1
+	check "round$round-held-until-recorded" sh -c "dmesg | grep -q 'fence_hold: the pool runs on one copy' && dmesg | grep -q 'peer_outdated: the other copy is recorded outdated'"
 	echo $((round + 1)) >$R/round
 	wc -l <$R/acked.log >$R/acked.base
 }
@@ -156,7 +157,7 @@ mkdir -p /etc/fcache /usr/lib/ocf/resource.d/fcache
 cp "$FC_TOP/ocf/fcache" /usr/lib/ocf/resource.d/fcache/fcache &&
 	chmod 755 /usr/lib/ocf/resource.d/fcache/fcache || die "installing the agent"
 cat >$CONF <<EOF
-pool mp $FLASH mirror=/run/fcache/mp.peer block_size=32K writeback_high=100 writeback_low=100 max_dirty_age=0
+pool mp $FLASH mirror=/run/fcache/mp.peer block_size=32K writeback_high=100 writeback_low=100 max_dirty_age=0 fence_hold=1
 volume mp $ORIGIN id=1 name=mv mode=writeback sequential_cutoff=0
 EOF
 
@@ -205,6 +206,12 @@ if [ "$FC_ROLE" = a ]; then
 	awk -v s="$stall" 'BEGIN { exit !(s <= 5) }' && pass peer-loss-stall-at-most-5s ||
 		fail peer-loss-stall-at-most-5s "$stall s"
 	check peer-recorded-outdated poll_until 300 outdated_is b 1
+	# fence_hold: the flushes after the loss waited for that record
+	check log-held sh -c "dmesg | grep -q 'fence_hold: flushes and FUA writes wait'"
+	check log-released sh -c "dmesg | grep -q 'peer_outdated: the other copy is recorded outdated'"
+	# what happened when, for a reader of the run (the results directory)
+	dmesg >$R/peer-loss.dmesg
+	cp /var/log/pacemaker/pacemaker.log $R/peer-loss.pacemaker.log 2>/dev/null
 	check peer-fenced poll_until 600 sh -c "stonith_admin --history b | grep -q successful"
 	check acked-after-peer-loss python3 "$ACK" check /dev/mapper/mv $R/acked.log "$BLOCKS"
 	peer_back

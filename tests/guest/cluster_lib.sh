@@ -66,7 +66,7 @@ totem {
 	transport: knet
 	crypto_cipher: none
 	crypto_hash: none
-	token: 3000
+	token: 1000
 }
 nodelist {
 	node {

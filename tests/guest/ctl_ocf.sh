@@ -146,7 +146,7 @@ two_hosts() {
 	f2=$(mk_fast_disk 64) && f3=$(mk_fast_disk 64) && o3=$(mk_fast_disk 32) || return 1
 	C2=$T/two.conf
 	cat >$C2 <<CONF
-pool tp $f2 mirror=/run/fcache/tp.peer block_size=16K max_dirty_age=3600 writeback_low=95 writeback_high=99
+pool tp $f2 mirror=/run/fcache/tp.peer block_size=16K max_dirty_age=3600 writeback_low=95 writeback_high=99 fence_hold=1
 volume tp $o3 id=1 name=tv
 CONF
 	# fcy's export (its NQN as the agent names it)
@@ -182,6 +182,9 @@ said two-says-clone "promotable clone"
 rc_is two-bad-hosts 6 validate-all OCF_RESKEY_config=$C2 "OCF_RESKEY_hosts=fcx=127.0.0.1"
 rc_is two-one-pool-mirror-link 6 validate-all OCF_RESKEY_config=$C "OCF_RESKEY_hosts=fcx=127.0.0.1 fcy=127.0.0.2"
 said two-says-link "mirror=/run/fcache/op.peer"
+sed 's/ fence_hold=1//' $C2 >$T/nohold.conf
+rc_is two-needs-fence-hold 6 validate-all OCF_RESKEY_config=$T/nohold.conf "OCF_RESKEY_hosts=fcx=127.0.0.1 fcy=127.0.0.2"
+said two-says-fence-hold "fence_hold=1"
 if ocf-tester -n fc_two -o config=$C2 -o fcachectl=$CTL -o "hosts=fcx=127.0.0.1 fcy=127.0.0.2" \
 	-o CRM_meta_clone_max=2 "$RA" >$T/tester2 2>&1 && grep -q "passed all tests" $T/tester2; then
 	pass ocf-tester-two-hosts
@@ -205,6 +208,8 @@ check two-blank-peer dd if=/dev/zero of="$f3" bs=1M count=4 oflag=direct status=
 echo 1 >/sys/kernel/config/nvmet/subsystems/nqn.2026-12.io.fcache:tp-fcy/namespaces/1/enable
 rc2_is two-promote-blank-peer 0 promote
 said two-says-alone "alone"
+# (no cluster to record the peer's copy outdated: what fence_hold holds
+# stays held until the pool is mirrored again)
 two_resynced() { ra2 monitor; status_is tp 16 mirrored && status_is tp 18 ok,ok; }
 check two-resynced poll_until 600 two_resynced
 if dd if=/dev/mapper/tv bs=64k count=128 iflag=direct status=none | cmp -s - $T/pat; then

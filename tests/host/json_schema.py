@@ -87,7 +87,7 @@ STATUS = {
         "metadata_errors": "int", "writeback_state": "str", "writeback_inflight": "int",
         "commit_seq": "int", "active_volumes": "int", "registered_volumes": "int",
         "redundancy": "str", "lone_dirty_blocks": "int",
-        "unwritable_blocks": "int", "flushes": "str",
+        "unwritable_blocks": "int", "flushes": "str", "acks": "str",
         "devices": [{"path": "str|null", "leg": "int", "state": "str"}],
         "volumes": [STATUS_VOLUME],
         "unattached_volumes": [{"id": "int", "label": "str", "dirty_blocks": "int",
@@ -195,7 +195,7 @@ SHOW = {
     "?pool": "str", "?origin": "str", "?id": "int", "?label": "str", "?in_place": "bool",
     "settings": {
         "?writeback_high": "int", "?writeback_low": "int", "?max_dirty_age": "int",
-        "?writeback_jobs": "int", "?commit_interval": "int",
+        "?writeback_jobs": "int", "?commit_interval": "int", "?fence_hold": "int",
         "?mode": "str", "?sequential_cutoff": "int",
     },
     "defaults": ["str"],
@@ -307,7 +307,7 @@ def check_doc(d, want, where):
 SHOW_KEYS = {
     "pool": ({"flash", "mirror_device", "block_sectors"},
              {"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
-              "commit_interval"}),
+              "commit_interval", "fence_hold"}),
     "volume": ({"pool", "origin", "id", "label", "in_place"}, {"mode", "sequential_cutoff"}),
 }
 

@@ -34,6 +34,15 @@ static void test_pool_opts(void)
 	char *cross[] = { "4", "writeback_high", "40", "writeback_low", "50" };
 	char *unknown[] = { "2", "frobnicate", "1" };
 
+	{
+		char *fh[] = { "2", "fence_hold", "1" }, *fh2[] = { "2", "fence_hold", "2" };
+
+		fc_pool_opts_default(&o);
+		CHECK("fence_hold off by default", o.val[FC_OPT_FENCE_HOLD] == 0);
+		CHECK("fence_hold 1", fc_pool_opts_parse(&o, 3, fh, &why) == 0 && o.val[FC_OPT_FENCE_HOLD] == 1);
+		CHECK("fence_hold 2 refused", fc_pool_opts_parse(&o, 3, fh2, &why) == -EINVAL &&
+		      !strcmp(why, "fence_hold must be 0..1 (1: on one copy, flushes wait for peer_outdated)"));
+	}
 	fc_pool_opts_default(&o);
 	CHECK("defaults", o.val[FC_OPT_WRITEBACK_HIGH] == FC_DEFAULT_WRITEBACK_HIGH &&
 	      o.val[FC_OPT_COMMIT_INTERVAL] == FC_DEFAULT_COMMIT_INTERVAL && !o.nr_given);
@@ -160,6 +169,14 @@ static void test_messages(void)
 	CHECK("pool dump", fc_parse_pool_msg(1, dump, &m, &why) == 0 && m.kind == FC_MSG_DUMP);
 	CHECK("vol dump refused", fc_parse_vol_msg(1, dump, &m, &why) == -EINVAL);
 	CHECK("pool empty refused", fc_parse_pool_msg(0, NULL, &m, &why) == -EINVAL);
+	{
+		char *po[] = { "peer_outdated" }, *pox[] = { "peer_outdated", "1" };
+
+		CHECK("pool peer_outdated", fc_parse_pool_msg(1, po, &m, &why) == 0 &&
+		      m.kind == FC_MSG_PEER_OUTDATED);
+		CHECK("peer_outdated takes no argument", fc_parse_pool_msg(2, pox, &m, &why) == -EINVAL);
+		CHECK("vol peer_outdated refused", fc_parse_vol_msg(1, po, &m, &why) == -EINVAL);
+	}
 	{
 		char *rr[] = { "resolve", "5", "replay" }, *rd[] = { "resolve", "6", "discard" };
 		char *rx[] = { "resolve", "5", "maybe" }, *r0[] = { "resolve", "0", "replay" };

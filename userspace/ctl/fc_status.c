@@ -34,13 +34,16 @@ int fc_parse_pool_status(const char *s, struct fc_pool_status *st)
 	memset(st, 0, sizeof(*st));
 	n = sscanf(s, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %7s %d %" SCNu64 " %" SCNu64
 		   " %" SCNu64 " %15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		   " %15s %" SCNu64 " %31s %" SCNu64 " %15s",
+		   " %15s %" SCNu64 " %31s %" SCNu64 " %15s %7s",
 		   &st->block_sectors, &st->total_blocks, &st->used_blocks, &st->dirty_blocks,
 		   st->metadata_mode, &st->needs_check, &st->flash_read_errors,
 		   &st->flash_write_errors, &st->metadata_errors, st->wb_state,
 		   &st->wb_inflight, &st->commit_seq, &st->active_volumes,
 		   &st->registered_volumes, &st->free_blocks, st->redundancy,
-		   &st->lone_dirty_blocks, st->legs, &st->unwritable_blocks, st->flushes);
+		   &st->lone_dirty_blocks, st->legs, &st->unwritable_blocks, st->flushes, st->acks);
+	/* One before fence_hold prints 20: nothing is ever held. */
+	if (n == 15 || n == 18 || n == 20)
+		snprintf(st->acks, sizeof(st->acks), "open");
 	/* A module before mirrored pools prints 15 fields: one device. */
 	if (n == 15) {
 		snprintf(st->redundancy, sizeof(st->redundancy), "single");
@@ -257,6 +260,7 @@ void fc_status_json(FILE *f, struct fc_live *cur, const struct fc_live *old, dou
 		json_devices(&j, p, h->dev_path);
 		fj_u64(&j, "unwritable_blocks", st->unwritable_blocks);
 		fj_str(&j, "flushes", st->flushes);
+		fj_str(&j, "acks", st->acks);
 		fj_arr(&j, "volumes");
 		for (k = 0; k < cur->nvols; k++) {
 			const struct fc_vol *v = &cur->vols[k], *o = prev_vol(old, v);

@@ -117,6 +117,7 @@ struct fc_pool_status {
 	/* read-only metadata (docs/DESIGN.md "Metadata modes") */
 	uint64_t unwritable_blocks;	/* blocks whose writes fail */
 	char flushes[16];		/* ok | draining | failing */
+	char acks[8];			/* open | held (fence_hold waits for peer_outdated) */
 };
 
 struct fc_vol_status {

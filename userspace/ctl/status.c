@@ -152,6 +152,9 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 			       !strcmp(st->flushes, "ok") ? "succeed" :
 			       !strcmp(st->flushes, "draining") ? "fail until the dirty data is written back" :
 			       "fail", fc_dev_path(p->flash));
+		if (!strcmp(st->acks, "held"))
+			printf("  FLUSHES HELD (fence_hold): the pool runs on one copy; flushes and FUA writes are acknowledged once the other copy is recorded outdated ('dmsetup message %s 0 peer_outdated', sent by the cluster's agent)\n",
+			       p->name);
 		printf("  volumes: %" PRIu64 " active, %" PRIu64 " registered\n", st->active_volumes,
 		       st->registered_volumes);
 		if (counters)

@@ -28,6 +28,8 @@ static const struct {
 	  "writeback copies in flight" },
 	{ FC_TUN_POOL, FC_OPT_COMMIT_INTERVAL, "ms",
 	  "periodic metadata commit (0: only on flush/FUA)" },
+	{ FC_TUN_POOL, FC_OPT_FENCE_HOLD, "",
+	  "1: degraded, flushes wait for the peer_outdated message (two hosts)" },
 	{ FC_TUN_VOL, NONE, "",
 	  "the cache mode" },
 	{ FC_TUN_VOL, FC_VOPT_SEQUENTIAL_CUTOFF, "KiB",
