@@ -207,6 +207,47 @@ static int entry_blocks(struct fc_pool *pool, u32 idx, const struct fc_disk_entr
 	return 0;
 }
 
+#ifdef FC_FAULT_INJECT
+/*
+ * A deliberate bug for the crash harness's negative control: a superblock
+ * naming its commit's pages counts without proof that they landed.
+ */
+static bool mutant_trust_unproven_sb;
+module_param(mutant_trust_unproven_sb, bool, 0644);
+MODULE_PARM_DESC(mutant_trust_unproven_sb, "test build: one-write superblocks count unproven (a bug on purpose)");
+
+static bool trust_unproven(void)
+{
+	return READ_ONCE(mutant_trust_unproven_sb);
+}
+
+/*
+ * Another, for the warm-restart check (issue 38): after an unclean
+ * shutdown the load keeps the clean sub-blocks its metadata names too,
+ * which nothing in the running pool orders for (a reused block, a write
+ * around it, a write in place since the commit): the walk must see stale
+ * reads.
+ */
+static bool mutant_keep_clean;
+module_param(mutant_keep_clean, bool, 0644);
+MODULE_PARM_DESC(mutant_keep_clean, "test build: an unclean load keeps clean sub-blocks (a bug on purpose)");
+
+static bool keep_clean(void)
+{
+	return READ_ONCE(mutant_keep_clean);
+}
+#else
+static inline bool trust_unproven(void)
+{
+	return false;
+}
+
+static inline bool keep_clean(void)
+{
+	return false;
+}
+#endif
+
 /*
  * Record @d as entry @idx (@valid, @dirty sub-blocks) with twin @t
  * (FC_NONE: none) in core; -EINVAL if its origin block is mapped already.
@@ -279,7 +320,7 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 		 * written by the first commit before any I/O, so a crash
 		 * during recovery is just another crash (idempotent).
 		 */
-		if (!was_clean && valid != dirty) {
+		if (!was_clean && valid != dirty && !keep_clean()) {
 			valid = dirty;
 			changed = true;
 			if (!valid)
@@ -422,26 +463,6 @@ struct leg_sb {
 	bool present;
 	unsigned int slot;
 };
-
-#ifdef FC_FAULT_INJECT
-/*
- * A deliberate bug for the crash harness's negative control: a superblock
- * naming its commit's pages counts without proof that they landed.
- */
-static bool mutant_trust_unproven_sb;
-module_param(mutant_trust_unproven_sb, bool, 0644);
-MODULE_PARM_DESC(mutant_trust_unproven_sb, "test build: one-write superblocks count unproven (a bug on purpose)");
-
-static bool trust_unproven(void)
-{
-	return READ_ONCE(mutant_trust_unproven_sb);
-}
-#else
-static inline bool trust_unproven(void)
-{
-	return false;
-}
-#endif
 
 /*
  * Did every page superblock @sb names land on leg @leg?  0 if so, else

@@ -8,9 +8,11 @@
 # mirrored pool (replay-guest.sh mirror_points=: a leg fails at run time, a
 # new device replaces it, crash points fall in the resync), at one block
 # size of FC_CRASH_SIZES in turn; a line per mode before the last one.
-# Then a mirrored walk with the test build's mutant_flush_one_leg (commits
-# flush one leg only) must be caught (build/fi/dm-fcache.ko: make fi-module).
-# Exit 0 only if all three counts are 0, n >= N and the mutant was caught.
+# Then two walks of the test build (build/fi/dm-fcache.ko: make fi-module)
+# must be caught: a mirrored one with mutant_flush_one_leg (commits flush
+# one leg only), a one-device one with mutant_keep_clean (an unclean load
+# keeps the clean blocks too: issue 38's warm restart done naively).
+# Exit 0 only if all three counts are 0, n >= N and both mutants were caught.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/vm/suite-lib.sh"
@@ -62,26 +64,37 @@ while [ "$N" -lt "$want" ] && [ "$boot" -lt "$maxboots" ]; do
 		rc=1
 	fi
 done
-# the mutant only a log per device can see: commits flush leg 0 and not
-# leg 1 (the test build's mutant_flush_one_leg); the mirrored walk must
-# find failures (leg 1 alone holds a superblock whose pages it never made
-# durable)
+# mutant NAME POINTS SIZES TXNS ARGS...: a walk of the test build
+# (build/fi/dm-fcache.ko, make fi-module) with module parameter
+# mutant_NAME on must find failures
 fi_ko=$top/build/fi/dm-fcache.ko
-mres=$top/build/vm/results-crash-mutant
-rm -rf "$mres"
-mkdir -p "$mres"
-if [ ! -f "$fi_ko" ]; then
-	echo "# no $fi_ko (make fi-module): the flush_one_leg mutant was not run"
-	rc=1
-elif { FC_KO=$fi_ko guest_run check-crash-mutant --results "$mres" --timeout 1500 \
-	tests/crash/replay-guest.sh "${FC_CRASH_MUTANT_POINTS:-40}" "$base" 64 20 mirror=1 \
-	mutant=flush_one_leg >"$mres/out" 2>&1; grep -q '^PASS: .*mutant-flush_one_leg-caught' "$mres/out"; }; then
-	grep '^PASS: .*mutant-flush_one_leg-caught' "$mres/out" | sed 's/^PASS: /# mutant caught: /'
-else
-	echo "# the flush_one_leg mutant was NOT caught (build/vm/results-crash-mutant/out):"
-	grep -E '^(PASS|FAIL): ' "$mres/out" | sed 's/^/#   /'
-	rc=1
-fi
+mutant() {
+	_m=$1 _p=$2 _s=$3 _t=$4
+	shift 4
+	mres=$top/build/vm/results-crash-mutant-$_m
+	rm -rf "$mres"
+	mkdir -p "$mres"
+	if [ ! -f "$fi_ko" ]; then
+		echo "# no $fi_ko (make fi-module): the $_m mutant was not run"
+		rc=1
+	elif { FC_KO=$fi_ko guest_run check-crash-mutant-$_m --results "$mres" --timeout 1500 \
+		tests/crash/replay-guest.sh "$_p" "$base" "$_s" "$_t" "$@" \
+		mutant="$_m" >"$mres/out" 2>&1; grep -q "^PASS: .*mutant-$_m-caught" "$mres/out"; }; then
+		grep "^PASS: .*mutant-$_m-caught" "$mres/out" | sed 's/^PASS: /# mutant caught: /'
+	else
+		echo "# the $_m mutant was NOT caught ($mres/out):"
+		grep -E '^(PASS|FAIL): ' "$mres/out" | sed 's/^/#   /'
+		rc=1
+	fi
+}
+# the mutant only a log per device can see: commits flush leg 0 and not
+# leg 1; the mirrored walk must find failures (leg 1 alone holds a
+# superblock whose pages it never made durable)
+mutant flush_one_leg "${FC_CRASH_MUTANT_POINTS:-40}" 64 20 mirror=1
+# issue 38's warm restart: an unclean load that keeps every clean block
+# its metadata names (what the running pool does not order for: a block
+# reused, a write around it or in place since the commit) must be seen
+mutant keep_clean "${FC_CRASH_MUTANT_POINTS:-40}" 64 60
 echo "# check-crash: $boot boots, $(($(date +%s) - t0)) s"
 echo "crash points, one device: $((N - MN)) replayed, $((L - ML)) lost, $((S - MS)) stale, $((C - MC)) check failures"
 echo "crash points, mirrored: $MN replayed, $ML lost, $MS stale, $MC check failures"
