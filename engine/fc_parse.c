@@ -18,6 +18,8 @@ static const struct fc_opt_desc pool_opts[FC_NR_POOL_OPTS] = {
 		FC_DEFAULT_COMMIT_INTERVAL, "commit_interval must be 0..3600000 (ms)" },
 	[FC_OPT_FENCE_HOLD] = { "fence_hold", 0, 1,
 		FC_DEFAULT_FENCE_HOLD, "fence_hold must be 0..1 (1: on one copy, flushes wait for peer_outdated)" },
+	[FC_OPT_WARM_RESTART] = { "warm_restart", 0, 1,
+		FC_DEFAULT_WARM_RESTART, "warm_restart must be 0..1 (1: clean blocks survive an unclean shutdown)" },
 };
 
 static const struct fc_opt_desc seq_cutoff_desc = {

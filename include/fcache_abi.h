@@ -20,6 +20,8 @@
  *                                 FUA writes are acknowledged only after the
  *                                 message peer_outdated (the other copy is
  *                                 recorded outdated by the cluster)
+ *       warm_restart 0|1          1: blocks read into the cache stay cached
+ *                                 after an unclean shutdown (one device)
  *
  * Volume table:
  *   fcache <pool_dev> <origin_dev> <volume_id> <mode> [<#opt_args> <opt_arg>...]
@@ -65,6 +67,7 @@
 #define FC_DEFAULT_WRITEBACK_JOBS	32
 #define FC_DEFAULT_COMMIT_INTERVAL	1000	/* ms */
 #define FC_DEFAULT_FENCE_HOLD		0
+#define FC_DEFAULT_WARM_RESTART		0
 #define FC_DEFAULT_SEQ_CUTOFF_KIB	1024
 
 #define FC_POOL_STATUS_FIELDS		20

@@ -109,6 +109,17 @@
  * proven superblock never names data that was lost.  Every superblock
  * this module writes carries the bit (it can be one-write at any commit);
  * an older module refuses the pool.
+ *
+ * Warm restart (FC_FEAT_INCOMPAT_WARM, docs/DESIGN.md "Warm restart"): an
+ * entry with FC_ENTRY_WARM (clean, one-device pools only) keeps its valid
+ * sub-blocks after an unclean shutdown.  The module that records the flag
+ * changes nothing of the block's data, nor of its origin block's, and
+ * reuses the block for nothing else, until a commit recorded the entry
+ * without it: so a WARM entry on the flash is current whenever the flash
+ * is.  The bit is set from the first commit of a pool with warm_restart
+ * on and stays; an older module refuses the pool (it would change warm
+ * blocks with no such order).  A load trusts the flag only with the bit
+ * in a one-device pool.
  */
 #ifndef FCACHE_FORMAT_H
 #define FCACHE_FORMAT_H
@@ -146,8 +157,10 @@
 #define FC_FEAT_INCOMPAT_MDSEQ	(1u << 1)	/* md_seq + leftover rule, above */
 #define FC_FEAT_INCOMPAT_DETACH	(1u << 2)	/* FC_VOL_DETACHED, below */
 #define FC_FEAT_INCOMPAT_PAGELIST (1u << 3)	/* one-write commits, above */
+#define FC_FEAT_INCOMPAT_WARM	(1u << 4)	/* FC_ENTRY_WARM, above */
 #define FC_FEAT_INCOMPAT_KNOWN	(FC_FEAT_INCOMPAT_MIRROR | FC_FEAT_INCOMPAT_MDSEQ | \
-				 FC_FEAT_INCOMPAT_DETACH | FC_FEAT_INCOMPAT_PAGELIST)
+				 FC_FEAT_INCOMPAT_DETACH | FC_FEAT_INCOMPAT_PAGELIST | \
+				 FC_FEAT_INCOMPAT_WARM)
 
 #define FC_MAX_LEGS		2u	/* flash devices of a pool */
 
@@ -172,6 +185,7 @@
 
 /* cache entry flags */
 #define FC_ENTRY_MIRRORED	(1u << 0)	/* twin holds a copy of the dirty sub-blocks */
+#define FC_ENTRY_WARM		(1u << 1)	/* clean, kept after an unclean shutdown */
 
 struct fc_disk_header {
 	__le32 csum;		/* crc32c of bytes 4..4095 of the page, xor salt */

@@ -56,8 +56,12 @@ int fc_cache_alloc(struct fc_pool *pool)
 	pool->page_written = bitmap_zalloc(pool->g.md_pages, GFP_KERNEL);
 	pool->ghost_slots = vzalloc(FC_GHOST_SLOTS * sizeof(u32));
 	pool->flush_set = bitmap_zalloc(nr, GFP_KERNEL);
+	pool->warm = bitmap_zalloc(nr, GFP_KERNEL);
+	pool->pwarm = bitmap_zalloc(nr, GFP_KERNEL);
+	pool->ser_unwarm = bitmap_zalloc(nr, GFP_KERNEL);
 	if (!pool->e || !pool->wcount || !pool->buckets || !pool->page_dirty || !pool->page_slot ||
-	    !pool->page_written || !pool->ghost_slots || !pool->flush_set)
+	    !pool->page_written || !pool->ghost_slots || !pool->flush_set || !pool->warm ||
+	    !pool->pwarm || !pool->ser_unwarm)
 		return -ENOMEM;
 	if (fc_mirrored(pool)) {
 		pool->twin = vmalloc(array_size(nr, sizeof(u32)));
@@ -186,6 +190,9 @@ void fc_cache_free(struct fc_pool *pool)
 	bitmap_free(pool->page_written);
 	vfree(pool->ghost_slots);
 	bitmap_free(pool->flush_set);
+	bitmap_free(pool->warm);
+	bitmap_free(pool->pwarm);
+	bitmap_free(pool->ser_unwarm);
 }
 
 struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock)
@@ -305,11 +312,21 @@ static bool evictable(struct fc_entry *e)
  */
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
 {
+	u32 idx = fc_eidx(pool, e);
+	bool pwarm = fc_unwarm(pool, idx);
+
 	fc_entry_set(pool, e, 0, 0);
 	fc_hash_remove(pool, e);
 	e->flags &= ~(FC_E_REF | FC_E_SER_CLEAN);
 	fc_entry_bump(e);
-	if (e->flags & FC_E_PDIRTY) {
+	/*
+	 * Warm restart: a block the flash may still record warm is not
+	 * reused, and writes to its origin block wait (fc_warm_write_waits()),
+	 * until a commit recorded it free.
+	 */
+	if (pwarm)
+		pool->nr_warm_pending++;
+	if ((e->flags & FC_E_PDIRTY) || pwarm) {
 		e->flags |= FC_E_PENDING;
 		e->next = pool->pending_head;
 		pool->pending_head = fc_eidx(pool, e);
@@ -336,16 +353,60 @@ bool fc_pending_maps(struct fc_pool *pool, u8 vol, u64 oblock)
 	return false;
 }
 
-/* After a commit: pending entries no longer PDIRTY become free. */
+#ifdef FC_FAULT_INJECT
+/*
+ * A deliberate bug for the crash harness (replay-guest.sh warm=1): writes
+ * to warm blocks and their origin blocks go on at once, and eviction
+ * takes warm blocks: the walk must see stale reads.
+ */
+static bool mutant_warm_no_wait;
+module_param(mutant_warm_no_wait, bool, 0644);
+MODULE_PARM_DESC(mutant_warm_no_wait, "test build: nothing waits for a warm block's commit (a bug on purpose)");
+
+static bool warm_no_wait(void)
+{
+	return READ_ONCE(mutant_warm_no_wait);
+}
+#else
+static inline bool warm_no_wait(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * Warm restart: does a write to (@vol, @oblock) wait for a commit (pool->lock
+ * held)?  Yes if its entry @e (NULL: none) may be recorded warm on the
+ * flash, or a block released since the last commit that may be maps it.
+ */
+bool fc_warm_write_waits(struct fc_pool *pool, struct fc_entry *e, u8 vol, u64 oblock)
+{
+	u32 i;
+
+	if (e)
+		return fc_unwarm(pool, fc_eidx(pool, e)) && !warm_no_wait();
+	if (!pool->nr_warm_pending || warm_no_wait())
+		return false;
+	for (i = pool->pending_head; i != FC_NONE; i = pool->e[i].next)
+		if (test_bit(i, pool->pwarm) && pool->e[i].oblock == oblock &&
+		    pool->e[i].vol == vol)
+			return true;
+	return false;
+}
+
+/* After a commit: pending entries no longer PDIRTY nor pwarm become free. */
 void fc_release_pending(struct fc_pool *pool)
 {
 	u32 i = pool->pending_head, keep = FC_NONE;
 
+	pool->nr_warm_pending = 0;
 	while (i != FC_NONE) {
 		struct fc_entry *e = &pool->e[i];
 		u32 next = e->next;
 
-		if (e->flags & FC_E_PDIRTY) {
+		if ((e->flags & FC_E_PDIRTY) || test_bit(i, pool->pwarm)) {
+			if (test_bit(i, pool->pwarm))
+				pool->nr_warm_pending++;
 			e->next = keep;
 			keep = i;
 		} else {
@@ -363,6 +424,7 @@ void fc_release_pending(struct fc_pool *pool)
  */
 struct fc_entry *fc_clock_evict(struct fc_pool *pool, u32 lo, u32 hi, u32 *hand)
 {
+	bool unwarmed = false;
 	u32 scanned;
 
 	if (*hand < lo || *hand >= hi)
@@ -378,10 +440,22 @@ struct fc_entry *fc_clock_evict(struct fc_pool *pool, u32 lo, u32 hi, u32 *hand)
 			e->flags &= ~FC_E_REF;
 			continue;
 		}
+		/*
+		 * Warm restart: a block the flash may record warm is passed
+		 * over until a commit records it otherwise (the next lap
+		 * takes it); released now, it would hold writes to its
+		 * origin block back until then.
+		 */
+		if (fc_unwarm(pool, (u32)(e - pool->e)) && !warm_no_wait()) {
+			unwarmed = true;
+			continue;
+		}
 		fc_entry_release(pool, e);
 		if (e->flags & FC_E_FREE)
 			return e;
 	}
+	if (unwarmed)
+		fc_queue_commit(pool);
 	return NULL;
 }
 

@@ -183,7 +183,8 @@ static void flash_synced(struct fc_pool *pool, u64 fw)
 }
 
 /*
- * After a successful commit: entries recorded clean lose PDIRTY.  In a
+ * After a successful commit: entries recorded clean lose PDIRTY, those
+ * recorded not warm lose pwarm.  In a
  * mirrored pool such an entry, still clean and idle, gives its twin back:
  * the flash no longer refers to it, and no write to it is in flight (the
  * next dirty write takes a twin again).
@@ -196,6 +197,9 @@ static void apply_clean(struct fc_pool *pool, u64 l)
 	for (i = 0; i < FC_ENTRIES_PER_PAGE && first + i < pool->g.nr_blocks; i++) {
 		struct fc_entry *e = &pool->e[first + i];
 
+		/* recorded not warm: its data and origin may change again */
+		if (__test_and_clear_bit(first + i, pool->ser_unwarm))
+			__clear_bit(first + i, pool->pwarm);
 		if (!(e->flags & FC_E_SER_CLEAN))
 			continue;
 		e->flags &= ~(FC_E_PDIRTY | FC_E_SER_CLEAN);

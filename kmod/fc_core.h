@@ -221,6 +221,24 @@ struct fc_pool {
 	 * they leave.  flush_starts counts the flushes begun (pool->lock).
 	 */
 	unsigned long *flush_set;
+	/*
+	 * Warm restart (issue 38, docs/DESIGN.md "Warm restart"; pool->lock):
+	 * warm: clean blocks the next commit records FC_ENTRY_WARM (their
+	 * clean data survives an unclean shutdown); pwarm: the flash may
+	 * record them so (set when serialised, cleared once a commit that
+	 * serialised them otherwise succeeded, ser_unwarm marking those).
+	 * While pwarm, nothing may change the block's data or its origin's:
+	 * a write waits on warm_wait for that commit, eviction passes the
+	 * block over; a pwarm block released another way waits on the
+	 * pending list (nr_warm_pending of them), and writes to its origin
+	 * block wait too.  warm_feature: the superblock carries
+	 * FC_FEAT_INCOMPAT_WARM (warm_restart was on once; never cleared).
+	 */
+	unsigned long *warm, *pwarm, *ser_unwarm;
+	u32 nr_warm_pending;
+	bool warm_feature, warm_trusted;
+	u64 warm_loaded;		/* clean blocks kept by the last unclean load */
+	u64 st_warm_waits;		/* writes and discards that waited on warm_wait */
 	u64 flush_starts;
 	u32 flush_cursor;		/* wb_lock */
 	wait_queue_head_t flush_wait;
@@ -258,6 +276,7 @@ struct fc_pool {
 	struct bio_list fua_bios;	/* completed FUA writes: commit then end */
 	struct bio_list deferred;	/* to the worker: fills, retries, waits */
 	struct bio_list busy_wait;	/* waiting on a BUSY entry / in-flight */
+	struct bio_list warm_wait;	/* writes to pwarm blocks: after a commit */
 
 	struct mutex replace_lock;
 	struct mutex commit_lock;
@@ -541,6 +560,7 @@ void fc_cache_build_free(struct fc_pool *pool);
 void fc_release_pending(struct fc_pool *pool);
 /* A pending entry maps block @oblock of volume slot @vol (pool->lock held). */
 bool fc_pending_maps(struct fc_pool *pool, u8 vol, u64 oblock);
+bool fc_warm_write_waits(struct fc_pool *pool, struct fc_entry *e, u8 vol, u64 oblock);
 /* Every entry under pool->lock, a batch per lock hold; may sleep. */
 void fc_walk_entries(struct fc_pool *pool,
 		     bool (*visit)(struct fc_pool *pool, u32 idx, void *arg), void *arg);
@@ -617,6 +637,27 @@ static inline bool fc_acks_held(struct fc_pool *pool)
 {
 	return READ_ONCE(pool->opts.val[FC_OPT_FENCE_HOLD]) && READ_ONCE(pool->failed_legs) &&
 		!READ_ONCE(pool->peer_outdated);
+}
+
+/*
+ * Warm restart (docs/DESIGN.md "Warm restart"): a block read in by a fill
+ * is marked warm on a one-device pool with warm_restart 1 (pool->lock).
+ */
+static inline bool fc_warm_on(struct fc_pool *pool)
+{
+	return READ_ONCE(pool->opts.val[FC_OPT_WARM_RESTART]) && !fc_mirrored(pool);
+}
+
+/*
+ * Block @eidx is not to be recorded warm any more (pool->lock held); true
+ * while the flash may still record it so (a commit must first say
+ * otherwise: its data and its origin block's must not change until then).
+ */
+static inline bool fc_unwarm(struct fc_pool *pool, u32 eidx)
+{
+	if (__test_and_clear_bit(eidx, pool->warm))
+		fc_mark_page_dirty(pool, eidx);
+	return test_bit(eidx, pool->pwarm);
 }
 
 static inline bool fc_leg_failed(struct fc_pool *pool, unsigned int leg)

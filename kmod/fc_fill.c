@@ -90,6 +90,12 @@ void fc_fill_entry(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e,
 	e->flags &= ~FC_E_BUSY;
 	if (!r) {
 		fc_entry_set(pool, e, e->valid | fill, e->dirty);
+		/* read in for a read, nothing else in flight: warm restart keeps it */
+		if (fc_warm_on(pool) && !op_is_write(fb->opf) && !e->dirty &&
+		    !atomic_read(&e->inflight)) {
+			__set_bit(fc_eidx(pool, e), pool->warm);
+			pool->warm_feature = true;	/* the superblocks say so from now on */
+		}
 		fc_stat_inc(pool, v->slot, FC_ST_PROMOTIONS);
 		fb->filled_twin = fc_twin_of(pool, fc_eidx(pool, e));
 		if (fb->filled_twin != FC_NONE)
@@ -189,6 +195,10 @@ bool fc_fill_stream(struct fc_volume *v, struct fc_bio *fb, struct fc_entry *e, 
 		if (k < done) {
 			/* BUSY since its allocation: nothing dirty came in */
 			fc_entry_set(pool, x, pool->full_mask, 0);
+			if (fc_warm_on(pool) && !atomic_read(&x->inflight)) {
+				__set_bit(fc_eidx(pool, x), pool->warm);
+				pool->warm_feature = true;
+			}
 			fc_stat_inc(pool, v->slot, k ? FC_ST_READ_AHEAD : FC_ST_PROMOTIONS);
 		} else if (!x->valid && !atomic_read(&x->inflight)) {
 			fc_entry_release(pool, x);

@@ -303,6 +303,7 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 		struct fc_disk_entry *d = &p->e[i];
 		u8 valid = d->valid & pool->full_mask, dirty = d->dirty & valid;
 		u32 idx = (u32)(first + i), t;
+		bool warm = false;
 		int r;
 
 		if (!valid)
@@ -315,12 +316,25 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 		if (r)
 			return r;
 		/*
-		 * Crash rule: after an unclean shutdown only dirty data is
-		 * trusted.  Recovery only reads and decides; the result is
-		 * written by the first commit before any I/O, so a crash
-		 * during recovery is just another crash (idempotent).
+		 * Warm restart: a clean entry recorded warm is current (its
+		 * block and its origin block changed in nothing since that
+		 * commit, FC_FEAT_INCOMPAT_WARM); kept, and pwarm until a
+		 * commit records it otherwise.  Else the flag is dropped by
+		 * the first commit.
 		 */
-		if (!was_clean && valid != dirty && !keep_clean()) {
+		if (d->flags & FC_ENTRY_WARM) {
+			warm = pool->warm_trusted && !dirty;
+			if (!warm)
+				changed = true;
+		}
+		/*
+		 * Crash rule: after an unclean shutdown only dirty data (and
+		 * warm clean data) is trusted.  Recovery only reads and
+		 * decides; the result is written by the first commit before
+		 * any I/O, so a crash during recovery is just another crash
+		 * (idempotent).
+		 */
+		if (!was_clean && valid != dirty && !warm && !keep_clean()) {
 			valid = dirty;
 			changed = true;
 			if (!valid)
@@ -352,6 +366,15 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 		r = insert_entry(pool, d, idx, t, valid, dirty, was_clean, error);
 		if (r)
 			return r;
+		if (warm) {
+			__set_bit(idx, pool->pwarm);
+			if (fc_warm_on(pool))
+				__set_bit(idx, pool->warm);
+			else
+				changed = true;
+			if (!was_clean)
+				pool->warm_loaded++;
+		}
 	}
 	if (changed)
 		__set_bit(l, pool->page_dirty);
@@ -726,6 +749,11 @@ static void load_sb(struct fc_pool *pool, const struct fc_disk_superblock *sb)
 	pool->sb_flags = le32_to_cpu(sb->sb_flags);
 	pool->format_time = le64_to_cpu(sb->format_time);
 	pool->needs_check = pool->sb_flags & FC_SB_NEEDS_CHECK;
+	/* Warm restart: the bit stays; the flag is trusted on one device only. */
+	if (le32_to_cpu(sb->incompat_features) & FC_FEAT_INCOMPAT_WARM) {
+		pool->warm_feature = true;
+		pool->warm_trusted = !sb_mirrored(sb);
+	}
 	pool->events = le64_to_cpu(sb->events);
 	pool->failed_legs = le32_to_cpu(sb->failed_legs);
 	for (i = 0; i < pool->g.nr_legs; i++) {
@@ -748,6 +776,9 @@ static void report_loaded(struct fc_pool *pool)
 	DMINFO("loaded pool: seq %llu, %s shutdown, %llu blocks used, %llu dirty, %llu leftover pages",
 	       pool->md_seq, (pool->sb_flags & FC_SB_CLEAN) ? "clean" : "unclean",
 	       pool->nr_used, pool->nr_dirty, pool->leftovers);
+	if (pool->warm_loaded)
+		DMINFO("warm restart: %llu clean blocks kept after the unclean shutdown",
+		       pool->warm_loaded);
 	if (pool->nr_unsynced)
 		DMINFO("mirrored pool: %llu dirty blocks to resync (their copies may differ after the unclean shutdown)",
 		       pool->nr_unsynced);

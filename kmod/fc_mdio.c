@@ -244,11 +244,21 @@ void fc_ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p)
 			/* Reuse before commit: pinned until recorded clean. */
 			e->flags |= FC_E_PDIRTY;
 			e->flags &= ~FC_E_SER_CLEAN;
-			continue;
+			goto warm;
 		}
+		if (test_bit(first + i, pool->warm) && pool->warm_feature)
+			d->flags |= FC_ENTRY_WARM;
 not_dirty:
 		if (e->flags & FC_E_PDIRTY)
 			e->flags |= FC_E_SER_CLEAN;
+warm:
+		/* Warm restart: as PDIRTY, set now, cleared once recorded otherwise. */
+		if (d->flags & FC_ENTRY_WARM) {
+			__set_bit(first + i, pool->pwarm);
+			__clear_bit(first + i, pool->ser_unwarm);
+		} else if (test_bit(first + i, pool->pwarm)) {
+			__set_bit(first + i, pool->ser_unwarm);
+		}
 	}
 }
 
@@ -284,7 +294,8 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 	sb->flash_sectors = cpu_to_le64(pool->g.leg_sectors[leg]);
 	sb->sb_flags = cpu_to_le32(flags);
 	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH |
-					    FC_FEAT_INCOMPAT_PAGELIST);
+					    FC_FEAT_INCOMPAT_PAGELIST |
+					    (pool->warm_feature ? FC_FEAT_INCOMPAT_WARM : 0));
 	sb->format_time = cpu_to_le64(pool->format_time);
 	if (!fc_mirrored(pool))
 		return;

@@ -258,6 +258,9 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	       READ_ONCE(pool->st_wb_raced), READ_ONCE(pool->st_wb_aged),
 	       READ_ONCE(pool->st_wb_skipped));
 	DMEMIT(" writeback_hot=%llu", READ_ONCE(pool->st_wb_hot));
+	DMEMIT(" warm_blocks=%u warm_loaded=%llu warm_waits=%llu",
+	       bitmap_weight(pool->pwarm, (unsigned int)pool->g.nr_blocks),
+	       READ_ONCE(pool->warm_loaded), READ_ONCE(pool->st_warm_waits));
 	return 1;
 }
 

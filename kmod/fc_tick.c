@@ -149,7 +149,7 @@ void fc_kick_held(struct fc_pool *pool)
 void fc_commit_work(struct work_struct *ws)
 {
 	struct fc_pool *pool = container_of(ws, struct fc_pool, commit_work);
-	struct bio_list flushes, fuas;
+	struct bio_list flushes, fuas, warms;
 	struct bio *bio;
 	bool committed = false;
 	unsigned int n;
@@ -166,8 +166,10 @@ void fc_commit_work(struct work_struct *ws)
 	}
 	flushes = pool->flush_bios;
 	fuas = pool->fua_bios;
+	warms = pool->warm_wait;
 	bio_list_init(&pool->flush_bios);
 	bio_list_init(&pool->fua_bios);
+	bio_list_init(&pool->warm_wait);
 	spin_unlock_irq(&pool->lock);
 
 	send_origin_flushes(pool, &flushes);
@@ -193,8 +195,20 @@ void fc_commit_work(struct work_struct *ws)
 		spin_lock_irq(&pool->lock);
 		bio_list_merge_head(&pool->fua_bios, &fuas);
 		bio_list_merge_head(&pool->flush_bios, &flushes);
+		bio_list_merge_head(&pool->warm_wait, &warms);
 		spin_unlock_irq(&pool->lock);
 		return;
+	}
+	/*
+	 * Writes that waited for a block to be recorded not warm (queued
+	 * before this commit serialised anything, so it recorded them):
+	 * mapped again; after a failure they fail there (read-only).
+	 */
+	if (!bio_list_empty(&warms)) {
+		spin_lock_irq(&pool->lock);
+		bio_list_merge(&pool->deferred, &warms);
+		queue_work(pool->wq, &pool->worker);
+		spin_unlock_irq(&pool->lock);
 	}
 	n = bio_list_size(&flushes) + bio_list_size(&fuas);
 	if (n && !committed) {

@@ -216,12 +216,35 @@ static void remap_origin(struct fc_volume *v, struct bio *bio)
 
 /* ---- discard ---- */
 
+static int warm_wait(struct fc_volume *v, struct bio *bio, struct fc_facts *f, bool worker,
+		     bool nowait);
+
 /*
  * Discard: invalidate fully covered sub-blocks and pass down.  Discard vs
  * writeback / in-flight I/O: an entry with I/O or a copy in flight makes
  * the discard wait; the generation bump stops a writeback that completes
- * later from marking anything clean.
+ * later from marking anything clean.  A block kept warm (or its origin
+ * block, released warm) makes it wait for a commit (warm_wait()).
  */
+/*
+ * Warm restart: does a discard of blocks [@first, @last] wait for a commit
+ * (pool->lock held)?  Every warm block of the range is unwarmed at once,
+ * so one commit serves them all.
+ */
+static bool discard_warm(struct fc_pool *pool, u8 slot, u64 first, u64 last)
+{
+	bool wait = false;
+	u64 b;
+
+	for (b = first; b <= last; b++) {
+		if (!pool->vol[slot].cached && !pool->nr_warm_pending)
+			break;
+		if (fc_warm_write_waits(pool, fc_lookup(pool, slot, b), slot, b))
+			wait = true;
+	}
+	return wait;
+}
+
 static int map_discard(struct fc_volume *v, struct bio *bio)
 {
 	struct fc_pool *pool = v->pool;
@@ -231,8 +254,16 @@ static int map_discard(struct fc_volume *v, struct bio *bio)
 	u64 bsz = pool->g.block_sectors, b, first = start >> pool->block_shift;
 	u64 last = (end - 1) >> pool->block_shift;
 	unsigned long flags;
+	int r;
 
 	spin_lock_irqsave(&pool->lock, flags);
+	if (pool->warm_feature && discard_warm(pool, v->slot, first, last)) {
+		r = warm_wait(v, bio, NULL, true, false);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		if (r == FC_DONE_SUBMITTED)
+			fc_queue_commit(pool);
+		return r;
+	}
 	for (b = first; b <= last && pool->vol[v->slot].cached; b++) {
 		struct fc_entry *e = fc_lookup(pool, v->slot, b);
 		sector_t bs = b << pool->block_shift, s0, s1, sub = pool->g.subblock_sectors;
@@ -610,6 +641,51 @@ static int map_done(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, u64
 }
 
 /*
+ * Warm restart: does a write wait for a commit (pool->lock held)?  Its
+ * block's entry @e may be recorded warm, or a block of the span it writes
+ * (one that goes to the origin whole may span several) may have been
+ * released warm since the last commit.
+ */
+static bool warm_span_waits(struct fc_pool *pool, struct fc_entry *e, u8 slot, u64 block,
+			    const struct fc_facts *f)
+{
+	u64 n = DIV_ROUND_UP((u64)f->off + f->len, f->block_sectors), i;
+	bool wait = e && fc_warm_write_waits(pool, e, slot, block);
+
+	for (i = 0; i < n && pool->nr_warm_pending && !wait; i++)
+		wait = fc_warm_write_waits(pool, NULL, slot, block + i);
+	return wait;
+}
+
+/*
+ * Warm restart: a write to a block the flash may record warm (or to the
+ * origin block of one released since the last commit) waits on warm_wait
+ * for the commit that records otherwise (pool->lock held; the caller
+ * queues that commit on FC_DONE_SUBMITTED).  Cut at the block first, as
+ * decide() would: the worker never cuts.  Read-only metadata records
+ * nothing: the write fails.
+ */
+static int warm_wait(struct fc_volume *v, struct bio *bio, struct fc_facts *f, bool worker,
+		     bool nowait)
+{
+	struct fc_pool *pool = v->pool;
+
+	if (nowait)
+		return FC_DONE_AGAIN;
+	if (READ_ONCE(pool->md_mode) != FC_MD_RW) {
+		DMERR_LIMIT("volume %u: a write to a block kept for a warm restart refused: the pool's metadata is read-only (run fcachectl check --repair)",
+			    v->id);
+		fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
+		return FC_DONE_KILL;
+	}
+	if (f && !worker && f->off + f->len > f->block_sectors)
+		cut_at_block(bio, f);
+	bio_list_add(&pool->warm_wait, bio);
+	WRITE_ONCE(pool->st_warm_waits, pool->st_warm_waits + 1);
+	return FC_DONE_SUBMITTED;
+}
+
+/*
  * Map one bio (already within one block, or going to the origin whole):
  * gather the facts under pool->lock, decide (fc_decide.c), carry the
  * decision out.  @worker: process context, fills allowed; after a fill
@@ -667,6 +743,13 @@ again:
 			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
 			return FC_DONE_KILL;
 		}
+	}
+	if (f.write && pool->warm_feature && warm_span_waits(pool, e, v->slot, block, &f)) {
+		done = warm_wait(v, bio, &f, worker, nowait);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		if (done == FC_DONE_SUBMITTED)
+			fc_queue_commit(pool);
+		return done;
 	}
 	/* A read hit is decided from bio_facts() alone; else every fact. */
 	if (f.write || !fc_decide_read_hit(&f, &d)) {

@@ -179,6 +179,28 @@ static int dm_message(const char *name, const char *msg)
 	return ioctl(ctl, DM_TARGET_MSG, &u.io) ? -errno : 0;
 }
 
+/* the value of NAME=N in pool NAME's answer to the "stats" message; 0 if none */
+static uint64_t pool_stat(const char *pool, const char *key)
+{
+	union dmbuf u;
+	struct dm_target_msg *m;
+	const char *p, *ans;
+	size_t kl = strlen(key);
+
+	dm_init(&u, pool);
+	m = (struct dm_target_msg *)(u.b + sizeof(struct dm_ioctl));
+	m->sector = 0;
+	snprintf(m->message, sizeof(u) - sizeof(struct dm_ioctl) - sizeof(*m), "stats");
+	if (ioctl(ctl, DM_TARGET_MSG, &u.io) || !(u.io.flags & DM_DATA_OUT_FLAG))
+		return 0;
+	u.b[sizeof(u) - 1] = 0;
+	ans = u.b + u.io.data_start;
+	for (p = ans; (p = strstr(p, key)); p += kl)
+		if ((p == ans || p[-1] == ' ') && p[kl] == '=')
+			return strtoull(p + kl + 1, NULL, 10);
+	return 0;
+}
+
 /* a block node for DEV in WORKDIR */
 static const char *node(const char *name, dev_t dev)
 {
@@ -270,6 +292,7 @@ struct walk {
 	dev_t rdev_dev, cow_dev;
 	uint64_t fs, os, bs, seed;
 	uint64_t n, lost, stale, check, shown;
+	uint64_t warm_points, warm_blocks;	/* points whose load kept warm blocks, and those */
 	uint64_t k;
 	const char *variant;
 	char dmark[64], bmark[64];
@@ -640,6 +663,7 @@ static void point(struct walk *w, uint64_t subset, int tear)
 	char err[1024], tab[256], out[600], chk[600], rep[600];
 	dev_t snap, flash, origin, pool, vol;
 	int lost = 0, stale = 0, bad = 0, r, fd;
+	uint64_t wk;
 	FILE *f;
 
 	if (mirror) {
@@ -684,6 +708,12 @@ static void point(struct walk *w, uint64_t subset, int tear)
 		bad = 1;
 		point_fail(w, "pool load refused: %s", err);
 		goto out;
+	}
+	/* warm restart: the clean blocks this load kept (read back below) */
+	wk = pool_stat("cwp-pool", "warm_loaded");
+	if (wk) {
+		w->warm_points++;
+		w->warm_blocks += wk;
 	}
 	snprintf(tab, sizeof(tab), "fcache %s %s 1 writeback", mm(pool), mm(origin));
 	if (dm_create("cwp-vol", w->os, tab, &vol, err, sizeof(err))) {
@@ -869,6 +899,7 @@ int main(int argc, char **argv)
 		       " leg2 replaced it; pair refused %" PRIu64 " (as the superblocks say), other leg alone refused %" PRIu64
 		       " (resync not done), skipped %" PRIu64 " (stale or no pool yet)\n",
 		       w.phase_n[0], w.phase_n[1], w.phase_n[2], w.pair_refused, w.alone_refused, w.alone_skipped);
+	printf("warm: %" PRIu64 " points kept %" PRIu64 " clean blocks\n", w.warm_points, w.warm_blocks);
 	printf("walk: %" PRIu64 " replayed %" PRIu64 " lost %" PRIu64 " stale %" PRIu64 " check\n",
 	       w.n, w.lost, w.stale, w.check);
 	return 0;

@@ -11,6 +11,7 @@
  *   cw_work init STATE ORACLE SECTORS REDO_SECTORS SEED
  *   cw_work run DEV STATE ORACLE LWNAME TXNS [--ckpt N] [--discards P]
  *                                           [--hot N] [--redo-span S] [--twice]
+ *                                           [--reads N]
  *       TXNS transactions on DEV (O_DIRECT): each writes a redo record (4 KiB,
  *       sometimes 8 KiB or 1.5 KiB, sequential in the redo area at the end
  *       of DEV) with RWF_DSYNC, dirties 0..3 random 16 KiB pages and
@@ -26,7 +27,9 @@
  *       flush of the flash and no commit), --redo-span S wraps the redo
  *       log within its first S sectors (RWF_DSYNC rewrites of committed
  *       dirty sub-blocks), --twice makes every checkpoint two fdatasync()s,
- *       each with its mark (the second finds nothing to do).
+ *       each with its mark (the second finds nothing to do).  --reads N
+ *       first reads N random 16 KiB pages a transaction (fills: with
+ *       warm_restart the blocks a crash must keep current).
  *       and  M name A seq (all writes <= seq durable: fdatasync) or
  *       M name O seq (write seq durable: RWF_DSYNC).  STATE carries the
  *       sequence, redo position, mark counter and PRNG across runs.
@@ -214,7 +217,7 @@ static int cmd_run(int argc, char **argv)
 {
 	const char *dev = argv[0], *stp = argv[1], *orp = argv[2];
 	uint64_t txns = num(argv[4]), ckpt = 8, pdisc = 40, t, k, n, st, redo_base;
-	uint64_t hot = 0, span = 0, pages, redo_end;
+	uint64_t hot = 0, span = 0, reads = 0, pages, redo_end;
 	struct state s;
 	struct run r;
 	int a, twice = 0;
@@ -230,6 +233,8 @@ static int cmd_run(int argc, char **argv)
 			span = num(argv[++a]);
 		else if (!strcmp(argv[a], "--twice"))
 			twice = 1;
+		else if (!strcmp(argv[a], "--reads") && a + 1 < argc)
+			reads = num(argv[++a]);
 		else
 			die(2, "run: unknown argument %s", argv[a]);
 	}
@@ -260,6 +265,12 @@ static int cmd_run(int argc, char **argv)
 	for (t = 0; t < txns; t++) {
 		uint64_t redo_nr, sq;
 
+		/* pages read (any of the data area: a miss fills the cache) */
+		for (k = 0; k < reads; k++) {
+			st = (rnd(&s) % (r.data_sectors / 32)) * 32;
+			if (pread(r.fd, r.buf, 32 * SEC, (off_t)(st * SEC)) != 32 * SEC)
+				die(2, "read at sector %" PRIu64 ": %s", st, strerror(errno));
+		}
 		/* dirty data pages: aligned 16 KiB, written without a sync */
 		n = rnd(&s) % 4;
 		for (k = 0; k < n; k++) {

@@ -15,7 +15,10 @@
 #   below), resync_delay=MS (the origin behind
 #   dm-delay and writeback_jobs 1 from the failure until the first writer
 #   ends: the degraded pool's drain is slow, so dirty blocks are left for
-#   the resync to copy))
+#   the resync to copy), warm=1 (the one-device walks with warm_restart 1
+#   and cw_work --reads 3: blocks read in must survive each crash current;
+#   the walk also counts the clean blocks each load kept, "warm: ...",
+#   /results/counts-warm))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk holds the fcache flash and the origin as slices; each
@@ -87,6 +90,7 @@ for kv in "$@"; do
 	resync_delay=*) RESYNC_DELAY=${kv#*=} ;;
 	syncpath=*) SYNCPATH=${kv#*=} ;;
 	perdev=*) PERDEV=${kv#*=} ;;
+	warm=*) WARM=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
@@ -110,6 +114,11 @@ fi
 FLASH_MB=${FC_REPLAY_FLASH_MB:-4} ORIGIN_MB=${FC_REPLAY_ORIGIN_MB:-6} LOG_MB=${FC_REPLAY_LOG_MB:-1024}
 FS=$((FLASH_MB * 2048)) OS=$((ORIGIN_MB * 2048))
 MIRROR=${MIRROR:-0} MIRROR_POINTS=${MIRROR_POINTS:-0} SYNCPATH=${SYNCPATH:-1}
+WARM=${WARM:-0} WARMOPT='' READS=''
+if [ "$WARM" = 1 ]; then
+	WARMOPT='warm_restart 1' READS='--reads 3'
+fi
+W_POINTS=0 W_BLOCKS=0
 W=/tmp/replay
 mkdir -p "$W"
 nsizes=$(echo $SIZES | wc -w)
@@ -181,6 +190,11 @@ walk() {
 	# shellcheck disable=SC2046
 	set -- "$3" $(grep '^walk: ' "$W/walk.out" | tail -n 1)
 	C_REPLAYED=${3:-} l=${5:-0} s=${7:-0} c=${9:-0}
+	_neg=$1
+	# shellcheck disable=SC2046
+	set -- "$_neg" $(grep '^warm: ' "$W/walk.out" | tail -n 1)
+	[ -z "$MTAG" ] && [ -z "$_neg" ] && W_POINTS=$((W_POINTS + ${3:-0})) W_BLOCKS=$((W_BLOCKS + ${6:-0}))
+	set -- "$_neg"
 	if [ $rc -ne 0 ] || [ -z "$C_REPLAYED" ]; then
 		fail "bs$bs$MTAG-crash-points${1:+-negative}" "cw_point failed (status $rc): $(tail -n 2 "$W/walk.out" | tr '\n' ' ')"
 		return
@@ -331,7 +345,7 @@ mirror_phase4() {
 sync_phase() {
 	[ "$SYNCPATH" = 1 ] || return 0
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$(( (TXNS + 1) / 2 ))" \
-		--hot 12 --redo-span 64 --twice --ckpt 3 2>"$W/cw.err" || step_failed "phase $1" "$W/cw.err"
+		--hot 12 --redo-span 64 --twice --ckpt 3 $READS 2>"$W/cw.err" || step_failed "phase $1" "$W/cw.err"
 	info "bs$bs after phase $1: $(dmsetup message fpool 0 stats | tr ' ' '\n' | grep -E '^(commits|syncs|sync_free|fua_direct)=' | tr '\n' ' ')"
 }
 
@@ -382,15 +396,15 @@ run_size() {
 	# --- 2. the workload ----------------------------------------------------
 	ok=1
 	# shellcheck disable=SC2046
-	fc_pool fpool $(pool_args) commit_interval 300 || step_failed "pool"
+	fc_pool fpool $(pool_args) commit_interval 300 $WARMOPT || step_failed "pool"
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || step_failed "volume"
 	[ $ok = 1 ] || die "pool/volume on the logged slices" bs$bs-setup
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" 2>"$W/cw.err" || step_failed "phase 1" "$W/cw.err"
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" $READS 2>"$W/cw.err" || step_failed "phase 1" "$W/cw.err"
 	sync_phase 1b
 	# phase 2: writeback at full speed, and write-around once 1% is dirty
 	dmsetup message fpool 0 writeback_low 0 && dmsetup message fpool 0 writeback_high 1 &&
 		dmsetup message fpool 0 max_dirty_age 1 || step_failed "phase 2 watermarks"
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 2>"$W/cw.err" ||
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 $READS 2>"$W/cw.err" ||
 		step_failed "phase 2" "$W/cw.err"
 	sync_phase 2b
 	info "bs$bs after phase 2: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
@@ -398,9 +412,9 @@ run_size() {
 	dmsetup message lw 0 mark x-reload
 	dm_remove fvol && dm_remove fpool || step_failed "teardown before the reload"
 	# shellcheck disable=SC2046
-	fc_pool fpool $(pool_args) || step_failed "pool reload"
+	fc_pool fpool $(pool_args) $WARMOPT || step_failed "pool reload"
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || step_failed "volume reload"
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 12 --discards 20 2>"$W/cw.err" ||
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 12 --discards 20 $READS 2>"$W/cw.err" ||
 		step_failed "phase 3" "$W/cw.err"
 	info "bs$bs after phase 3: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
 	if [ -n "$MTAG" ] && [ $ok = 1 ]; then
@@ -493,6 +507,15 @@ echo "$M_REPLAYED $M_LOST $M_STALE $M_CHECK" >/results/counts-mirror
 echo "crash points, one device: $S_REPLAYED replayed, $S_LOST lost, $S_STALE stale, $S_CHECK check failures"
 echo "crash points, mirrored: $M_REPLAYED replayed, $M_LOST lost, $M_STALE stale, $M_CHECK check failures"
 echo "crash points: $T_REPLAYED replayed, $T_LOST lost, $T_STALE stale, $T_CHECK check failures"
+if [ "$WARM" = 1 ] && [ -z "${MUTANT:-}" ]; then
+	echo "$S_REPLAYED $S_STALE $W_POINTS $W_BLOCKS" >/results/counts-warm
+	echo "warm: $W_POINTS of $S_REPLAYED points kept clean blocks ($W_BLOCKS in all)"
+	if [ "$W_POINTS" -gt 0 ]; then
+		pass "warm-blocks-kept ($W_POINTS of $S_REPLAYED points, $W_BLOCKS clean blocks)"
+	else
+		fail "warm-blocks-kept" "no load kept a clean block: the walk tested nothing of warm_restart"
+	fi
+fi
 info "guest replay total $(($(date +%s) - t_start)) s"
 dmesg_clean
 finish

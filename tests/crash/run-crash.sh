@@ -12,7 +12,12 @@
 # must be caught: a mirrored one with mutant_flush_one_leg (commits flush
 # one leg only), a one-device one with mutant_keep_clean (an unclean load
 # keeps the clean blocks too: issue 38's warm restart done naively).
-# Exit 0 only if all three counts are 0, n >= N and both mutants were caught.
+# Then a warm walk (FC_CRASH_WARM_POINTS, 200: warm_restart 1, blocks read
+# in kept at each crash), its line before the last one
+#   warm points: <n> replayed, <s> stale reads
+# and its mutant warm_no_wait (writes to warm blocks before their commit).
+# Exit 0 only if all counts are 0, n >= N, the warm walk kept blocks and
+# every mutant was caught.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/vm/suite-lib.sh"
@@ -95,8 +100,33 @@ mutant flush_one_leg "${FC_CRASH_MUTANT_POINTS:-40}" 64 20 mirror=1
 # its metadata names (what the running pool does not order for: a block
 # reused, a write around it or in place since the commit) must be seen
 mutant keep_clean "${FC_CRASH_MUTANT_POINTS:-40}" 64 60
+# issue 38's warm restart: one-device walks with warm_restart 1 (blocks
+# read in kept after each crash, every one checked against the oracle and
+# the origin); its own line, and a mutant that lets writes to warm blocks
+# go on before their commit must be caught
+wwant=${FC_CRASH_WARM_POINTS:-200}
+WN=0 WS=0 WL=0 WC=0 WP=0 WB=0
+wres=$top/build/vm/results-crash-warm
+rm -rf "$wres"
+mkdir -p "$wres"
+guest_run check-crash-warm --results "$wres" --timeout $((900 + wwant * 6)) \
+	tests/crash/replay-guest.sh "$wwant" "$((base + 500))" "64 32" "$txns" warm=1 || rc=1
+if [ -s "$wres/counts-warm" ] && [ -s "$wres/counts" ]; then
+	read -r WN WS WP WB <"$wres/counts-warm"
+	read -r _n WL _s WC <"$wres/counts"
+	[ -s "$wres/failures" ] && head -n 20 "$wres/failures" | sed 's/^/# /'
+	echo "# warm restart: $WP of $WN points kept clean blocks ($WB in all); $WL lost, $WC check failures"
+	if [ "$WN" -lt "$wwant" ] || [ "$WS" -ne 0 ] || [ "$WL" -ne 0 ] || [ "$WC" -ne 0 ] || [ "$WP" -eq 0 ]; then
+		rc=1
+	fi
+else
+	echo "# the warm walk wrote no counts (see build/test-logs/check-crash-warm.console)"
+	rc=1
+fi
+mutant warm_no_wait "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 warm=1
 echo "# check-crash: $boot boots, $(($(date +%s) - t0)) s"
 echo "crash points, one device: $((N - MN)) replayed, $((L - ML)) lost, $((S - MS)) stale, $((C - MC)) check failures"
 echo "crash points, mirrored: $MN replayed, $ML lost, $MS stale, $MC check failures"
+echo "warm points: $WN replayed, $WS stale reads"
 echo "crash points: $N replayed, $L lost, $S stale, $C check failures"
 [ "$rc" -eq 0 ] && [ "$N" -ge "$want" ] && [ "$L" -eq 0 ] && [ "$S" -eq 0 ] && [ "$C" -eq 0 ]

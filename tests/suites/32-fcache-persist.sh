@@ -4,8 +4,11 @@
 #   tests/guest/fc_onewrite.sh  one-write commits: a cut one, a live one
 #                               (loads a pool image made by the host's
 #                               image writer)
+#   tests/guest/fc_warm.sh      warm restart (warm_restart 1): blocks read
+#                               in survive a power cut; writes, discards
+#                               and eviction of warm blocks
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-persist || exit 0
 build_mkimage fcache-persist || exit 1
 guest_run fcache-persist --timeout 900 tests/guest/run_many.sh tests/guest/fc_persist.sh \
-	tests/guest/fc_onewrite.sh
+	tests/guest/fc_onewrite.sh tests/guest/fc_warm.sh

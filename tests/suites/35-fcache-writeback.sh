@@ -6,13 +6,12 @@
 # fc_sync.sh; REQ_NOWAIT (io_uring's inline submission): fc_nowait.sh.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-writeback || exit 0
-guest_run fcache-writeback --timeout 600 tests/guest/fc_writeback.sh
+# one boot (run_many resets the guest between them): the writeback policy;
+# a flush driven by the worker (suspends during it are prompt, no batch
+# cap); the sync path's cost in flash writes and flushes (fsync, O_DSYNC);
+# REQ_NOWAIT (served from the flash only, EAGAIN before anything changes)
+guest_run fcache-writeback --timeout 1500 tests/guest/run_many.sh tests/guest/fc_writeback.sh \
+	tests/guest/fc_flushstall.sh tests/guest/fc_sync.sh tests/guest/fc_nowait.sh
 # the read-ahead races of fc_counters.sh: 16 rounds each, 40 under check-long
 if [ "${FC_LONG:-0}" = 1 ]; then race=40; else race=16; fi
 guest_run fcache-counters --timeout 300 tests/guest/fc_counters.sh $race
-# a flush is driven by the worker: suspends during it are prompt, no batch cap
-guest_run fcache-flushstall --timeout 600 tests/guest/fc_flushstall.sh
-# the sync path's cost in flash writes and flushes (fsync, O_DSYNC)
-guest_run fcache-sync --timeout 300 tests/guest/fc_sync.sh
-# REQ_NOWAIT: served from the flash only, EAGAIN before anything changes
-guest_run fcache-nowait --timeout 300 tests/guest/fc_nowait.sh

@@ -30,6 +30,8 @@ static const struct {
 	  "periodic metadata commit (0: only on flush/FUA)" },
 	{ FC_TUN_POOL, FC_OPT_FENCE_HOLD, "",
 	  "1: degraded, flushes wait for the peer_outdated message (two hosts)" },
+	{ FC_TUN_POOL, FC_OPT_WARM_RESTART, "",
+	  "1: blocks read in stay cached after an unclean shutdown (one device)" },
 	{ FC_TUN_VOL, NONE, "",
 	  "the cache mode" },
 	{ FC_TUN_VOL, FC_VOPT_SEQUENTIAL_CUTOFF, "KiB",
