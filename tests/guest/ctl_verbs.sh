@@ -87,7 +87,7 @@ opts = dict(zip(t[3::2], t[4::2])) if len(t) > 2 else {}
 assert opts == {"writeback_high": "70", "commit_interval": "500", "max_dirty_age": "3600"}, opts
 for k, v in opts.items():
     assert d["settings"][k] == int(v), (k, d["settings"])
-assert sorted(d["defaults"]) == ["fence_hold", "writeback_jobs", "writeback_low"], d["defaults"]
+assert sorted(d["defaults"]) == ["fence_hold", "warm_restart", "writeback_jobs", "writeback_low"], d["defaults"]
 assert d["settings"]["writeback_low"] == 50 and d["settings"]["writeback_jobs"] == 32
 assert d["block_sectors"] == int(t[1])
 PY
