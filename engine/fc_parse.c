@@ -20,6 +20,8 @@ static const struct fc_opt_desc pool_opts[FC_NR_POOL_OPTS] = {
 		FC_DEFAULT_FENCE_HOLD, "fence_hold must be 0..1 (1: on one copy, flushes wait for peer_outdated)" },
 	[FC_OPT_WARM_RESTART] = { "warm_restart", 0, 1,
 		FC_DEFAULT_WARM_RESTART, "warm_restart must be 0..1 (1: clean blocks survive an unclean shutdown)" },
+	[FC_OPT_ORDERED] = { "ordered", 0, 1,
+		FC_DEFAULT_ORDERED, "ordered must be 0..1 (1: the origin alone always holds a past flush point)" },
 };
 
 static const struct fc_opt_desc seq_cutoff_desc = {
@@ -253,6 +255,10 @@ int fc_pool_table_parse(struct fc_pool_opts *o, struct fc_pool_legs *legs,
 	}
 	if (legs->mirror && !strcmp(legs->mirror, FC_LEG_MISSING) && !legs->degraded) {
 		*why = "mirror - (a missing leg) needs degraded 1";
+		return -EINVAL;
+	}
+	if (legs->mirror && o->val[FC_OPT_ORDERED]) {
+		*why = "ordered 1 needs a one-device pool (not with mirror)";
 		return -EINVAL;
 	}
 	return fc_pool_opts_check(o, why);

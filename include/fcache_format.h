@@ -120,6 +120,18 @@
  * on and stays; an older module refuses the pool (it would change warm
  * blocks with no such order).  A load trusts the flag only with the bit
  * in a one-device pool.
+ *
+ * Ordered write-back (FC_FEAT_INCOMPAT_ORDERED, docs/DESIGN.md "Ordered
+ * write-back"; one-device pools only): an entry's twin field holds the
+ * epoch of its dirty data (the number of flush points before it), and an
+ * entry with FC_ENTRY_SHADOW is an older version of its origin block,
+ * dirty, kept until it is written back: the current version is the one
+ * without the flag (at most one per origin block), and every shadow of a
+ * block has an older epoch than it.  Writeback copies epoch after epoch,
+ * an origin flush and a commit between two, so the origin alone always
+ * holds the volume as it was at some flush point.  The bit is set from the
+ * first commit of a pool with ordered on and stays; an older module
+ * refuses the pool (it would read shadows as duplicate mappings).
  */
 #ifndef FCACHE_FORMAT_H
 #define FCACHE_FORMAT_H
@@ -158,9 +170,10 @@
 #define FC_FEAT_INCOMPAT_DETACH	(1u << 2)	/* FC_VOL_DETACHED, below */
 #define FC_FEAT_INCOMPAT_PAGELIST (1u << 3)	/* one-write commits, above */
 #define FC_FEAT_INCOMPAT_WARM	(1u << 4)	/* FC_ENTRY_WARM, above */
+#define FC_FEAT_INCOMPAT_ORDERED (1u << 5)	/* epochs and FC_ENTRY_SHADOW, above */
 #define FC_FEAT_INCOMPAT_KNOWN	(FC_FEAT_INCOMPAT_MIRROR | FC_FEAT_INCOMPAT_MDSEQ | \
 				 FC_FEAT_INCOMPAT_DETACH | FC_FEAT_INCOMPAT_PAGELIST | \
-				 FC_FEAT_INCOMPAT_WARM)
+				 FC_FEAT_INCOMPAT_WARM | FC_FEAT_INCOMPAT_ORDERED)
 
 #define FC_MAX_LEGS		2u	/* flash devices of a pool */
 
@@ -186,6 +199,7 @@
 /* cache entry flags */
 #define FC_ENTRY_MIRRORED	(1u << 0)	/* twin holds a copy of the dirty sub-blocks */
 #define FC_ENTRY_WARM		(1u << 1)	/* clean, kept after an unclean shutdown */
+#define FC_ENTRY_SHADOW		(1u << 2)	/* an older version, dirty (ordered pools) */
 
 struct fc_disk_header {
 	__le32 csum;		/* crc32c of bytes 4..4095 of the page, xor salt */
@@ -253,7 +267,7 @@ struct fc_disk_entry {
 	__u8 valid;		/* sub-block bitmap: data present */
 	__u8 dirty;		/* sub-block bitmap: newer than origin (subset of valid) */
 	__u8 flags;		/* FC_ENTRY_* */
-	__le32 twin;		/* FC_ENTRY_MIRRORED: the twin's cache block, else 0 */
+	__le32 twin;		/* FC_ENTRY_MIRRORED: the twin's cache block; ordered: epoch */
 } __attribute__((packed));	/* 16 bytes; valid == 0 means free */
 
 #define FC_ENTRIES_PER_PAGE \

@@ -63,7 +63,13 @@ int fc_cache_alloc(struct fc_pool *pool)
 	    !pool->page_written || !pool->ghost_slots || !pool->flush_set || !pool->warm ||
 	    !pool->pwarm || !pool->ser_unwarm)
 		return -ENOMEM;
-	if (fc_mirrored(pool)) {
+	if (!fc_mirrored(pool)) {
+		/* Ordered write-back: one-device pools only. */
+		pool->ep = vzalloc(array_size(nr, sizeof(u32)));
+		pool->shadow = bitmap_zalloc(nr, GFP_KERNEL);
+		if (!pool->ep || !pool->shadow)
+			return -ENOMEM;
+	} else {
 		pool->twin = vmalloc(array_size(nr, sizeof(u32)));
 		pool->twin_used = bitmap_zalloc(nr, GFP_KERNEL);
 		pool->unsynced = bitmap_zalloc(nr, GFP_KERNEL);
@@ -164,6 +170,9 @@ void fc_cache_build_free(struct fc_pool *pool)
 	for (i = (u32)pool->g.nr_blocks; i-- > 0;) {
 		if (pool->e[i].flags & FC_E_HASHED)
 			continue;
+		/* Ordered write-back: a loaded shadow is in use, out of the hash. */
+		if (pool->shadow && test_bit(i, pool->shadow))
+			continue;
 		if (pool->twin_used && test_bit(i, pool->twin_used))
 			continue;
 		if (!fc_block_bdev(pool, i)) {
@@ -193,6 +202,8 @@ void fc_cache_free(struct fc_pool *pool)
 	bitmap_free(pool->warm);
 	bitmap_free(pool->pwarm);
 	bitmap_free(pool->ser_unwarm);
+	vfree(pool->ep);
+	bitmap_free(pool->shadow);
 }
 
 struct fc_entry *fc_lookup(struct fc_pool *pool, u8 vol, u64 oblock)
@@ -310,13 +321,36 @@ static bool evictable(struct fc_entry *e)
  * Reuse before commit: an entry still committed as dirty (PDIRTY) goes to
  * the pending list and is only reused after a commit recorded it clean.
  */
+static void release_unhashed(struct fc_pool *pool, struct fc_entry *e);
+
 void fc_entry_release(struct fc_pool *pool, struct fc_entry *e)
+{
+	fc_hash_remove(pool, e);
+	release_unhashed(pool, e);
+}
+
+/*
+ * Ordered write-back: shadow @e is on the origin now.  Its record may
+ * still say dirty (PDIRTY): then it waits on the pending list for the
+ * commit that records it free, as a released dirty block does.
+ */
+void fc_shadow_release(struct fc_pool *pool, struct fc_entry *e)
+{
+	u32 idx = fc_eidx(pool, e);
+
+	__clear_bit(idx, pool->shadow);
+	pool->nr_shadows--;
+	fc_mark_page_dirty(pool, idx);
+	release_unhashed(pool, e);
+}
+
+/* fc_entry_release() of an entry out of the hash already. */
+static void release_unhashed(struct fc_pool *pool, struct fc_entry *e)
 {
 	u32 idx = fc_eidx(pool, e);
 	bool pwarm = fc_unwarm(pool, idx);
 
 	fc_entry_set(pool, e, 0, 0);
-	fc_hash_remove(pool, e);
 	e->flags &= ~(FC_E_REF | FC_E_SER_CLEAN);
 	fc_entry_bump(e);
 	/*
@@ -468,6 +502,24 @@ static u32 take_free(struct fc_pool *pool)
 	return i != FC_NONE ? i : fc_pop_free(pool, !leg);
 }
 
+/* A free block, or a clean one evicted; FC_NONE if none (pool->lock held). */
+u32 fc_take_block(struct fc_pool *pool)
+{
+	u32 i = take_free(pool);
+
+	if (i != FC_NONE)
+		return i;
+	if (!fc_clock_evict(pool, 0, (u32)pool->g.nr_blocks, &pool->clock_hand))
+		return FC_NONE;
+	return take_free(pool);
+}
+
+/* Block @i, taken by fc_take_block() and not used, goes back (pool->lock held). */
+void fc_put_block(struct fc_pool *pool, u32 i)
+{
+	push_free(pool, i);
+}
+
 /* A new entry for (vol, oblock), hashed, valid = 0; NULL if none free. */
 struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 {
@@ -476,14 +528,9 @@ struct fc_entry *fc_alloc_entry(struct fc_pool *pool, u8 vol, u64 oblock)
 
 	if (pool->ser_window)
 		return NULL;	/* see fc_commit(): no duplicate mappings */
-	i = take_free(pool);
-	if (i == FC_NONE) {
-		if (!fc_clock_evict(pool, 0, (u32)pool->g.nr_blocks, &pool->clock_hand))
-			return NULL;
-		i = take_free(pool);
-		if (i == FC_NONE)
-			return NULL;
-	}
+	i = fc_take_block(pool);
+	if (i == FC_NONE)
+		return NULL;
 	e = &pool->e[i];
 	e->oblock = oblock;
 	e->vol = vol;
@@ -527,8 +574,14 @@ static bool invalidate_one(struct fc_pool *pool, u32 idx, void *arg)
 	struct invalidate_walk *w = arg;
 	struct fc_entry *e = &pool->e[idx];
 
-	if (!(e->flags & FC_E_HASHED) || e->vol != w->vol || !fc_entry_idle(e))
+	if (e->vol != w->vol || !fc_entry_idle(e))
 		return true;
+	/* Ordered write-back: a shadow goes only with everything else. */
+	if (!(e->flags & FC_E_HASHED)) {
+		if (pool->shadow && test_bit(idx, pool->shadow) && w->drop_all)
+			fc_shadow_release(pool, e);
+		return true;
+	}
 	if (e->dirty && !w->drop_all)
 		fc_entry_set(pool, e, e->dirty, e->dirty);
 	else

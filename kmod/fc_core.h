@@ -237,6 +237,29 @@ struct fc_pool {
 	unsigned long *warm, *pwarm, *ser_unwarm;
 	u32 nr_warm_pending;
 	bool warm_feature, warm_trusted;
+	/*
+	 * Ordered write-back (docs/DESIGN.md "Ordered write-back"; pool->lock):
+	 * epoch counts the flush points (a REQ_PREFLUSH mapped, a REQ_FUA
+	 * write ended, or writeback closing the open epoch); ep[i] is the
+	 * epoch of entry i's dirty data.  A shadow (bit in shadow, not
+	 * hashed, dirty) is an older version of its block, kept until
+	 * written back: with ordered on, a write to a block dirty from an
+	 * older epoch goes to a copy of it (fc_ord_redirect()), and
+	 * writeback copies the oldest epoch only.  ord_wait: writes that
+	 * wait for a writeback batch (a redirect with no free block, a write
+	 * that would go to the origin while its volume has dirty data).
+	 * ord_feature: the superblock carries FC_FEAT_INCOMPAT_ORDERED.
+	 */
+	u32 epoch;
+	u32 *ep;
+	unsigned long *shadow;
+	u64 nr_shadows;
+	bool ord_feature;
+	bool ord_epoch_seen;		/* the load found a dirty entry's epoch */
+	u32 ord_origin_epoch;		/* oldest epoch not on the origins (wb_lock) */
+	u16 ord_origin_ts;		/* its oldest data's dirty_ts (wb_lock) */
+	struct bio_list ord_wait;
+	u64 st_redirects, st_ord_waits, st_epochs_written;
 	u64 warm_loaded;		/* clean blocks kept by the last unclean load */
 	u64 st_warm_waits;		/* writes and discards that waited on warm_wait */
 	u64 flush_starts;
@@ -561,6 +584,26 @@ void fc_release_pending(struct fc_pool *pool);
 /* A pending entry maps block @oblock of volume slot @vol (pool->lock held). */
 bool fc_pending_maps(struct fc_pool *pool, u8 vol, u64 oblock);
 bool fc_warm_write_waits(struct fc_pool *pool, struct fc_entry *e, u8 vol, u64 oblock);
+/* Ordered write-back: shadow @e was written back (pool->lock held): free it. */
+void fc_shadow_release(struct fc_pool *pool, struct fc_entry *e);
+/* A free block taken off the free lists, not hashed (FC_NONE: none). */
+u32 fc_take_block(struct fc_pool *pool);
+void fc_put_block(struct fc_pool *pool, u32 i);
+
+/* fc_ordered.c: ordered write-back's side of the map path */
+enum fc_ord {
+	FC_ORD_GO,		/* the write may go on as decided */
+	FC_ORD_PARK,		/* wait for the entry to be idle */
+	FC_ORD_DEFER,		/* to the worker, which copies the block */
+	FC_ORD_REDIRECT,	/* (worker) copy the block: fc_ord_redirect() */
+	FC_ORD_COMMIT,		/* wait for the commit that records it clean */
+};
+enum fc_ord fc_ord_write(struct fc_pool *pool, struct fc_entry *e, bool worker);
+int fc_ord_redirect(struct fc_volume *v, struct bio *bio, u32 ei);
+/* A write to the origin directly must wait: its volume has dirty data. */
+bool fc_ord_direct_waits(struct fc_pool *pool, struct fc_volume *v, enum fc_action act);
+void fc_ord_wait_locked(struct fc_pool *pool, struct bio *bio);
+void fc_ord_kick_locked(struct fc_pool *pool);
 /* Every entry under pool->lock, a batch per lock hold; may sleep. */
 void fc_walk_entries(struct fc_pool *pool,
 		     bool (*visit)(struct fc_pool *pool, u32 idx, void *arg), void *arg);
@@ -658,6 +701,27 @@ static inline bool fc_unwarm(struct fc_pool *pool, u32 eidx)
 	if (__test_and_clear_bit(eidx, pool->warm))
 		fc_mark_page_dirty(pool, eidx);
 	return test_bit(eidx, pool->pwarm);
+}
+
+/* Ordered write-back is on (a one-device pool with ordered 1). */
+static inline bool fc_ordered(struct fc_pool *pool)
+{
+	return READ_ONCE(pool->opts.val[FC_OPT_ORDERED]) && !fc_mirrored(pool);
+}
+
+/*
+ * Writeback goes epoch by epoch: ordered on, or shadows left from when it
+ * was (their versions must reach the origin in order).
+ */
+static inline bool fc_wb_ordered(struct fc_pool *pool)
+{
+	return fc_ordered(pool) || READ_ONCE(pool->nr_shadows);
+}
+
+/* Epoch @a before epoch @b (they wrap). */
+static inline bool fc_epoch_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
 }
 
 static inline bool fc_leg_failed(struct fc_pool *pool, unsigned int leg)

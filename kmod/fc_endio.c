@@ -131,6 +131,9 @@ static int end_flash_write(struct fc_pool *pool, struct fc_volume *v, struct bio
 	if (fb->flags & FC_BF_TWIN)
 		settle_twin_write(pool, fb, error);
 	if (!*error) {
+		/* Ordered write-back: dirty data carries the epoch it began in. */
+		if (pool->ep && !e->dirty)
+			pool->ep[fb->eidx] = pool->epoch;
 		fc_entry_set(pool, e, e->valid | fb->mask, e->dirty | fb->mask);
 		if (direct) {
 			pool->st_fua_direct++;
@@ -243,6 +246,9 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	default:
 		break;
 	}
+	/* A REQ_FUA write ended (its data of the epoch before): a flush point. */
+	if ((fb->opf & REQ_FUA) && op_is_write(bio_op(bio)))
+		pool->epoch++;
 	if (kick)
 		fc_kick_locked(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);

@@ -258,6 +258,27 @@ static int insert_entry(struct fc_pool *pool, const struct fc_disk_entry *d, u32
 	struct fc_entry *e, *dup;
 
 	/*
+	 * Ordered write-back: a shadow (an older version, dirty) is not in
+	 * the hash; the current version of its block is.
+	 */
+	if (pool->ord_feature && (d->flags & FC_ENTRY_SHADOW)) {
+		e = &pool->e[idx];
+		e->oblock = le64_to_cpu(d->oblock);
+		e->vol = d->vol;
+		e->valid = valid;
+		e->dirty = dirty;
+		e->flags |= FC_E_PDIRTY;
+		e->dirty_ts = (u16)(jiffies / HZ);
+		__set_bit(idx, pool->shadow);
+		pool->nr_shadows++;
+		pool->nr_used++;
+		pool->vol[e->vol].cached++;
+		pool->nr_dirty++;
+		pool->vol[e->vol].dirty++;
+		return 0;
+	}
+
+	/*
 	 * Two cache blocks mapping one origin block (a block used
 	 * twice was refused above): every commit is one snapshot of
 	 * a state that never has them, so this is damage, and no
@@ -290,6 +311,18 @@ static int insert_entry(struct fc_pool *pool, const struct fc_disk_entry *d, u32
 	}
 	fc_cache_insert_loaded(pool, idx);
 	return 0;
+}
+
+/*
+ * Ordered write-back: entry @idx's dirty data is of epoch @ep; the pool's
+ * epoch goes past every loaded one (they wrap: compared to the first).
+ */
+static void load_epoch(struct fc_pool *pool, u32 idx, u32 ep)
+{
+	pool->ep[idx] = ep;
+	if (!pool->ord_epoch_seen || !fc_epoch_before(ep, pool->epoch))
+		pool->epoch = ep + 1;
+	pool->ord_epoch_seen = true;
 }
 
 static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
@@ -363,9 +396,18 @@ static int load_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p,
 			t = FC_NONE;
 			fc_mark_page_dirty(pool, idx);
 		}
+		/* Ordered write-back: a shadow is dirty, or nothing (dropped). */
+		if (pool->ord_feature && (d->flags & FC_ENTRY_SHADOW) && dirty != valid) {
+			changed = true;
+			if (!dirty)
+				continue;
+			valid = dirty;
+		}
 		r = insert_entry(pool, d, idx, t, valid, dirty, was_clean, error);
 		if (r)
 			return r;
+		if (pool->ord_feature && dirty)
+			load_epoch(pool, idx, le32_to_cpu(d->twin));
 		if (warm) {
 			__set_bit(idx, pool->pwarm);
 			if (fc_warm_on(pool))
@@ -754,6 +796,9 @@ static void load_sb(struct fc_pool *pool, const struct fc_disk_superblock *sb)
 		pool->warm_feature = true;
 		pool->warm_trusted = !sb_mirrored(sb);
 	}
+	/* Ordered write-back: epochs and shadows in the entries (one device). */
+	if (le32_to_cpu(sb->incompat_features) & FC_FEAT_INCOMPAT_ORDERED)
+		pool->ord_feature = !sb_mirrored(sb);
 	pool->events = le64_to_cpu(sb->events);
 	pool->failed_legs = le32_to_cpu(sb->failed_legs);
 	for (i = 0; i < pool->g.nr_legs; i++) {
@@ -779,6 +824,9 @@ static void report_loaded(struct fc_pool *pool)
 	if (pool->warm_loaded)
 		DMINFO("warm restart: %llu clean blocks kept after the unclean shutdown",
 		       pool->warm_loaded);
+	if (pool->nr_shadows)
+		DMINFO("ordered write-back: %llu older versions of blocks to write back first (epoch %u)",
+		       pool->nr_shadows, pool->epoch);
 	if (pool->nr_unsynced)
 		DMINFO("mirrored pool: %llu dirty blocks to resync (their copies may differ after the unclean shutdown)",
 		       pool->nr_unsynced);

@@ -240,6 +240,12 @@ void fc_ser_entries(struct fc_pool *pool, u64 l, struct fc_disk_mdpage *p)
 			d->flags = FC_ENTRY_MIRRORED;
 			d->twin = cpu_to_le32(pool->twin[first + i]);
 		}
+		/* Ordered write-back: the epoch of dirty data, which version. */
+		if (e->dirty && pool->ord_feature) {
+			d->twin = cpu_to_le32(pool->ep[first + i]);
+			if (test_bit(first + i, pool->shadow))
+				d->flags |= FC_ENTRY_SHADOW;
+		}
 		if (e->dirty) {
 			/* Reuse before commit: pinned until recorded clean. */
 			e->flags |= FC_E_PDIRTY;
@@ -295,7 +301,8 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 	sb->sb_flags = cpu_to_le32(flags);
 	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH |
 					    FC_FEAT_INCOMPAT_PAGELIST |
-					    (pool->warm_feature ? FC_FEAT_INCOMPAT_WARM : 0));
+					    (pool->warm_feature ? FC_FEAT_INCOMPAT_WARM : 0) |
+					    (pool->ord_feature ? FC_FEAT_INCOMPAT_ORDERED : 0));
 	sb->format_time = cpu_to_le64(pool->format_time);
 	if (!fc_mirrored(pool))
 		return;

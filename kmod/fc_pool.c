@@ -137,6 +137,7 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 	bio_list_init(&pool->fua_bios);
 	bio_list_init(&pool->deferred);
 	bio_list_init(&pool->busy_wait);
+	bio_list_init(&pool->ord_wait);
 	init_waitqueue_head(&pool->wb_wait);
 	init_waitqueue_head(&pool->wb_slot);
 	init_waitqueue_head(&pool->flush_wait);
@@ -202,6 +203,9 @@ static struct fc_pool *pool_create(struct mapped_device *md, struct block_device
 		goto bad;
 	}
 	r = fc_meta_open(pool, block_sectors, nr_legs, error);
+	/* Ordered write-back: the superblocks say so from the first commit. */
+	if (!r && fc_ordered(pool))
+		pool->ord_feature = true;
 	if (r)
 		goto bad;
 	/*
@@ -425,7 +429,11 @@ static int pool_preresume(struct dm_target *ti)
 	int r;
 
 	/* The table being resumed brings its tunables. */
+	spin_lock_irq(&pool->lock);
 	pool->opts = pc->opts;
+	if (fc_ordered(pool))
+		pool->ord_feature = true;
+	spin_unlock_irq(&pool->lock);
 	if (fc_acks_held(pool))
 		DMWARN("fence_hold: the pool runs on one copy; flushes and FUA writes wait until the other copy is recorded outdated (message peer_outdated)");
 	if (!pc->replace_bdev)

@@ -235,6 +235,14 @@ void fc_stats_clear(struct fc_pool *pool, int slot)
 		memset(per_cpu_ptr(pool->stats + slot, cpu), 0, sizeof(struct fc_vstats));
 }
 
+/* Ordered write-back: seconds the origins lag (their oldest missing data). */
+static unsigned int ord_origin_lag(struct fc_pool *pool)
+{
+	if (!fc_wb_ordered(pool) || !READ_ONCE(pool->nr_dirty))
+		return 0;
+	return (u16)((u16)(jiffies / HZ) - READ_ONCE(pool->ord_origin_ts));
+}
+
 /* The pool's "stats" message: commit and writeback counters, name=value. */
 static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 {
@@ -261,6 +269,10 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	DMEMIT(" warm_blocks=%u warm_loaded=%llu warm_waits=%llu",
 	       bitmap_weight(pool->pwarm, (unsigned int)pool->g.nr_blocks),
 	       READ_ONCE(pool->warm_loaded), READ_ONCE(pool->st_warm_waits));
+	DMEMIT(" epoch=%u origin_epoch=%u origin_lag=%u shadow_blocks=%llu redirects=%llu ordered_waits=%llu epochs_written=%llu",
+	       READ_ONCE(pool->epoch), READ_ONCE(pool->ord_origin_epoch), ord_origin_lag(pool),
+	       READ_ONCE(pool->nr_shadows), READ_ONCE(pool->st_redirects),
+	       READ_ONCE(pool->st_ord_waits), READ_ONCE(pool->st_epochs_written));
 	return 1;
 }
 
@@ -293,8 +305,16 @@ int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("pool message refused: %s", why);
 			return -EINVAL;
 		}
+		if (o.val[FC_OPT_ORDERED] && fc_mirrored(pool)) {
+			DMWARN("pool message refused: ordered 1 needs a one-device pool");
+			return -EINVAL;
+		}
 		pc->opts = o;
+		spin_lock_irq(&pool->lock);
 		pool->opts = o;
+		if (fc_ordered(pool))
+			pool->ord_feature = true;
+		spin_unlock_irq(&pool->lock);
 		queue_work(pool->wq, &pool->wb_work);
 		/* fence_hold 0 lets held flushes go */
 		fc_kick_held(pool);

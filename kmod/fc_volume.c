@@ -110,7 +110,9 @@ static inline void retry_hold(struct fc_bio *fb)
  * from its worker; RWF_NOWAIT's caller).  Only the flash paths below are
  * taken without blocking (nowait_ok()).
  */
-enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL, FC_DONE_AGAIN };
+enum { FC_DONE_REMAP, FC_DONE_SUBMITTED, FC_DONE_KILL, FC_DONE_AGAIN,
+	/* ordered_write() to map_rw() only */
+	FC_DONE_GO, FC_DONE_REDIRECT, FC_DONE_COMMIT };
 
 static void remap_flash(struct fc_pool *pool, struct bio *bio, u32 eidx, sector_t off)
 {
@@ -686,6 +688,47 @@ static int warm_wait(struct fc_volume *v, struct bio *bio, struct fc_facts *f, b
 }
 
 /*
+ * Ordered write-back: a write to entry @e (pool->lock held), per
+ * fc_ord_write().  FC_DONE_GO: go on with the map; FC_DONE_REDIRECT: copy
+ * the block (the caller, without the lock); FC_DONE_COMMIT: queued on
+ * warm_wait, the caller queues the commit.  Cut at the block first, as
+ * decide() would (the worker never cuts).
+ */
+static int ordered_write(struct fc_volume *v, struct bio *bio, struct fc_entry *e,
+			 struct fc_facts *f, bool worker, bool nowait)
+{
+	struct fc_pool *pool = v->pool;
+	enum fc_ord o = fc_ord_write(pool, e, worker);
+
+	if (o == FC_ORD_GO)
+		return FC_DONE_GO;
+	if (nowait)
+		return FC_DONE_AGAIN;
+	if (!worker && f->off + f->len > f->block_sectors)
+		cut_at_block(bio, f);
+	switch (o) {
+	case FC_ORD_PARK:
+		fc_park_locked(pool, bio, e, FC_NONE);
+		return FC_DONE_SUBMITTED;
+	case FC_ORD_DEFER:
+		fc_defer_locked(pool, bio);
+		return FC_DONE_SUBMITTED;
+	case FC_ORD_COMMIT:
+		if (READ_ONCE(pool->md_mode) != FC_MD_RW) {
+			DMERR_LIMIT("volume %u: a write refused: ordered write-back needs a commit first and the pool's metadata is read-only (run fcachectl check --repair)",
+				    v->id);
+			fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
+			return FC_DONE_KILL;
+		}
+		bio_list_add(&pool->warm_wait, bio);
+		pool->st_ord_waits++;
+		return FC_DONE_COMMIT;
+	default:
+		return FC_DONE_REDIRECT;
+	}
+}
+
+/*
  * Map one bio (already within one block, or going to the origin whole):
  * gather the facts under pool->lock, decide (fc_decide.c), carry the
  * decision out.  @worker: process context, fills allowed; after a fill
@@ -701,7 +744,7 @@ static int map_rw(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool 
 	unsigned long flags;
 	struct fc_entry *e;
 	u32 twin = FC_NONE;
-	int done;
+	int done, r;
 
 again:
 	spin_lock_irqsave(&pool->lock, flags);
@@ -751,6 +794,25 @@ again:
 			fc_queue_commit(pool);
 		return done;
 	}
+	if (f.write && e && fc_ordered(pool)) {
+		done = ordered_write(v, bio, e, &f, worker, nowait);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		switch (done) {
+		case FC_DONE_REDIRECT:
+			r = fc_ord_redirect(v, bio, fc_eidx(pool, e));
+			if (!r)
+				goto again;
+			return r == -EAGAIN ? FC_DONE_SUBMITTED : FC_DONE_KILL;
+		case FC_DONE_COMMIT:
+			fc_queue_commit(pool);
+			return FC_DONE_SUBMITTED;
+		case FC_DONE_GO:
+			spin_lock_irqsave(&pool->lock, flags);
+			break;
+		default:
+			return done;
+		}
+	}
 	/* A read hit is decided from bio_facts() alone; else every fact. */
 	if (f.write || !fc_decide_read_hit(&f, &d)) {
 		other_facts(v, fb, block, e, &f);
@@ -764,6 +826,16 @@ again:
 				return FC_DONE_AGAIN;
 			}
 		}
+	}
+	/* Ordered write-back: to the origin only once the volume has no dirty data. */
+	if (f.write && fc_wb_ordered(pool) && fc_ord_direct_waits(pool, v, d.act)) {
+		if (nowait) {
+			spin_unlock_irqrestore(&pool->lock, flags);
+			return FC_DONE_AGAIN;
+		}
+		fc_ord_wait_locked(pool, bio);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return FC_DONE_SUBMITTED;
 	}
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
@@ -797,6 +869,16 @@ static int map_bio(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool
 				    v->id);
 			fc_stat_inc(v->pool, v->slot, FC_ST_ERRORS);
 			return FC_DONE_KILL;
+		}
+		/*
+		 * Ordered write-back: a discard would drop dirty data an older
+		 * epoch must still take to the origin, or reach the origin
+		 * before it.  It does nothing (what a discarded range reads
+		 * back is not defined).
+		 */
+		if (fc_wb_ordered(v->pool)) {
+			bio_endio(bio);
+			return FC_DONE_SUBMITTED;
 		}
 		return map_discard(v, bio);
 	}
@@ -870,6 +952,8 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 		 */
 		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES);
 		spin_lock_irqsave(&pool->lock, flags);
+		/* A flush point: later writes are of a new epoch (fc_ordered.c). */
+		pool->epoch++;
 		if (fc_sync_free(pool, v) && !fc_acks_held(pool)) {
 			pool->st_sync_free++;
 			spin_unlock_irqrestore(&pool->lock, flags);

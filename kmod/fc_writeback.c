@@ -590,6 +590,9 @@ static int end_batch(struct fc_pool *pool, struct wb_batch *b)
 			 */
 			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
 			fc_stat_inc(pool, it->vol, FC_ST_WRITEBACKS);
+			/* Ordered write-back: an older version on the origin now goes. */
+			if (!e->dirty && pool->shadow && test_bit(it->eidx, pool->shadow))
+				fc_shadow_release(pool, e);
 		} else if (rewritten) {
 			/*
 			 * Rewritten during the copy: what was written before
@@ -638,6 +641,114 @@ static int wb_commit(struct fc_pool *pool)
 	else
 		DMWARN("read-only metadata: every dirty block is written back to the origins: flushes succeed again; run fcachectl check --repair to make the metadata writable");
 	return 0;
+}
+
+/*
+ * Ordered write-back (docs/DESIGN.md "Ordered write-back"): collect, for
+ * each volume, idle dirty blocks of its oldest epoch only (at most @max in
+ * all).  One walk of the array, FC_WALK_BATCH entries a lock hold: the
+ * candidates of each volume's oldest epoch so far are kept in @items and
+ * taken at the end if still so.  When a volume's oldest epoch is the open
+ * one it is closed (a flush point at no request) if @close: writeback is
+ * due; else that volume waits.
+ */
+static unsigned int collect_ordered(struct fc_pool *pool, struct wb_item *items,
+				    unsigned int max, bool close)
+{
+	u32 min[FC_MAX_VOLUMES], nr = (u32)pool->g.nr_blocks, i, k, n = 0, kept = 0;
+	u64 seen = 0;	/* volumes with dirty data (bit per slot) */
+	u16 ts = (u16)(jiffies / HZ), now = ts;
+	bool any = false;
+
+	spin_lock_irq(&pool->lock);
+	for (i = 0; i < nr; i++) {
+		struct fc_entry *e = &pool->e[i];
+		u8 vol = e->vol;
+
+		if (i && !(i % FC_WALK_BATCH)) {
+			spin_unlock_irq(&pool->lock);
+			cond_resched();
+			spin_lock_irq(&pool->lock);
+		}
+		if (!e->dirty || (e->flags & FC_E_FREE))
+			continue;
+		if (!(seen & BIT_ULL(vol)) || fc_epoch_before(pool->ep[i], min[vol])) {
+			/* An older epoch of this volume: its candidates so far go. */
+			if (seen & BIT_ULL(vol)) {
+				for (k = 0; k < n; )
+					if (items[k].vol == vol)
+						items[k] = items[--n];
+					else
+						k++;
+			}
+			seen |= BIT_ULL(vol);
+			min[vol] = pool->ep[i];
+		}
+		if (pool->ep[i] != min[vol])
+			continue;
+		if ((s16)(e->dirty_ts - ts) < 0 || !any)
+			ts = e->dirty_ts;
+		any = true;
+		if (n < max) {
+			items[n].eidx = i;
+			items[n].vol = vol;
+			n++;
+		}
+	}
+	/* Take the candidates still dirty, idle and of their volume's oldest epoch. */
+	for (k = 0; k < n; k++) {
+		struct fc_entry *e = &pool->e[items[k].eidx];
+		u8 vol = items[k].vol;
+
+		if (e->vol != vol || !may_copy(pool, e) || pool->ep[items[k].eidx] != min[vol])
+			continue;
+		if (min[vol] == pool->epoch) {
+			if (!close)
+				continue;
+			pool->epoch++;
+		}
+		take(pool, e, &items[kept++]);
+	}
+	WRITE_ONCE(pool->ord_origin_ts, any ? ts : now);
+	for (k = 0, i = pool->epoch; k < FC_MAX_VOLUMES; k++)
+		if ((seen & BIT_ULL(k)) && fc_epoch_before(min[k], i))
+			i = min[k];
+	WRITE_ONCE(pool->ord_origin_epoch, i);
+	spin_unlock_irq(&pool->lock);
+	return kept;
+}
+
+/*
+ * Ordered write-back: batches of one epoch per volume, each ended (copies,
+ * origin flush, clean marks) and committed before the next begins: a
+ * commit between two epochs, for after a crash the load would write an
+ * epoch's blocks recorded dirty again over a later epoch's.  Read-only
+ * metadata records nothing: no writeback (the origins stay as they are).
+ */
+static void wb_ordered(struct fc_pool *pool, struct wb_item *items, unsigned int max,
+		       bool close)
+{
+	unsigned long start = jiffies;
+	struct wb_batch b;
+	unsigned int n;
+
+	if (READ_ONCE(pool->md_mode) != FC_MD_RW)
+		return;
+	while (!pool->suspended && time_before(jiffies, start + HZ)) {
+		n = collect_ordered(pool, items, FC_WB_MAX_BATCH, close);
+		if (!n)
+			break;
+		start_batch(pool, &b, items, n, max);
+		if (end_batch(pool, &b) || wb_commit(pool))
+			break;
+		WRITE_ONCE(pool->st_epochs_written, pool->st_epochs_written + 1);
+		spin_lock_irq(&pool->lock);
+		fc_ord_kick_locked(pool);
+		spin_unlock_irq(&pool->lock);
+	}
+	spin_lock_irq(&pool->lock);
+	fc_ord_kick_locked(pool);
+	spin_unlock_irq(&pool->lock);
 }
 
 /* The writeback policy's input (fc_wb_decide()); *@flushing: a flush waits. */
@@ -718,6 +829,20 @@ void fc_wb_work(struct work_struct *ws)
 	wb_input(pool, &in, drain, &flushing);
 	st = fc_wb_decide(&in, &max);
 	pool->wb_state = st;
+	if (fc_wb_ordered(pool)) {
+		/* Writes wait for it (ord_wait): at full pace. */
+		if (READ_ONCE(pool->ord_wait.head))
+			max = max_t(u32, max, in.jobs);
+		/* Closed epochs go at a background pace at least: their rewrites copy blocks. */
+		if (!max && in.dirty)
+			max = max_t(u32, in.jobs / 2, 1);
+		if (max)
+			wb_ordered(pool, items, max, !in.idle ? in.dirty * 100 >= in.total * in.low ||
+				   in.flushing || READ_ONCE(pool->ord_wait.head) : true);
+		pool->wb_state = st;
+		mutex_unlock(&pool->wb_lock);
+		return;
+	}
 	/* Batches back to back for up to a second, then let the tick requeue us. */
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
 		struct wb_item *it = items + cur * FC_WB_MAX_BATCH;

@@ -5,6 +5,7 @@
  *
  *   cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS
  *            ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace]
+ *            [--negative] [--mirror] [--ordered [--ordered-bound N]]
  *
  * PLAIN and SUBSET list crash points (log entry numbers), one a line.  In
  * log order over their union, the log is replayed incrementally onto RDEV
@@ -46,9 +47,22 @@
  *      its own metadata counts dirty blocks with one copy (a resync not
  *      done), never before x-legfail.
  *
+ * --ordered (replay-guest.sh ordered=1|check, one device only): first of
+ * all, before the pool is loaded, the origin slice alone (as the replayed
+ * log left it, the flash ignored) is checked by cw_work verify-ordered
+ * (in a child): it must equal the volume at one flush point (an oracle
+ * mark) plus any subset of the writes issued after it and before the
+ * next, what the pool option "ordered 1" promises; --ordered-bound N: and
+ * at most N marks behind the point's dmark.  Torn or older points are
+ * counted apart (a line "# ORDERED-FAIL ..." for the first 10, each in
+ * WORKDIR/ordered-failures), not as failures of the walk; the checks
+ * above then run unchanged.
+ *
  * Prints a line per failing point ("# POINT-FAIL ...", also appended to
  * WORKDIR/failures), every 10th point a progress line, and at the end
  *   "walk: <n> replayed <l> lost <s> stale <c> check"
+ * preceded, with --ordered, by
+ *   "ordered: <n> checked <t> torn <o> older"
  * Exit: 0 the walk ran (whatever it found), 2 the harness failed.
  */
 
@@ -77,8 +91,8 @@
 #include <time.h>
 #include "fc_check.h"
 
-static int ctl = -1, trace, negative, mirror;
-static const char *wdir;
+static int ctl = -1, trace, negative, mirror, ordered;
+static const char *wdir, *ord_bound;
 
 static void step(const char *what, uint64_t k)
 {
@@ -226,19 +240,14 @@ static const char *mm(dev_t dev)
 }
 
 /*
- * cw_work verify in a child (its die() must not end the walk): its stdout
- * and stderr go to OUT.  Returns its exit status (0 ok, 1 lost/stale,
- * 2 I/O error), and in *lost / *stale whether it found any.
+ * @fn(@argc, @argv) (cw_work's verify or verify-ordered) in a child, its
+ * output to @out (an I/O error of the image fails the point, not us); its
+ * exit status, 2 if it did not exit.
  */
-static int verify(const char *dev, const char *oracle, const char *dmark, const char *bmark,
-		  const char *opt, const char *img, const char *out, int *lost, int *stale)
+static int run_child(int (*fn)(int, char **), int argc, char **argv, const char *out)
 {
-	char *argv[8] = { (char *)dev, (char *)oracle, (char *)dmark, (char *)bmark,
-			  (char *)opt, (char *)img, NULL, NULL };
-	char line[512];
 	pid_t pid;
 	int st, fd;
-	FILE *f;
 
 	fflush(stdout);
 	pid = fork();
@@ -250,10 +259,27 @@ static int verify(const char *dev, const char *oracle, const char *dmark, const 
 			_exit(2);
 		dup2(fd, 1);
 		dup2(fd, 2);
-		exit(cmd_verify(opt ? 6 : 4, argv));
+		exit(fn(argc, argv));
 	}
 	if (waitpid(pid, &st, 0) != pid)
 		die(2, "waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+/*
+ * cw_work verify DEV ORACLE DMARK BMARK [OPT IMG] in a child: its exit
+ * status (0 ok, 1 lost or stale, 2 I/O error), and in *lost / *stale
+ * whether it found any.
+ */
+static int verify(const char *dev, const char *oracle, const char *dmark, const char *bmark,
+		  const char *opt, const char *img, const char *out, int *lost, int *stale)
+{
+	char *argv[8] = { (char *)dev, (char *)oracle, (char *)dmark, (char *)bmark,
+			  (char *)opt, (char *)img, NULL, NULL };
+	char line[512];
+	int r = run_child(cmd_verify, opt ? 6 : 4, argv, out);
+	FILE *f;
+
 	*lost = *stale = 0;
 	f = fopen(out, "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -266,7 +292,33 @@ static int verify(const char *dev, const char *oracle, const char *dmark, const 
 	}
 	if (f)
 		fclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+	return r;
+}
+
+/*
+ * cw_work verify-ordered in a child, as verify(): exit status 0 consistent
+ * (within the bound), 1 torn, 3 older than the bound, 2 I/O error; *lag
+ * the marks behind DMARK its first line names (when consistent).
+ */
+static int verify_ordered(const char *dev, const char *oracle, const char *dmark, const char *out,
+			  int64_t *lag)
+{
+	char *argv[6] = { (char *)dev, (char *)oracle, (char *)dmark, "--bound", (char *)ord_bound, NULL };
+	char line[512];
+	int r = run_child(cmd_verify_ordered, ord_bound ? 5 : 3, argv, out);
+	FILE *f;
+
+	*lag = 0;
+	f = fopen(out, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		int64_t k, l;
+
+		if (sscanf(line, "verify-ordered: consistent at mark %" SCNd64 " (%" SCNd64, &k, &l) == 2)
+			*lag = l;
+	}
+	if (f)
+		fclose(f);
+	return r;
 }
 
 /* the last line of FILE (a short reason for a failure line) */
@@ -293,6 +345,9 @@ struct walk {
 	uint64_t fs, os, bs, seed;
 	uint64_t n, lost, stale, check, shown;
 	uint64_t warm_points, warm_blocks;	/* points whose load kept warm blocks, and those */
+	/* --ordered: points checked, torn, older than the bound; the largest lag */
+	uint64_t ord_n, ord_torn, ord_older, ord_shown;
+	int64_t ord_maxlag;
 	uint64_t k;
 	const char *variant;
 	char dmark[64], bmark[64];
@@ -320,6 +375,23 @@ static void point_fail(struct walk *w, const char *fmt, ...)
 		fprintf(f, "bs%" PRIu64 " seed %" PRIu64 " entry %" PRIu64 " %s%s%s dmark %s bmark %s: %s\n",
 			w->bs, w->seed, w->k, w->variant, w->what ? " " : "", w->what ? w->what : "",
 			w->dmark, w->bmark, msg);
+		fclose(f);
+	}
+}
+
+/* an ordered point that is torn or older than the bound: not a walk failure */
+static void ordered_fail(struct walk *w, const char *msg)
+{
+	char p[600];
+	FILE *f;
+
+	if (w->ord_shown++ < 10)
+		printf("# ORDERED-FAIL bs%" PRIu64 " entry %" PRIu64 " %s: %s\n", w->bs, w->k, w->variant, msg);
+	snprintf(p, sizeof(p), "%s/ordered-failures", wdir);
+	f = fopen(p, "a");
+	if (f) {
+		fprintf(f, "bs%" PRIu64 " seed %" PRIu64 " entry %" PRIu64 " %s dmark %s bmark %s: %s\n",
+			w->bs, w->seed, w->k, w->variant, w->dmark, w->bmark, msg);
 		fclose(f);
 	}
 }
@@ -689,6 +761,27 @@ static void point(struct walk *w, uint64_t subset, int tear)
 	if (dm_create("cwp-origin", w->os, tab, &origin, err, sizeof(err)))
 		die(2, "%s", err);
 
+	if (ordered) {
+		/* the origin alone, before anything loads: one flush point's state? */
+		int64_t lag;
+
+		step("verify ordered", w->k);
+		r = verify_ordered(node("origin", origin), w->oracle, w->dmark, out, &lag);
+		w->ord_n++;
+		if (r == 1) {
+			w->ord_torn++;
+			ordered_fail(w, tail1(out));
+		} else if (r == 3) {
+			w->ord_older++;
+			ordered_fail(w, tail1(out));
+		} else if (r) {
+			bad = 1;
+			point_fail(w, "verify-ordered of the origin failed: %s", tail1(out));
+		}
+		if ((r == 0 || r == 3) && lag > w->ord_maxlag)
+			w->ord_maxlag = lag;
+	}
+
 	step("check", w->k);
 	fd = open(node("flash", flash), O_RDONLY);
 	f = fopen(chk, "w");
@@ -795,11 +888,18 @@ int main(int argc, char **argv)
 			negative = 1;
 		else if (!strcmp(argv[i], "--mirror"))
 			mirror = 1;
-		else
+		else if (!strcmp(argv[i], "--ordered"))
+			ordered = 1;
+		else if (!strcmp(argv[i], "--ordered-bound") && (int)i + 1 < argc) {
+			ord_bound = argv[++i];
+			num(ord_bound);
+		} else
 			argc = 0;
 	}
+	if (ordered && mirror)
+		die(2, "--ordered is for one-device walks");
 	if (argc < 13)
-		die(2, "usage: cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace] [--negative] [--mirror]");
+		die(2, "usage: cw_point LOG INDEX RDEV COWDEV ORACLE PLAIN SUBSET FLASH_SECTORS ORIGIN_SECTORS BLOCK_SECTORS SEED WORKDIR [--trace] [--negative] [--mirror] [--ordered [--ordered-bound N]]");
 	memset(&w, 0, sizeof(w));
 	open_log(&l, argv[1], argv[2]);
 	w.l = &l;
@@ -900,6 +1000,12 @@ int main(int argc, char **argv)
 		       " (resync not done), skipped %" PRIu64 " (stale or no pool yet)\n",
 		       w.phase_n[0], w.phase_n[1], w.phase_n[2], w.pair_refused, w.alone_refused, w.alone_skipped);
 	printf("warm: %" PRIu64 " points kept %" PRIu64 " clean blocks\n", w.warm_points, w.warm_blocks);
+	if (ordered) {
+		printf("# ordered: the origin at most %" PRId64 " marks behind its point's dmark%s%s\n",
+		       w.ord_maxlag, ord_bound ? ", bound " : "", ord_bound ? ord_bound : "");
+		printf("ordered: %" PRIu64 " checked %" PRIu64 " torn %" PRIu64 " older\n",
+		       w.ord_n, w.ord_torn, w.ord_older);
+	}
 	printf("walk: %" PRIu64 " replayed %" PRIu64 " lost %" PRIu64 " stale %" PRIu64 " check\n",
 	       w.n, w.lost, w.stale, w.check);
 	return 0;

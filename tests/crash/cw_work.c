@@ -43,8 +43,31 @@
  *       --save keeps the image read, --same requires the image to equal a
  *       saved one (a difference counts as stale).  Prints
  *       "verify: <blocks> blocks, lost <l> stale <s> (4 KiB blocks)".
+ *   cw_work verify-ordered DEV ORACLE DMARK [--bound N]
+ *       The origin alone under the pool option "ordered 1" (cw_point
+ *       --ordered): is DEV the volume's content at one flush point, mark k
+ *       (the marks numbered 0.. in oracle order; -1: before any write), in
+ *       every sector either its value at mark k (the last write with seq
+ *       <= k's seq; zeroes if none) or a write issued after mark k and
+ *       before mark k+1 (any after the last mark)?  Intervals of k per
+ *       sector, intersected (see ord_ivals).  Discards count as writes of
+ *       zeroes (run with --discards 0: a discarded sector may keep its
+ *       data).  Prints "verify-ordered: consistent at mark <k> (<lag> marks
+ *       behind mark DMARK)" for the largest such k (lag: DMARK's index
+ *       minus k; 0 or less: up to date; DMARK "-": index -1) or
+ *       "verify-ordered: torn (<n> sectors fit no single flush point)"
+ *       (n: the fewest sectors any one mark leaves out), then a detail line
+ *       (and on stderr the first sectors that do not fit).  --bound N: a
+ *       consistent state more than N marks behind DMARK is older than the
+ *       bound (one more line, exit 3).
+ *   cw_work stamp FILE START NR SEQ | FILE -
+ *       writes the stamps of write SEQ into sectors START..START+NR-1 of
+ *       FILE (with "-", for each line "START NR SEQ" on stdin);
+ *       tests/crash/host-test.sh builds images with it.
+ *   run --discards 0: no discards at all.
  *
- * Exit: 0 ok, 1 lost or stale data, 2 usage / I/O error.
+ * Exit: 0 ok, 1 lost or stale data (verify-ordered: torn), 2 usage / I/O
+ * error, 3 (verify-ordered) consistent but older than the bound.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -577,6 +600,321 @@ static int cmd_verify(int argc, char **argv)
 	return nlost || nstale ? 1 : 0;
 }
 
+/* ---- verify-ordered ------------------------------------------------------ */
+
+/*
+ * The origin alone under the pool option "ordered 1": is the image the
+ * volume's content at one flush point (an oracle mark), plus any subset of
+ * the writes issued after that mark and before the next one?  Marks are
+ * numbered 0..M-1 in oracle order, k = -1 is the initial state (all zero);
+ * q[k] is mark k's seq (every op <= q[k] had completed when mark k was
+ * taken: cw_work is one sequential writer), q[-1] = 0.  j(w) is the first
+ * mark with q >= w (M if none): a write w is in the window after mark
+ * j(w) - 1.  Sector s, covered by ops o_1 < ... < o_n (W, or D taken as a
+ * write of zeroes), holding value v (a stamp's seq, 0 for zeroes):
+ *   v = o_i:  value at mark k for j(o_i) <= k < j(o_{i+1}), and a write of
+ *             the window of k = j(o_i) - 1: k in [j(o_i) - 1, j(o_{i+1}) - 1]
+ *             (j(o_{n+1}) = M);
+ *   v = 0:    also the initial state: k in [-1, j(o_1) - 1];
+ *   anything else (another sector's stamp, a torn sector, a write that
+ *   never covered s): no k.
+ * Each sector adds its (merged) intervals to a difference array over k;
+ * the k that every sector accepts are those whose count is the number of
+ * sectors.  Unmerged, a sector with several equal values (zero after
+ * discards) would count twice: ord_ivals merges.
+ */
+struct ordctx {
+	const struct op *ops;
+	uint64_t nops, *q, nq;		/* marks' seqs, non-decreasing */
+	uint64_t *first, *list;		/* per sector: its ops' seqs, list[first[s]..first[s+1]) */
+};
+
+/* the first mark with q >= w, or nq */
+static int64_t ord_j(const struct ordctx *c, uint64_t w)
+{
+	uint64_t lo = 0, hi = c->nq;
+
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo) / 2;
+
+		if (c->q[m] >= w)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	return (int64_t)lo;
+}
+
+/*
+ * The marks k at which sector s holding value v (valid: a stamp that names
+ * a write of s, or zeroes) fits, as merged ascending intervals [lo, hi]
+ * into lo[] / hi[] (room for n + 1); returns how many.
+ */
+static int ord_ivals(const struct ordctx *c, uint64_t s, uint64_t v, int64_t *lo, int64_t *hi)
+{
+	uint64_t a = c->first[s], b = c->first[s + 1], i;
+	int64_t m = (int64_t)c->nq, l, h;
+	int n = 0;
+
+	for (i = a; i <= b; i++) {
+		if (i == a) {		/* the initial state */
+			if (v)
+				continue;
+			l = -1;
+		} else {
+			const struct op *o = &c->ops[c->list[i - 1] - 1];
+
+			if (o->type == 'D' ? v != 0 : v != c->list[i - 1])
+				continue;
+			l = ord_j(c, c->list[i - 1]) - 1;
+		}
+		h = i < b ? ord_j(c, c->list[i]) - 1 : m - 1;
+		if (n && l <= hi[n - 1] + 1) {
+			if (h > hi[n - 1])
+				hi[n - 1] = h;
+		} else {
+			lo[n] = l;
+			hi[n] = h;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* the value sector s of the image holds: 0 zeroes, a write's seq, or -1 (fits nothing) */
+static int64_t ord_value(const struct ordctx *c, const unsigned char *p, uint64_t s, unsigned char *want)
+{
+	uint64_t h[4], i;
+
+	memcpy(h, p, sizeof(h));
+	if (h[0] != SMAGIC) {
+		for (i = 0; i < SEC && !p[i]; i++)
+			;
+		return i < SEC ? -1 : 0;
+	}
+	if (h[1] != s || h[2] == 0 || h[2] > c->nops || c->ops[h[2] - 1].type != 'W' ||
+	    s < c->ops[h[2] - 1].start || s >= c->ops[h[2] - 1].start + c->ops[h[2] - 1].nr)
+		return -1;
+	stamp(want, s, h[2]);
+	return memcmp(want, p, SEC) ? -1 : (int64_t)h[2];
+}
+
+static int cmd_verify_ordered(int argc, char **argv)
+{
+	const char *dev = argv[0], *orp = argv[1], *dmark = argv[2];
+	uint64_t cap = 1024, qcap = 1024, seq, st, nr, sectors, s, i, maxn = 0, nwin = 0, nbad = 0;
+	uint64_t bound = UINT64_MAX, shown = 0;
+	int64_t dm = -1, k, best, v, *lo, *hi, *cnt, run, m;
+	struct ordctx c;
+	struct op *ops = malloc(cap * sizeof(*ops));
+	char (*names)[64] = malloc(qcap * sizeof(*names));
+	char line[256], kind, name[64], t;
+	unsigned char *img, *want;
+	int fd, a, n;
+	FILE *f;
+
+	memset(&c, 0, sizeof(c));
+	c.q = malloc(qcap * sizeof(*c.q));
+	for (a = 3; a < argc; a++) {
+		if (!strcmp(argv[a], "--bound") && a + 1 < argc)
+			bound = num(argv[++a]);
+		else
+			die(2, "verify-ordered: unknown argument %s", argv[a]);
+	}
+	f = fopen(orp, "r");
+	if (!f || !ops || !names || !c.q)
+		die(2, "%s: %s", orp, f ? "out of memory" : strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%c %" SCNu64 " %" SCNu64 " %" SCNu64, &t, &seq, &st, &nr) == 4 &&
+		    (t == 'W' || t == 'D')) {
+			if (seq != c.nops + 1)
+				die(2, "oracle: seq %" PRIu64 " out of order", seq);
+			if (c.nops == cap) {
+				cap *= 2;
+				ops = realloc(ops, cap * sizeof(*ops));
+				if (!ops)
+					die(2, "out of memory");
+			}
+			ops[c.nops].start = st;
+			ops[c.nops].nr = nr;
+			ops[c.nops].type = t;
+			c.nops++;
+		} else if (sscanf(line, "M %63s %c %" SCNu64, name, &kind, &seq) == 3) {
+			if (c.nq && seq < c.q[c.nq - 1])
+				die(2, "oracle: mark %s (seq %" PRIu64 ") before its predecessor's seq %" PRIu64
+				    ": not one sequential writer", name, seq, c.q[c.nq - 1]);
+			if (seq > c.nops)
+				die(2, "oracle: mark %s names seq %" PRIu64 ", not issued yet", name, seq);
+			if (c.nq == qcap) {
+				qcap *= 2;
+				c.q = realloc(c.q, qcap * sizeof(*c.q));
+				names = realloc(names, qcap * sizeof(*names));
+				if (!c.q || !names)
+					die(2, "out of memory");
+			}
+			if (!strcmp(name, dmark))
+				dm = (int64_t)c.nq;
+			snprintf(names[c.nq], sizeof(names[0]), "%s", name);
+			c.q[c.nq++] = seq;
+		} else {
+			die(2, "oracle: bad line %s", line);
+		}
+	}
+	fclose(f);
+	c.ops = ops;
+	if (dm < 0 && strcmp(dmark, "-"))
+		die(2, "mark %s not in the oracle", dmark);
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0 && errno == EINVAL)	/* a file on tmpfs (the host test) */
+		fd = open(dev, O_RDONLY);
+	if (fd < 0)
+		die(2, "%s: %s", dev, strerror(errno));
+	{
+		off_t end = lseek(fd, 0, SEEK_END);
+
+		if (end <= 0)
+			die(2, "%s: cannot tell its size", dev);
+		sectors = (uint64_t)end / SEC;
+	}
+	img = abuf(sectors * SEC);
+	want = abuf(SEC);
+	for (st = 0; st < sectors * SEC;) {
+		size_t chunk = sectors * SEC - st > (1u << 20) ? (1u << 20) : sectors * SEC - st;
+		ssize_t r = pread(fd, img + st, chunk, (off_t)st);
+
+		if (r <= 0)
+			die(2, "read %s at %" PRIu64 ": %s", dev, st, r < 0 ? strerror(errno) : "EOF");
+		st += (uint64_t)r;
+	}
+	close(fd);
+	/* per sector, the seqs of the ops covering it, ascending */
+	c.first = calloc(sectors + 2, sizeof(*c.first));
+	if (!c.first)
+		die(2, "out of memory");
+	for (i = 0; i < c.nops; i++)
+		for (s = ops[i].start; s < ops[i].start + ops[i].nr && s < sectors; s++)
+			c.first[s + 2]++;
+	for (s = 0; s < sectors; s++) {
+		if (c.first[s + 2] > maxn)
+			maxn = c.first[s + 2];
+		c.first[s + 2] += c.first[s + 1];
+	}
+	c.list = malloc((c.first[sectors + 1] + 1) * sizeof(*c.list));
+	lo = malloc((maxn + 1) * sizeof(*lo));
+	hi = malloc((maxn + 1) * sizeof(*hi));
+	cnt = calloc(c.nq + 2, sizeof(*cnt));
+	if (!c.list || !lo || !hi || !cnt)
+		die(2, "out of memory");
+	for (i = 0; i < c.nops; i++)
+		for (s = ops[i].start; s < ops[i].start + ops[i].nr && s < sectors; s++)
+			c.list[c.first[s + 1]++] = i + 1;
+	/* now first[s]..first[s + 1] is sector s's list; cnt[k + 1]: a difference array */
+	for (s = 0; s < sectors; s++) {
+		v = ord_value(&c, img + s * SEC, s, want);
+		if (v < 0) {
+			nbad++;
+			continue;
+		}
+		n = ord_ivals(&c, s, (uint64_t)v, lo, hi);
+		for (a = 0; a < n; a++) {
+			cnt[lo[a] + 1]++;
+			cnt[hi[a] + 2]--;
+		}
+	}
+	best = -2;
+	m = -1;
+	for (k = -1, run = 0; k < (int64_t)c.nq; k++) {
+		run += cnt[k + 1];
+		if (best == -2 || run >= m) {	/* the latest of the best */
+			m = run;
+			best = k;
+		}
+	}
+	/* the sectors that do not fit the best mark; those in its window */
+	for (s = 0; s < sectors; s++) {
+		int fits = 0;
+
+		n = 0;
+		v = ord_value(&c, img + s * SEC, s, want);
+		if (v >= 0) {
+			n = ord_ivals(&c, s, (uint64_t)v, lo, hi);
+			for (a = 0; a < n; a++)
+				fits |= lo[a] <= best && best <= hi[a];
+		}
+		if (fits && v > 0 && (best < 0 || (uint64_t)v > c.q[best]))
+			nwin++;
+		if (!fits && (uint64_t)m < sectors && shown++ < 8) {
+			int64_t b0 = (int64_t)c.first[s], b1 = (int64_t)c.first[s + 1], at = 0, x;
+
+			for (x = b0; x < b1 && best >= 0 && c.list[x] <= c.q[best]; x++)
+				at = ops[c.list[x] - 1].type == 'W' ? (int64_t)c.list[x] : 0;
+			if (v < 0)
+				fprintf(stderr, "verify-ordered: sector %" PRIu64 " holds no write of it (foreign or torn), fits no mark", s);
+			else if (v)
+				fprintf(stderr, "verify-ordered: sector %" PRIu64 " holds seq %" PRId64 ", fits marks", s, v);
+			else
+				fprintf(stderr, "verify-ordered: sector %" PRIu64 " holds zeroes, fits marks", s);
+			for (a = 0; a < n; a++)
+				fprintf(stderr, " %" PRId64 "..%" PRId64, lo[a], hi[a]);
+			fprintf(stderr, "; at mark %" PRId64 " it holds %" PRId64 " (window to seq %" PRIu64 ")\n",
+				best, at, best + 1 < (int64_t)c.nq ? c.q[best + 1] : c.nops);
+		}
+	}
+	if ((uint64_t)m < sectors) {
+		printf("verify-ordered: torn (%" PRIu64 " sectors fit no single flush point)\n", sectors - (uint64_t)m);
+		printf("verify-ordered: %" PRIu64 " sectors, %" PRIu64 " unstamped or foreign; the best mark %" PRId64
+		       " (%s) fits all but %" PRIu64 "; %" PRIu64 " marks, %" PRIu64 " ops\n",
+		       sectors, nbad, best, best >= 0 ? names[best] : "initial", sectors - (uint64_t)m, c.nq, c.nops);
+		return 1;
+	}
+	printf("verify-ordered: consistent at mark %" PRId64 " (%" PRId64 " marks behind mark %s)\n", best,
+	       dm - best, dmark);
+	printf("verify-ordered: mark %" PRId64 " is %s (seq %" PRIu64 "); %" PRIu64 " sectors, %" PRIu64
+	       " of them hold writes of the window after it; %" PRIu64 " marks, %" PRIu64 " ops\n",
+	       best, best >= 0 ? names[best] : "the initial state", best >= 0 ? c.q[best] : 0, sectors, nwin,
+	       c.nq, c.nops);
+	if (bound != UINT64_MAX && dm - best > (int64_t)bound) {
+		printf("verify-ordered: older than the bound (%" PRId64 " marks behind, bound %" PRIu64 ")\n",
+		       dm - best, bound);
+		return 3;
+	}
+	return 0;
+}
+
+/*
+ * cw_work stamp FILE START NR SEQ, or FILE - (lines "START NR SEQ" on
+ * stdin): stamped sectors into FILE (the host test builds images with it)
+ */
+static int cmd_stamp(int argc, char **argv)
+{
+	uint64_t st, nr, seq, i;
+	unsigned char *b = abuf(SEC);
+	int fd = open(argv[0], O_WRONLY | O_CREAT, 0644), one = argc == 4;
+	char line[128];
+
+	if (fd < 0)
+		die(2, "%s: %s", argv[0], strerror(errno));
+	if (!one && strcmp(argv[1], "-"))
+		die(2, "stamp: FILE START NR SEQ, or FILE -");
+	while (one || fgets(line, sizeof(line), stdin)) {
+		if (one) {
+			st = num(argv[1]);
+			nr = num(argv[2]);
+			seq = num(argv[3]);
+		} else if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64, &st, &nr, &seq) != 3) {
+			die(2, "stamp: bad line %s", line);
+		}
+		for (i = 0; i < nr; i++) {
+			stamp(b, st + i, seq);
+			if (pwrite(fd, b, SEC, (off_t)((st + i) * SEC)) != SEC)
+				die(2, "%s: %s", argv[0], strerror(errno));
+		}
+		if (one)
+			break;
+	}
+	return close(fd) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -595,8 +933,14 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (argc >= 6 && !strcmp(argv[1], "verify"))
 		return cmd_verify(argc - 2, argv + 2);
+	if (argc >= 5 && !strcmp(argv[1], "verify-ordered"))
+		return cmd_verify_ordered(argc - 2, argv + 2);
+	if ((argc == 6 || argc == 4) && !strcmp(argv[1], "stamp"))
+		return cmd_stamp(argc - 2, argv + 2);
 	fprintf(stderr, "usage: cw_work init STATE ORACLE SECTORS REDO_SECTORS SEED\n"
 		"       cw_work run DEV STATE ORACLE LWNAME TXNS [--ckpt N] [--discards P]\n"
-		"       cw_work verify DEV ORACLE DMARK BMARK [--save FILE | --same FILE]\n");
+		"       cw_work verify DEV ORACLE DMARK BMARK [--save FILE | --same FILE]\n"
+		"       cw_work verify-ordered DEV ORACLE DMARK [--bound N]\n"
+		"       cw_work stamp FILE START NR SEQ | FILE -\n");
 	return 2;
 }

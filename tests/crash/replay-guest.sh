@@ -18,7 +18,15 @@
 #   the resync to copy), warm=1 (the one-device walks with warm_restart 1
 #   and cw_work --reads 3: blocks read in must survive each crash current;
 #   the walk also counts the clean blocks each load kept, "warm: ...",
-#   /results/counts-warm))
+#   /results/counts-warm), ordered=1 (the one-device walks with the pool
+#   option ordered 1 and cw_work --discards 0; cw_point --ordered checks at
+#   each point, before the pool loads, that the origin alone is the volume
+#   at one flush point plus writes of the window after it; "ordered points:
+#   ...", /results/counts-ordered; torn or older points fail the run),
+#   ordered=check (the same workload and checks WITHOUT the pool option:
+#   the negative control, today's writeback must leave torn points),
+#   ordered_bound=N (cw_point --ordered-bound N: a consistent origin more
+#   than N marks behind the point's dmark counts as older than the bound))
 #
 # For each fcache block size (sectors) in BLOCK_SIZES ("64 32"):
 #  1. one null_blk holds the fcache flash and the origin as slices; each
@@ -91,6 +99,8 @@ for kv in "$@"; do
 	syncpath=*) SYNCPATH=${kv#*=} ;;
 	perdev=*) PERDEV=${kv#*=} ;;
 	warm=*) WARM=${kv#*=} ;;
+	ordered=*) ORDERED=${kv#*=} ;;
+	ordered_bound=*) ORD_BOUND=${kv#*=} ;;
 	*) die "unknown argument $kv" ;;
 	esac
 done
@@ -119,6 +129,19 @@ if [ "$WARM" = 1 ]; then
 	WARMOPT='warm_restart 1' READS='--reads 3'
 fi
 W_POINTS=0 W_BLOCKS=0
+# ordered=1|check: no discards on the one-device walks (a discarded
+# sector's content is undefined: it would fit no flush point), the check
+# of the origin at each point; ordered=1 also the pool option
+ORDERED=${ORDERED:-0} ORDOPT='' NODISC='' ORDWALK=''
+case "$ORDERED" in
+0) ;;
+1 | check)
+	NODISC='--discards 0' ORDWALK="--ordered${ORD_BOUND:+ --ordered-bound $ORD_BOUND}"
+	[ "$ORDERED" = 1 ] && ORDOPT='ordered 1'
+	;;
+*) die "ordered=1 or ordered=check" ;;
+esac
+O_POINTS=0 O_TORN=0 O_OLDER=0
 W=/tmp/replay
 mkdir -p "$W"
 nsizes=$(echo $SIZES | wc -w)
@@ -180,8 +203,12 @@ walk() {
 	RDEV=$(mk_null fcrtarget $((TS / 2048)) discard=1) || die "replay target" setup
 	COW=$(mk_null fcrcow 64) || die "snapshot store" setup
 	c1=$(date +%s)
+	_ow=
+	[ -z "$MTAG" ] && [ -z "$3" ] && _ow=$ORDWALK
+	rm -f "$W/ordered-failures"
+	# shellcheck disable=SC2086
 	"$B/cw_point" "$LOGDEV" "$W/index" "$RDEV" "$COW" "$W/oracle" "$1" "$2" \
-		"$FS" "$OS" "$bs" "$SEED" "$W" $3 ${FC_REPLAY_TRACE:+--trace} ${MTAG:+--mirror} >"$W/walk.out" 2>&1
+		"$FS" "$OS" "$bs" "$SEED" "$W" $3 ${FC_REPLAY_TRACE:+--trace} ${MTAG:+--mirror} $_ow >"$W/walk.out" 2>&1
 	rc=$?
 	el=$(($(date +%s) - c1))
 	rm_null fcrtarget; rm_null fcrcow
@@ -194,6 +221,15 @@ walk() {
 	# shellcheck disable=SC2046
 	set -- "$_neg" $(grep '^warm: ' "$W/walk.out" | tail -n 1)
 	[ -z "$MTAG" ] && [ -z "$_neg" ] && W_POINTS=$((W_POINTS + ${3:-0})) W_BLOCKS=$((W_BLOCKS + ${6:-0}))
+	# ordered: <n> checked <t> torn <o> older
+	# shellcheck disable=SC2046
+	set -- "$_neg" $(grep '^ordered: ' "$W/walk.out" | tail -n 1)
+	_ot=${5:-0}
+	if [ -n "$_ow" ]; then
+		O_POINTS=$((O_POINTS + ${3:-0})) O_TORN=$((O_TORN + ${5:-0})) O_OLDER=$((O_OLDER + ${7:-0}))
+		[ -s "$W/ordered-failures" ] && cat "$W/ordered-failures" >>/results/ordered-failures
+		info "bs$bs ordered: ${3:-0} points, ${5:-0} torn, ${7:-0} older than the bound ($(grep '^# ordered: ' "$W/walk.out" | cut -c 12-))"
+	fi
 	set -- "$_neg"
 	if [ $rc -ne 0 ] || [ -z "$C_REPLAYED" ]; then
 		fail "bs$bs$MTAG-crash-points${1:+-negative}" "cw_point failed (status $rc): $(tail -n 2 "$W/walk.out" | tr '\n' ' ')"
@@ -210,8 +246,8 @@ walk() {
 	fi
 	if [ -n "${MUTANT:-}" ]; then
 		rm -f "$W/failures"
-		if [ $((l + s + c)) -gt 0 ]; then
-			pass "bs$bs$MTAG-mutant-$MUTANT-caught ($l lost, $s stale, $c check failures at $C_REPLAYED points)"
+		if [ $((l + s + c + _ot)) -gt 0 ]; then
+			pass "bs$bs$MTAG-mutant-$MUTANT-caught ($l lost, $s stale, $c check failures, $_ot torn origins at $C_REPLAYED points)"
 		else
 			fail "bs$bs$MTAG-mutant-$MUTANT-caught" "$C_REPLAYED points, none failed: the harness misses this bug"
 		fi
@@ -344,8 +380,9 @@ mirror_phase4() {
 # counts of flushes and FUA writes that needed no commit
 sync_phase() {
 	[ "$SYNCPATH" = 1 ] || return 0
+	# shellcheck disable=SC2086
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$(( (TXNS + 1) / 2 ))" \
-		--hot 12 --redo-span 64 --twice --ckpt 3 $READS 2>"$W/cw.err" || step_failed "phase $1" "$W/cw.err"
+		--hot 12 --redo-span 64 --twice --ckpt 3 $READS $_nd 2>"$W/cw.err" || step_failed "phase $1" "$W/cw.err"
 	info "bs$bs after phase $1: $(dmsetup message fpool 0 stats | tr ' ' '\n' | grep -E '^(commits|syncs|sync_free|fua_direct)=' | tr '\n' ' ')"
 }
 
@@ -395,26 +432,32 @@ run_size() {
 	"$B/cw_work" init "$W/state" "$W/oracle" "$OS" 4096 "$((SEED * 100 + bs))" || die "cw_work init" setup
 	# --- 2. the workload ----------------------------------------------------
 	ok=1
-	# shellcheck disable=SC2046
-	fc_pool fpool $(pool_args) commit_interval 300 $WARMOPT || step_failed "pool"
+	# ordered=1|check: the pool option (ordered=1), no discards; one-device walks only
+	_ord='' _nd=''
+	[ -z "$MTAG" ] && _ord=$ORDOPT _nd=$NODISC
+	# shellcheck disable=SC2046,SC2086
+	fc_pool fpool $(pool_args) commit_interval 300 $WARMOPT $_ord || step_failed "pool"
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || step_failed "volume"
 	[ $ok = 1 ] || die "pool/volume on the logged slices" bs$bs-setup
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" $READS 2>"$W/cw.err" || step_failed "phase 1" "$W/cw.err"
+	# shellcheck disable=SC2086
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" $READS $_nd 2>"$W/cw.err" || step_failed "phase 1" "$W/cw.err"
 	sync_phase 1b
 	# phase 2: writeback at full speed, and write-around once 1% is dirty
 	dmsetup message fpool 0 writeback_low 0 && dmsetup message fpool 0 writeback_high 1 &&
 		dmsetup message fpool 0 max_dirty_age 1 || step_failed "phase 2 watermarks"
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 $READS 2>"$W/cw.err" ||
+	# shellcheck disable=SC2086
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 5 $READS $_nd 2>"$W/cw.err" ||
 		step_failed "phase 2" "$W/cw.err"
 	sync_phase 2b
 	info "bs$bs after phase 2: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
 	# a clean shutdown and reload, in the log too
 	dmsetup message lw 0 mark x-reload
 	dm_remove fvol && dm_remove fpool || step_failed "teardown before the reload"
-	# shellcheck disable=SC2046
-	fc_pool fpool $(pool_args) $WARMOPT || step_failed "pool reload"
+	# shellcheck disable=SC2046,SC2086
+	fc_pool fpool $(pool_args) $WARMOPT $_ord || step_failed "pool reload"
 	fc_vol fvol fpool /dev/mapper/lworigin 1 writeback sequential_cutoff 0 || step_failed "volume reload"
-	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 12 --discards 20 $READS 2>"$W/cw.err" ||
+	# shellcheck disable=SC2086
+	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$TXNS" --ckpt 12 --discards 20 $READS $_nd 2>"$W/cw.err" ||
 		step_failed "phase 3" "$W/cw.err"
 	info "bs$bs after phase 3: pool $(dmsetup status fpool | cut -d' ' -f4-) volume $(dmsetup status fvol | cut -d' ' -f4-)"
 	if [ -n "$MTAG" ] && [ $ok = 1 ]; then
@@ -514,6 +557,23 @@ if [ "$WARM" = 1 ] && [ -z "${MUTANT:-}" ]; then
 		pass "warm-blocks-kept ($W_POINTS of $S_REPLAYED points, $W_BLOCKS clean blocks)"
 	else
 		fail "warm-blocks-kept" "no load kept a clean block: the walk tested nothing of warm_restart"
+	fi
+fi
+if [ "$ORDERED" != 0 ] && [ -z "${MUTANT:-}" ]; then
+	echo "$O_POINTS $O_TORN $O_OLDER" >/results/counts-ordered
+	echo "ordered points: $O_POINTS replayed, $O_TORN torn, $O_OLDER older than the bound"
+	if [ "$ORDERED" = check ]; then
+		# the negative control: without the pool option, writeback
+		# copies dirty blocks in any order
+		if [ "$O_TORN" -gt 0 ]; then
+			pass "ordered-negative-control ($O_TORN of $O_POINTS points torn without the pool option ordered 1)"
+		else
+			fail "ordered-negative-control" "no torn point of $O_POINTS without ordered 1: the check sees nothing (does writeback run?)"
+		fi
+	elif [ "$O_POINTS" -gt 0 ] && [ "$O_TORN" -eq 0 ] && [ "$O_OLDER" -eq 0 ]; then
+		pass "ordered-origin ($O_POINTS points: the origin alone at one flush point)"
+	else
+		fail "ordered-origin" "$O_TORN torn, $O_OLDER older than the bound of $O_POINTS points; see /results/ordered-failures"
 	fi
 fi
 info "guest replay total $(($(date +%s) - t_start)) s"

@@ -16,8 +16,15 @@
 # in kept at each crash), its line before the last one
 #   warm points: <n> replayed, <s> stale reads
 # and its mutant warm_no_wait (writes to warm blocks before their commit).
-# Exit 0 only if all counts are 0, n >= N, the warm walk kept blocks and
-# every mutant was caught.
+# Then an ordered walk (FC_CRASH_ORDERED_POINTS, default 500; 0: off;
+# replay-guest.sh ordered=1: at each
+# point the origin alone must be the volume at one flush point plus writes
+# of the window after it; FC_CRASH_ORDERED_BOUND=N: at most N marks behind
+# the point's durable mark), its line before the last one
+#   ordered points: <n> replayed, <t> torn, <o> older than the bound
+# Exit 0 only if all counts are 0, n >= N, the warm walk kept blocks,
+# every mutant was caught and the ordered walk (when on) replayed points,
+# none torn or older than the bound.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/vm/suite-lib.sh"
@@ -124,9 +131,40 @@ else
 	rc=1
 fi
 mutant warm_no_wait "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 warm=1
+# the pool option ordered 1: the origin alone (every flash device lost) is
+# the volume at one flush point plus writes of the window after it;
+# FC_CRASH_ORDERED_POINTS=0 skips it; then its mutant ord_in_place
+# (rewrites of older epochs in place) must leave torn origins
+owant=${FC_CRASH_ORDERED_POINTS:-500}
+ON=0 OT=0 OO=0
+if [ "$owant" -gt 0 ]; then
+	ores=$top/build/vm/results-crash-ordered
+	rm -rf "$ores"
+	mkdir -p "$ores"
+	guest_run check-crash-ordered --results "$ores" --timeout $((900 + owant * 6)) \
+		tests/crash/replay-guest.sh "$owant" "$((base + 700))" "64 32" "$txns" ordered=1 \
+		${FC_CRASH_ORDERED_BOUND:+ordered_bound=$FC_CRASH_ORDERED_BOUND} || rc=1
+	if [ -s "$ores/counts-ordered" ] && [ -s "$ores/counts" ]; then
+		read -r ON OT OO <"$ores/counts-ordered"
+		read -r _n _l _s _c <"$ores/counts"
+		[ -s "$ores/ordered-failures" ] && head -n 20 "$ores/ordered-failures" | sed 's/^/# ordered: /'
+		[ -s "$ores/failures" ] && head -n 20 "$ores/failures" | sed 's/^/# /'
+		echo "# ordered walk: $ON points, $OT torn, $OO older than the bound; $_l lost, $_s stale, $_c check failures"
+		if [ "$ON" -eq 0 ] || [ "$OT" -ne 0 ] || [ "$OO" -ne 0 ] || [ "$_l" -ne 0 ] || [ "$_s" -ne 0 ] || [ "$_c" -ne 0 ]; then
+			rc=1
+		fi
+	else
+		echo "# the ordered walk wrote no counts (see build/test-logs/check-crash-ordered.console)"
+		rc=1
+	fi
+	mutant ord_in_place "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 ordered=1
+else
+	echo "# the ordered walk is off (FC_CRASH_ORDERED_POINTS=0)"
+fi
 echo "# check-crash: $boot boots, $(($(date +%s) - t0)) s"
 echo "crash points, one device: $((N - MN)) replayed, $((L - ML)) lost, $((S - MS)) stale, $((C - MC)) check failures"
 echo "crash points, mirrored: $MN replayed, $ML lost, $MS stale, $MC check failures"
 echo "warm points: $WN replayed, $WS stale reads"
+[ "$owant" -gt 0 ] && echo "ordered points: $ON replayed, $OT torn, $OO older than the bound"
 echo "crash points: $N replayed, $L lost, $S stale, $C check failures"
 [ "$rc" -eq 0 ] && [ "$N" -ge "$want" ] && [ "$L" -eq 0 ] && [ "$S" -eq 0 ] && [ "$C" -eq 0 ]

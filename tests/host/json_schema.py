@@ -30,7 +30,7 @@ VERSIONS = {"fcache.bench": 2}
 # ("null", {key: type}) an object or null.
 PROBLEM = {"severity": "str", "kind": "str", "message": "str"}
 SUPERBLOCK = {
-    "slot": "int", "seq": "int", "md_seq": "int", "md_seq_feature": "bool", "warm_feature": "bool",
+    "slot": "int", "seq": "int", "md_seq": "int", "md_seq_feature": "bool", "warm_feature": "bool", "ordered_feature": "bool",
     "commit_pages": "int",
     "uuid": "str", "block_sectors": "int", "subblock_sectors": "int",
     "nr_blocks": "int", "data_start": "int", "md_pages": "int",
@@ -195,7 +195,7 @@ SHOW = {
     "?pool": "str", "?origin": "str", "?id": "int", "?label": "str", "?in_place": "bool",
     "settings": {
         "?writeback_high": "int", "?writeback_low": "int", "?max_dirty_age": "int",
-        "?writeback_jobs": "int", "?commit_interval": "int", "?fence_hold": "int", "?warm_restart": "int",
+        "?writeback_jobs": "int", "?commit_interval": "int", "?fence_hold": "int", "?warm_restart": "int", "?ordered": "int",
         "?mode": "str", "?sequential_cutoff": "int",
     },
     "defaults": ["str"],
@@ -307,7 +307,7 @@ def check_doc(d, want, where):
 SHOW_KEYS = {
     "pool": ({"flash", "mirror_device", "block_sectors"},
              {"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
-              "commit_interval", "fence_hold", "warm_restart"}),
+              "commit_interval", "fence_hold", "warm_restart", "ordered"}),
     "volume": ({"pool", "origin", "id", "label", "in_place"}, {"mode", "sequential_cutoff"}),
 }
 

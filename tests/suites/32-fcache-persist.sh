@@ -7,8 +7,11 @@
 #   tests/guest/fc_warm.sh      warm restart (warm_restart 1): blocks read
 #                               in survive a power cut; writes, discards
 #                               and eviction of warm blocks
+#   tests/guest/fc_ordered.sh   ordered write-back (ordered 1): the origin
+#                               alone at a flush point, shadows across a
+#                               power cut
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-persist || exit 0
 build_mkimage fcache-persist || exit 1
 guest_run fcache-persist --timeout 900 tests/guest/run_many.sh tests/guest/fc_persist.sh \
-	tests/guest/fc_onewrite.sh tests/guest/fc_warm.sh
+	tests/guest/fc_onewrite.sh tests/guest/fc_warm.sh tests/guest/fc_ordered.sh

@@ -32,6 +32,8 @@ static const struct {
 	  "1: degraded, flushes wait for the peer_outdated message (two hosts)" },
 	{ FC_TUN_POOL, FC_OPT_WARM_RESTART, "",
 	  "1: blocks read in stay cached after an unclean shutdown (one device)" },
+	{ FC_TUN_POOL, FC_OPT_ORDERED, "",
+	  "1: the origin alone always holds a past flush point (one device)" },
 	{ FC_TUN_VOL, NONE, "",
 	  "the cache mode" },
 	{ FC_TUN_VOL, FC_VOPT_SEQUENTIAL_CUTOFF, "KiB",

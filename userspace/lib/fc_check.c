@@ -281,6 +281,7 @@ int chk_read_superblock(struct ctx *c)
 	}
 	c->M = fc_sb_md_seq(&c->sb);
 	c->mirrored = !!(le32_to_cpu(c->sb.incompat_features) & FC_FEAT_INCOMPAT_MIRROR);
+	c->ordered = !!(le32_to_cpu(c->sb.incompat_features) & FC_FEAT_INCOMPAT_ORDERED);
 	if (c->mirrored) {
 		uint32_t failed = le32_to_cpu(c->sb.failed_legs);
 
@@ -490,8 +491,30 @@ static void check_entry(struct ctx *c, uint64_t idx, const struct fc_disk_entry 
 	if (e->dirty & ~e->valid)
 		chk_problem(c, 1, "dirty_not_valid", "entry %" PRIu64 ": dirty 0x%02x is not a subset of valid 0x%02x",
 			idx, e->dirty, e->valid);
-	if (e->flags & ~FC_ENTRY_MIRRORED)
+	if (e->flags & ~(FC_ENTRY_MIRRORED | FC_ENTRY_WARM | FC_ENTRY_SHADOW))
 		chk_problem(c, 0, "entry", "entry %" PRIu64 " has unknown flags 0x%02x", idx, e->flags);
+	/*
+	 * Ordered write-back: a shadow is an older version of its block,
+	 * dirty; the current one is the entry without the flag.
+	 */
+	if ((e->flags & FC_ENTRY_SHADOW) && (!c->ordered || c->mirrored)) {
+		chk_problem(c, 1, "entry", "entry %" PRIu64 " is marked an older version (shadow) but the pool does not use ordered write-back",
+			idx);
+	} else if ((e->flags & FC_ENTRY_SHADOW) && !e->dirty) {
+		chk_problem(c, 0, "entry", "entry %" PRIu64 " is an older version (shadow) with no dirty data: recovery drops it",
+			idx);
+	}
+	if (e->flags & FC_ENTRY_SHADOW) {
+		c->shadows++;
+		if (c->vt_ok && chk_vol_in_use(c, e->vol)) {
+			c->vi[e->vol].cached++;
+			if (e->dirty) {
+				c->vi[e->vol].dirty_blocks++;
+				c->vi[e->vol].dirty_sub += (uint64_t)__builtin_popcount(e->dirty);
+			}
+		}
+		return;
+	}
 	if (!c->vt_ok)
 		return;
 	if (!chk_vol_in_use(c, e->vol)) {

@@ -104,6 +104,8 @@ struct ctx {
 	void *page;
 	/* mirrored pool (FC_FEAT_INCOMPAT_MIRROR): twins, entries in use */
 	int mirrored;
+	int ordered;		/* FC_FEAT_INCOMPAT_ORDERED: epochs, shadows */
+	uint64_t shadows;	/* older versions (ordered write-back) */
 	struct twin_note *twins;
 	uint64_t ntwins;
 	uint8_t *usedmap;	/* a bit per cache block: its entry is in use */

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fc_ordered: ordered write-back's side of the map path (pool option
+ * ordered 1, one flash device; docs/DESIGN.md "Ordered write-back").
+ *
+ * The promise: the origin alone (every flash device lost) holds the volume
+ * as it was at some past flush point, plus perhaps some of the writes that
+ * came after it and before the next (what a disk's volatile cache may
+ * hold after a power cut).  The means:
+ *  - epochs: pool->epoch counts flush points (a REQ_PREFLUSH as it is
+ *    mapped, a REQ_FUA write as it ends: fc_map(), fc_end_io()); a block's
+ *    dirty data carries the epoch it became dirty in (pool->ep[]).
+ *  - writeback (fc_writeback.c, wb_ordered()) copies, for each volume,
+ *    the blocks of its oldest epoch only, then flushes the origin and
+ *    commits, then the next epoch; it closes the open epoch itself (a
+ *    flush point at no request: every moment is one) when it must.
+ *  - a write to a block dirty from an older epoch would change data that
+ *    epoch's copy must still take to the origin: the block is copied to
+ *    a free one first (fc_ord_redirect()), which becomes the block's
+ *    current version; the old one stays, out of the hash, as a shadow
+ *    (pool->shadow) until writeback took its epoch.  A write to a block
+ *    written back but still recorded dirty waits for the commit that
+ *    records it clean (after a crash the load would write its older data
+ *    back over what later epochs put on the origin).
+ *  - writes that go to the origin directly (write-around, writethrough,
+ *    blocks past the last whole one) wait until their volume has no dirty
+ *    data (fc_ord_direct_waits()); discards do nothing (map_bio()).
+ */
+#include <linux/mempool.h>
+
+#include "fc_core.h"
+
+#ifdef FC_FAULT_INJECT
+#include <linux/moduleparam.h>
+/*
+ * A deliberate bug for the crash harness (replay-guest.sh ordered=1): a
+ * write to a block dirty from an older epoch goes in place, no copy; the
+ * ordered walk must find torn origins.
+ */
+static bool mutant_ord_in_place;
+module_param(mutant_ord_in_place, bool, 0644);
+MODULE_PARM_DESC(mutant_ord_in_place, "test build: ordered write-back rewrites older epochs in place (a bug on purpose)");
+
+static bool ord_in_place(void)
+{
+	return READ_ONCE(mutant_ord_in_place);
+}
+#else
+static inline bool ord_in_place(void)
+{
+	return false;
+}
+#endif
+
+/* Wait on ord_wait for the end of the next writeback batch (pool->lock held). */
+void fc_ord_wait_locked(struct fc_pool *pool, struct bio *bio)
+{
+	bio_list_add(&pool->ord_wait, bio);
+	pool->st_ord_waits++;
+	queue_work(pool->wq, &pool->wb_work);
+}
+
+/* A writeback batch ended: the writes that waited are mapped again. */
+void fc_ord_kick_locked(struct fc_pool *pool)
+{
+	if (bio_list_empty(&pool->ord_wait))
+		return;
+	bio_list_merge(&pool->deferred, &pool->ord_wait);
+	bio_list_init(&pool->ord_wait);
+	queue_work(pool->wq, &pool->worker);
+}
+
+/*
+ * What a write to entry @e needs before it may change the block
+ * (pool->lock held; ordered on).  @worker: process context.
+ */
+enum fc_ord fc_ord_write(struct fc_pool *pool, struct fc_entry *e, bool worker)
+{
+	u32 i = fc_eidx(pool, e);
+
+	if (!e->dirty)
+		return (e->flags & FC_E_PDIRTY) ? FC_ORD_COMMIT : FC_ORD_GO;
+	if (pool->ep[i] == pool->epoch || ord_in_place())
+		return FC_ORD_GO;
+	if (!fc_entry_idle(e))
+		return FC_ORD_PARK;
+	return worker ? FC_ORD_REDIRECT : FC_ORD_DEFER;
+}
+
+static bool redirect_still(struct fc_pool *pool, struct fc_entry *e, u32 ei)
+{
+	return (e->flags & FC_E_HASHED) && e->dirty && pool->ep[ei] != pool->epoch &&
+		fc_entry_idle(e);
+}
+
+/*
+ * A write to block @ei, dirty from an older epoch (the worker, no lock
+ * held): copy the block to a free one, which takes its place in the hash
+ * as the current version, of this epoch; @ei stays as a shadow.  Both
+ * are BUSY meanwhile (reads and writes of the block wait).  Returns 0
+ * (map @bio again), -EAGAIN (no block free: @bio waits on ord_wait) or
+ * -EIO (the copy failed; the block is as it was).
+ */
+int fc_ord_redirect(struct fc_volume *v, struct bio *bio, u32 ei)
+{
+	struct fc_pool *pool = v->pool;
+	struct fc_entry *e = &pool->e[ei], *n;
+	bool locked = false;
+	void *buf;
+	u32 ni;
+	int r;
+
+	spin_lock_irq(&pool->lock);
+	if (!redirect_still(pool, e, ei)) {
+		spin_unlock_irq(&pool->lock);
+		return 0;
+	}
+	ni = fc_take_block(pool);
+	if (ni == FC_NONE) {
+		fc_ord_wait_locked(pool, bio);
+		spin_unlock_irq(&pool->lock);
+		return -EAGAIN;
+	}
+	n = &pool->e[ni];
+	n->flags = FC_E_BUSY;
+	n->vol = e->vol;
+	n->oblock = e->oblock;
+	n->valid = 0;
+	n->dirty = 0;
+	atomic_set(&n->inflight, 0);
+	e->flags |= FC_E_BUSY;
+	spin_unlock_irq(&pool->lock);
+
+	buf = mempool_alloc(pool->fill_pool, GFP_NOIO);
+	r = fc_sync_io(pool, fc_block_bdev(pool, ei), REQ_OP_READ, fc_block_sector(pool, ei),
+		       pool->g.block_sectors, buf);
+	if (!r)
+		r = fc_sync_io(pool, fc_block_bdev(pool, ni), REQ_OP_WRITE,
+			       fc_block_sector(pool, ni), pool->g.block_sectors, buf);
+	mempool_free(buf, pool->fill_pool);
+
+	/*
+	 * A commit serialising in several lock holds (ser_window) must see
+	 * the two records before the swap or after it, never one of each:
+	 * two current records of one block would not load.
+	 */
+	spin_lock_irq(&pool->lock);
+	if (pool->ser_window && !r) {
+		spin_unlock_irq(&pool->lock);
+		mutex_lock(&pool->commit_lock);
+		locked = true;
+		spin_lock_irq(&pool->lock);
+	}
+	e->flags &= ~FC_E_BUSY;
+	n->flags = 0;
+	if (r) {
+		fc_put_block(pool, ni);
+	} else {
+		fc_hash_remove(pool, e);
+		e->flags &= ~FC_E_REF;
+		__set_bit(ei, pool->shadow);
+		pool->nr_shadows++;
+		fc_mark_page_dirty(pool, ei);
+		pool->ep[ni] = pool->epoch;
+		fc_hash_insert(pool, n);
+		fc_entry_set(pool, n, e->valid, e->dirty);
+		pool->st_redirects++;
+	}
+	fc_kick_locked(pool);
+	spin_unlock_irq(&pool->lock);
+	if (locked)
+		mutex_unlock(&pool->commit_lock);
+	if (r)
+		DMERR_LIMIT("volume %u block %llu: ordered write-back could not copy the block for a write (flash I/O error %d): I/O error",
+			    v->id, e->oblock, r);
+	return r ? -EIO : 0;
+}
+
+/*
+ * Ordered write-back: does a write decided to go to the origin directly
+ * (@act) wait (pool->lock held)?  While its volume has dirty data (shadows
+ * too), it would reach the origin before data of older epochs.
+ */
+bool fc_ord_direct_waits(struct fc_pool *pool, struct fc_volume *v, enum fc_action act)
+{
+	if (act != FC_ACT_WRITE_AROUND && act != FC_ACT_ORIGIN_WHOLE && act != FC_ACT_WT &&
+	    act != FC_ACT_ORIGIN)
+		return false;
+	return pool->vol[v->slot].dirty != 0;
+}

@@ -1,0 +1,141 @@
+#!/bin/sh
+# dm-fcache: ordered write-back (pool option ordered 1, issue 38 item 1;
+# docs/DESIGN.md "Ordered write-back").  The crash walk (replay-guest.sh
+# ordered=1, make check-crash) checks the origin at every flush point; this
+# test is what an admin sees:
+#  1. the origin behind a slow device (dm-delay: writeback lags), a writer
+#     of 4 KiB O_DSYNC writes (each a flush point) over 40 blocks: at six
+#     moments the origin is frozen (dm suspend) and copied; each copy,
+#     alone, holds the volume as it was after some write, never a mix
+#     (tests/guest/ord_writer.py check);
+#  2. rewrites of blocks dirty since an earlier flush copied the block
+#     (stats redirects, shadow_blocks) and the volume reads the last write
+#     of every block, byte for byte;
+#  3. a power cut with shadows on the flash (flash and origin copied at
+#     one instant): fcachectl check passes and names the feature, the copy
+#     loads with its shadows, reads are right, and the flush message
+#     brings the origin to the last write with no shadow left;
+#  4. a discard does nothing; ordered with a mirror is refused (table and
+#     message).
+FC_T=fc_ordered
+. "$FC_TOP/tests/guest/lib.sh"
+
+CTL=$FC_TOP/userspace/fcachectl
+W=$FC_TOP/tests/guest/ord_writer.py
+T=/tmp/fc_ordered
+mkdir -p $T
+NB=40
+OPTS="writeback_high 100 writeback_low 0 max_dirty_age 0 commit_interval 200 writeback_jobs 2"
+
+load_fcache || die "insmod failed" module-load
+# mutant=NAME (with the test build, make fi-module): a bug on purpose, e.g.
+# ord_in_place; part 1 must then find torn copies of the origin
+case "${1:-}" in
+mutant=*)
+	echo 1 >"/sys/module/dm_fcache/parameters/mutant_${1#mutant=}" || die "no mutant ${1#mutant=}" mutant
+	info "module mutant ${1#mutant=} on: the origin copies must be torn"
+	;;
+esac
+modprobe dm-delay || die "no dm-delay" setup
+fl=$(mk_fast_disk 8) && fl2=$(mk_fast_disk 8) && org=$(mk_fast_disk 16) &&
+	org2=$(mk_fast_disk 16) && fl3=$(mk_fast_disk 8) && fl4=$(mk_fast_disk 8) || die "disks"
+OS=$(dev_sectors "$org")
+# od: the origin, writes delayed 20 ms (writeback lags behind the writer)
+check origin-delay dm_create od "0 $OS delay $org 0 0 $org 0 20"
+
+rm_both() { dm_remove v && dm_remove p; }
+shadows() { stats_field p shadow_blocks; }
+# freeze N: the origin as it is now (writeback held by a suspend), to $T/oN
+freeze() {
+	dmsetup suspend od && dd if="$org" of="$T/o$1" bs=1M iflag=direct status=none
+	_r=$?
+	dmsetup resume od
+	return $_r
+}
+ord_json() {
+	"$CTL" check --json "$1" 2>/dev/null |
+		python3 -c "import json, sys; print(json.load(sys.stdin)['superblock']['ordered_feature'])"
+}
+
+# ---- 1. the origin alone at six moments --------------------------------------
+check pool-up fc_pool p "$fl" 64 $OPTS ordered 1
+check vol-up fc_vol v p /dev/mapper/od 5 writeback sequential_cutoff 0
+: >$T/log
+python3 "$W" write /dev/mapper/v $T/log 240 $NB 11 &
+wp=$!
+i=0
+while [ $i -lt 6 ]; do
+	sleep 1
+	freeze $i || fail "freeze-$i" "could not copy the origin"
+	i=$((i + 1))
+done
+wait $wp && pass "writer" || fail "writer" "the writer failed"
+i=0 torn=0
+while [ $i -lt 6 ]; do
+	if python3 "$W" check $T/o$i $T/log $NB >$T/c$i; then
+		info "origin copy $i: $(cat $T/c$i)"
+	else
+		torn=$((torn + 1))
+		info "origin copy $i: $(cat $T/c$i)"
+	fi
+	i=$((i + 1))
+done
+[ $torn = 0 ] && pass "origin-always-a-flush-point (6 copies)" ||
+	fail "origin-always-a-flush-point" "$torn of 6 copies of the origin are torn"
+
+# ---- 2. redirects and the volume's data ---------------------------------------
+red=$(stats_field p redirects)
+[ "${red:-0}" -gt 0 ] && pass "rewrites-copied ($red redirects)" ||
+	fail "rewrites-copied" "redirects ${red:-?}: no block dirty from an older epoch was rewritten?"
+dd if=/dev/mapper/v of=$T/vol bs=1M count=2 iflag=direct status=none
+check volume-reads-last-writes python3 "$W" check $T/vol $T/log $NB --final
+info "stats: $(dmsetup message p 0 stats | tr ' ' '\n' | grep -E '^(epoch|origin_epoch|origin_lag|shadow_blocks|redirects|ordered_waits|epochs_written)=' | tr '\n' ' ')"
+
+# ---- 3. a power cut with shadows on the flash --------------------------------
+# more rewrites, writeback slower still: shadows pile up
+check slower swap_table od "0 $OS delay $org 0 0 $org 0 200"
+python3 "$W" write /dev/mapper/v $T/log 60 $NB 12 || fail "writer2" "the writer failed"
+dd if=/dev/mapper/v of=$T/vol1 bs=1M count=2 iflag=direct status=none
+check volume-reads-last-writes-2 python3 "$W" check $T/vol1 $T/log $NB --final
+sleep 0.5	# commit_interval: the last changes recorded
+sh0=$(shadows)
+dmsetup suspend od && dd if="$fl" of="$fl2" bs=1M iflag=direct oflag=direct status=none &&
+	dd if="$org" of="$org2" bs=1M iflag=direct oflag=direct status=none
+rc=$?
+dmsetup resume od
+[ $rc = 0 ] && pass "cut" || fail "cut" "could not copy flash and origin"
+check flush-live timeout 120 dmsetup message p 0 flush
+check teardown rm_both
+[ "${sh0:-0}" -gt 0 ] && pass "cut-has-shadows ($sh0)" ||
+	fail "cut-has-shadows" "shadow_blocks ${sh0:-?} at the cut: the test did not reach the case"
+check cut-check "$CTL" check "$fl2"
+[ "$(ord_json "$fl2")" = True ] && pass "cut-check-names-feature" ||
+	fail "cut-check-names-feature" "fcachectl check --json: ordered_feature $(ord_json "$fl2")"
+dmesg -C
+check cut-up fc_pool p "$fl2" 64 $OPTS ordered 1
+check cut-vol fc_vol v p "$org2" 5 writeback sequential_cutoff 0
+ls=$(dmesg | sed -n 's/.*ordered write-back: \([0-9]*\) older versions.*/\1/p' | tail -n 1)
+[ "${ls:-0}" -gt 0 ] && pass "cut-loads-shadows ($ls)" ||
+	fail "cut-loads-shadows" "the load named no older version (kernel log: ${ls:-none})"
+dd if=/dev/mapper/v of=$T/vol2 bs=1M count=2 iflag=direct status=none
+check cut-volume-reads-last-writes python3 "$W" check $T/vol2 $T/log $NB --final
+info "loaded: $(dmsetup status p) / $(dmsetup message p 0 stats | tr ' ' '\n' | grep -E '^(epoch|origin_epoch|shadow_blocks|redirects|writeback_batches|epochs_written)=' | tr '\n' ' ')"
+check cut-flush timeout 120 dmsetup message p 0 flush
+info "after the flush: $(dmsetup status p) / $(dmsetup message p 0 stats | tr ' ' '\n' | grep -E '^(epoch|origin_epoch|shadow_blocks|writeback_batches|epochs_written)=' | tr '\n' ' ')"
+[ "$(shadows)" = 0 ] && pass "cut-flush-no-shadow" || fail "cut-flush-no-shadow" "shadow_blocks $(shadows)"
+dd if="$org2" of=$T/o9 bs=1M count=2 iflag=direct status=none
+check cut-origin-final python3 "$W" check $T/o9 $T/log $NB --final
+
+# ---- 4. discards, mirrors ------------------------------------------------------
+dd if=/dev/mapper/v of=$T/before bs=1M count=2 iflag=direct status=none
+check discard blkdiscard -o 0 -l 1048576 /dev/mapper/v
+dd if=/dev/mapper/v of=$T/after bs=1M count=2 iflag=direct status=none
+check discard-does-nothing cmp -s $T/before $T/after
+check teardown2 rm_both
+check_fails mirror-refused fc_pool p "$fl3" 64 ordered 1 mirror "$fl4"
+check mirror-up fc_pool p "$fl3" 64 mirror "$fl4"
+check_fails mirror-set-refused dmsetup message p 0 ordered 1
+check mirror-down dm_remove p
+dm_remove od
+dmesg_clean
+finish
