@@ -816,6 +816,13 @@ again:
 	/* A read hit is decided from bio_facts() alone; else every fact. */
 	if (f.write || !fc_decide_read_hit(&f, &d)) {
 		other_facts(v, fb, block, e, &f);
+		/*
+		 * Ordered write-back: a stream's writes are cached too (cut at
+		 * blocks): around the cache they would wait for the volume's
+		 * dirty data to drain (fc_ord_direct_waits()).
+		 */
+		if (f.write && fc_wb_ordered(pool))
+			f.seq = false;
 		if (!nowait) {
 			e = decide(v, bio, block, &f, e, &d);
 		} else {

@@ -22,6 +22,9 @@
 # of the window after it; FC_CRASH_ORDERED_BOUND=N: at most N marks behind
 # the point's durable mark), its line before the last one
 #   ordered points: <n> replayed, <t> torn, <o> older than the bound
+# With it, tests/guest/fc_ordered_fs.sh: ext4 and a database-like writer on
+# an ordered volume, the flash destroyed at 20 moments (its line
+# "ordered filesystem: ..." before the ordered walk's).
 # Exit 0 only if all counts are 0, n >= N, the warm walk kept blocks,
 # every mutant was caught and the ordered walk (when on) replayed points,
 # none torn or older than the bound.
@@ -158,6 +161,16 @@ if [ "$owant" -gt 0 ]; then
 		rc=1
 	fi
 	mutant ord_in_place "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 ordered=1
+	# a filesystem on the origin alone, the flash destroyed at 20 moments
+	fres=$top/build/vm/results-crash-ordered-fs
+	rm -rf "$fres"
+	mkdir -p "$fres"
+	guest_run check-crash-ordered-fs --results "$fres" --timeout 1500 \
+		tests/guest/fc_ordered_fs.sh 20 >"$fres/out" || rc=1
+	grep -E '^(# round|# records|FAIL)' "$SUITE_OUT/check-crash-ordered-fs.console" 2>/dev/null |
+		tr -d '\r' | tail -n 24
+	grep '^FAIL' "$fres/out"
+	OFS=$(sed -n 's/^PASS: .*origin-alone-mounts-and-holds-a-prefix (\([0-9]*\) rounds).*/\1/p' "$fres/out")
 else
 	echo "# the ordered walk is off (FC_CRASH_ORDERED_POINTS=0)"
 fi
@@ -165,6 +178,7 @@ echo "# check-crash: $boot boots, $(($(date +%s) - t0)) s"
 echo "crash points, one device: $((N - MN)) replayed, $((L - ML)) lost, $((S - MS)) stale, $((C - MC)) check failures"
 echo "crash points, mirrored: $MN replayed, $ML lost, $MS stale, $MC check failures"
 echo "warm points: $WN replayed, $WS stale reads"
+[ "$owant" -gt 0 ] && echo "ordered filesystem: ${OFS:-0} of 20 flash losses left an origin that mounts and holds a prefix of the records"
 [ "$owant" -gt 0 ] && echo "ordered points: $ON replayed, $OT torn, $OO older than the bound"
 echo "crash points: $N replayed, $L lost, $S stale, $C check failures"
 [ "$rc" -eq 0 ] && [ "$N" -ge "$want" ] && [ "$L" -eq 0 ] && [ "$S" -eq 0 ] && [ "$C" -eq 0 ]
