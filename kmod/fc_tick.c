@@ -251,6 +251,8 @@ void fc_tick(struct work_struct *ws)
 	spin_lock_irq(&pool->lock);
 	md_dirty = find_first_bit(pool->page_dirty, pool->g.md_pages) < pool->g.md_pages;
 	waiters = !bio_list_empty(&pool->busy_wait) || !bio_list_empty(&pool->deferred);
+	/* Ordered write-back: what waits for writeback tries again (fc_ordered.c). */
+	fc_ord_kick_locked(pool);
 	spin_unlock_irq(&pool->lock);
 
 	if (interval && md_dirty && pool->md_mode == FC_MD_RW &&

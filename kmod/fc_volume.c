@@ -708,7 +708,11 @@ static int ordered_write(struct fc_volume *v, struct bio *bio, struct fc_entry *
 		cut_at_block(bio, f);
 	switch (o) {
 	case FC_ORD_PARK:
-		fc_park_locked(pool, bio, e, FC_NONE);
+		/* Under writeback: the batch's end maps it again, not every completion. */
+		if (e->flags & FC_E_WB)
+			fc_ord_wait_locked(pool, bio);
+		else
+			fc_park_locked(pool, bio, e, FC_NONE);
 		return FC_DONE_SUBMITTED;
 	case FC_ORD_DEFER:
 		fc_defer_locked(pool, bio);

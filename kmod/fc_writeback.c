@@ -742,13 +742,15 @@ static void wb_ordered(struct fc_pool *pool, struct wb_item *items, unsigned int
 		if (end_batch(pool, &b) || wb_commit(pool))
 			break;
 		WRITE_ONCE(pool->st_epochs_written, pool->st_epochs_written + 1);
+		/*
+		 * Progress: the writes that waited go again.  Only then (and
+		 * from the tick): a run that copied nothing kicking them would
+		 * queue itself again through them, a busy loop.
+		 */
 		spin_lock_irq(&pool->lock);
 		fc_ord_kick_locked(pool);
 		spin_unlock_irq(&pool->lock);
 	}
-	spin_lock_irq(&pool->lock);
-	fc_ord_kick_locked(pool);
-	spin_unlock_irq(&pool->lock);
 }
 
 /* The writeback policy's input (fc_wb_decide()); *@flushing: a flush waits. */
