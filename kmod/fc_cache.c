@@ -256,7 +256,9 @@ void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx)
 
 	/* The age of loaded dirty data is unknown: it counts from the load. */
 	e->dirty_ts = (u16)(jiffies / HZ);
-	fc_hash_insert(pool, e);
+	/* Ordered write-back: a shadow stays out of the hash. */
+	if (!pool->shadow || !test_bit(idx, pool->shadow))
+		fc_hash_insert(pool, e);
 	pool->nr_used++;
 	pool->vol[e->vol].cached++;
 	if (e->dirty) {

@@ -846,6 +846,8 @@ extern struct target_type fc_volume_target;
 /* fc_pool.c */
 extern struct target_type fc_pool_target;
 struct fc_pool *fc_pool_lookup(struct mapped_device *md);
+/* The tunables @o in force (a table resumed, a set message). */
+void fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o);
 void fc_pool_put(struct fc_pool *pool);
 
 /* fc_tick.c: the commit worker and the tick */

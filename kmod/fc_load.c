@@ -259,25 +259,16 @@ static int insert_entry(struct fc_pool *pool, const struct fc_disk_entry *d, u32
 
 	/*
 	 * Ordered write-back: a shadow (an older version, dirty) is not in
-	 * the hash; the current version of its block is.
+	 * the hash (fc_cache_insert_loaded()); the current version of its
+	 * block is.
 	 */
 	if (pool->ord_feature && (d->flags & FC_ENTRY_SHADOW)) {
-		e = &pool->e[idx];
-		e->oblock = le64_to_cpu(d->oblock);
-		e->vol = d->vol;
-		e->valid = valid;
-		e->dirty = dirty;
-		e->flags |= FC_E_PDIRTY;
-		e->dirty_ts = (u16)(jiffies / HZ);
 		__set_bit(idx, pool->shadow);
 		pool->nr_shadows++;
-		pool->nr_used++;
-		pool->vol[e->vol].cached++;
-		pool->nr_dirty++;
-		pool->vol[e->vol].dirty++;
-		return 0;
+		dup = NULL;
+	} else {
+		dup = fc_lookup(pool, d->vol, le64_to_cpu(d->oblock));
 	}
-
 	/*
 	 * Two cache blocks mapping one origin block (a block used
 	 * twice was refused above): every commit is one snapshot of
@@ -285,7 +276,6 @@ static int insert_entry(struct fc_pool *pool, const struct fc_disk_entry *d, u32
 	 * rule can tell which copy is the newer one.  Refuse the
 	 * pool rather than pick one.
 	 */
-	dup = fc_lookup(pool, d->vol, le64_to_cpu(d->oblock));
 	if (dup) {
 		DMERR("cache blocks %u and %u both map volume slot %u block %llu",
 		      idx, fc_eidx(pool, dup), d->vol, le64_to_cpu(d->oblock));

@@ -87,11 +87,6 @@ enum fc_ord fc_ord_write(struct fc_pool *pool, struct fc_entry *e, bool worker)
 	return worker ? FC_ORD_REDIRECT : FC_ORD_DEFER;
 }
 
-static bool redirect_still(struct fc_pool *pool, struct fc_entry *e, u32 ei)
-{
-	return (e->flags & FC_E_HASHED) && e->dirty && pool->ep[ei] != pool->epoch &&
-		fc_entry_idle(e);
-}
 
 /*
  * A write to block @ei, dirty from an older epoch (the worker, no lock
@@ -111,7 +106,8 @@ int fc_ord_redirect(struct fc_volume *v, struct bio *bio, u32 ei)
 	int r;
 
 	spin_lock_irq(&pool->lock);
-	if (!redirect_still(pool, e, ei)) {
+	/* Still the block's current version, and still to be copied? */
+	if (!(e->flags & FC_E_HASHED) || fc_ord_write(pool, e, true) != FC_ORD_REDIRECT) {
 		spin_unlock_irq(&pool->lock);
 		return 0;
 	}

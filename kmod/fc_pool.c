@@ -415,6 +415,16 @@ bad:
 	return r;
 }
 
+void fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o)
+{
+	spin_lock_irq(&pool->lock);
+	pool->opts = *o;
+	/* Ordered write-back: the superblocks say so from the next commit on. */
+	if (fc_ordered(pool))
+		pool->ord_feature = true;
+	spin_unlock_irq(&pool->lock);
+}
+
 static int pool_map(struct dm_target *ti, struct bio *bio)
 {
 	DMERR_LIMIT("I/O to a pool device is refused; use an fcache volume");
@@ -429,11 +439,7 @@ static int pool_preresume(struct dm_target *ti)
 	int r;
 
 	/* The table being resumed brings its tunables. */
-	spin_lock_irq(&pool->lock);
-	pool->opts = pc->opts;
-	if (fc_ordered(pool))
-		pool->ord_feature = true;
-	spin_unlock_irq(&pool->lock);
+	fc_pool_set_opts(pool, &pc->opts);
 	if (fc_acks_held(pool))
 		DMWARN("fence_hold: the pool runs on one copy; flushes and FUA writes wait until the other copy is recorded outdated (message peer_outdated)");
 	if (!pc->replace_bdev)

@@ -310,11 +310,7 @@ int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 			return -EINVAL;
 		}
 		pc->opts = o;
-		spin_lock_irq(&pool->lock);
-		pool->opts = o;
-		if (fc_ordered(pool))
-			pool->ord_feature = true;
-		spin_unlock_irq(&pool->lock);
+		fc_pool_set_opts(pool, &o);
 		queue_work(pool->wq, &pool->wb_work);
 		/* fence_hold 0 lets held flushes go */
 		fc_kick_held(pool);

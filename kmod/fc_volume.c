@@ -800,21 +800,18 @@ again:
 	}
 	if (f.write && e && fc_ordered(pool)) {
 		done = ordered_write(v, bio, e, &f, worker, nowait);
-		spin_unlock_irqrestore(&pool->lock, flags);
-		switch (done) {
-		case FC_DONE_REDIRECT:
+		if (done != FC_DONE_GO) {
+			spin_unlock_irqrestore(&pool->lock, flags);
+			if (done == FC_DONE_COMMIT) {
+				fc_queue_commit(pool);
+				return FC_DONE_SUBMITTED;
+			}
+			if (done != FC_DONE_REDIRECT)
+				return done;
 			r = fc_ord_redirect(v, bio, fc_eidx(pool, e));
 			if (!r)
 				goto again;
 			return r == -EAGAIN ? FC_DONE_SUBMITTED : FC_DONE_KILL;
-		case FC_DONE_COMMIT:
-			fc_queue_commit(pool);
-			return FC_DONE_SUBMITTED;
-		case FC_DONE_GO:
-			spin_lock_irqsave(&pool->lock, flags);
-			break;
-		default:
-			return done;
 		}
 	}
 	/* A read hit is decided from bio_facts() alone; else every fact. */

@@ -378,6 +378,22 @@ struct op {
 static unsigned char *verify_shm;
 static uint64_t verify_shm_len, *verify_shm_saved;
 
+
+/* The first @bytes of @dev (open as @fd, closed here) into @img, a MiB a read. */
+static void read_image(int fd, const char *dev, unsigned char *img, uint64_t bytes)
+{
+	uint64_t st;
+
+	for (st = 0; st < bytes;) {
+		size_t chunk = bytes - st > (1u << 20) ? (1u << 20) : bytes - st;
+		ssize_t n = pread(fd, img + st, chunk, (off_t)st);
+
+		if (n <= 0)
+			die(2, "read %s at %" PRIu64 ": %s", dev, st, n < 0 ? strerror(errno) : "EOF");
+		st += (uint64_t)n;
+	}
+	close(fd);
+}
 /*
  * A discard of sector s issued after its durable write d (seq), before the
  * bound: the sector's contents are then undefined (REQ_OP_DISCARD), so
@@ -505,15 +521,7 @@ static int cmd_verify(int argc, char **argv)
 			if (durable[s] < olist[i].seq)
 				durable[s] = olist[i].seq;
 	}
-	for (st = 0; st < sectors * SEC;) {
-		size_t chunk = sectors * SEC - st > (1u << 20) ? (1u << 20) : sectors * SEC - st;
-		ssize_t n = pread(fd, img + st, chunk, (off_t)st);
-
-		if (n <= 0)
-			die(2, "read %s at %" PRIu64 ": %s", dev, st, n < 0 ? strerror(errno) : "EOF");
-		st += (uint64_t)n;
-	}
-	close(fd);
+	read_image(fd, dev, img, sectors * SEC);
 	if (same && !strcmp(same, "-")) {
 		if (!verify_shm || !verify_shm_saved || !*verify_shm_saved || sectors * SEC > verify_shm_len)
 			die(2, "verify: --same - without a saved shared image");
@@ -778,15 +786,7 @@ static int cmd_verify_ordered(int argc, char **argv)
 	}
 	img = abuf(sectors * SEC);
 	want = abuf(SEC);
-	for (st = 0; st < sectors * SEC;) {
-		size_t chunk = sectors * SEC - st > (1u << 20) ? (1u << 20) : sectors * SEC - st;
-		ssize_t r = pread(fd, img + st, chunk, (off_t)st);
-
-		if (r <= 0)
-			die(2, "read %s at %" PRIu64 ": %s", dev, st, r < 0 ? strerror(errno) : "EOF");
-		st += (uint64_t)r;
-	}
-	close(fd);
+	read_image(fd, dev, img, sectors * SEC);
 	/* per sector, the seqs of the ops covering it, ascending */
 	c.first = calloc(sectors + 2, sizeof(*c.first));
 	if (!c.first)

@@ -45,13 +45,6 @@ check origin-delay dm_create od "0 $OS delay $org 0 0 $org 0 20"
 
 rm_both() { dm_remove v && dm_remove p; }
 shadows() { stats_field p shadow_blocks; }
-# freeze N: the origin as it is now (writeback held by a suspend), to $T/oN
-freeze() {
-	dmsetup suspend od && dd if="$org" of="$T/o$1" bs=1M iflag=direct status=none
-	_r=$?
-	dmsetup resume od
-	return $_r
-}
 ord_json() {
 	"$CTL" check --json "$1" 2>/dev/null |
 		python3 -c "import json, sys; print(json.load(sys.stdin)['superblock']['ordered_feature'])"
@@ -66,18 +59,15 @@ wp=$!
 i=0
 while [ $i -lt 6 ]; do
 	sleep 1
-	freeze $i || fail "freeze-$i" "could not copy the origin"
+	# the origin as it is now (writeback held by the suspend)
+	copy_frozen od "$org" "$T/o$i" || fail "freeze-$i" "could not copy the origin"
 	i=$((i + 1))
 done
 wait $wp && pass "writer" || fail "writer" "the writer failed"
 i=0 torn=0
 while [ $i -lt 6 ]; do
-	if python3 "$W" check $T/o$i $T/log $NB >$T/c$i; then
-		info "origin copy $i: $(cat $T/c$i)"
-	else
-		torn=$((torn + 1))
-		info "origin copy $i: $(cat $T/c$i)"
-	fi
+	python3 "$W" check $T/o$i $T/log $NB >$T/c$i || torn=$((torn + 1))
+	info "origin copy $i: $(cat $T/c$i)"
 	i=$((i + 1))
 done
 [ $torn = 0 ] && pass "origin-always-a-flush-point (6 copies)" ||
@@ -99,11 +89,7 @@ dd if=/dev/mapper/v of=$T/vol1 bs=1M count=2 iflag=direct status=none
 check volume-reads-last-writes-2 python3 "$W" check $T/vol1 $T/log $NB --final
 sleep 0.5	# commit_interval: the last changes recorded
 sh0=$(shadows)
-dmsetup suspend od && dd if="$fl" of="$fl2" bs=1M iflag=direct oflag=direct status=none &&
-	dd if="$org" of="$org2" bs=1M iflag=direct oflag=direct status=none
-rc=$?
-dmsetup resume od
-[ $rc = 0 ] && pass "cut" || fail "cut" "could not copy flash and origin"
+check cut copy_frozen od "$fl" "$fl2" "$org" "$org2"
 check flush-live timeout 120 dmsetup message p 0 flush
 check teardown rm_both
 [ "${sh0:-0}" -gt 0 ] && pass "cut-has-shadows ($sh0)" ||

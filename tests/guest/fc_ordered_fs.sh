@@ -41,13 +41,11 @@ i=0 bad=0 ks=""
 while [ $i -lt "$ROUNDS" ]; do
 	sleep "$(awk -v s="$i" 'BEGIN { srand(s + 17); printf "%.1f", 0.5 + rand() * 2 }')"
 	a=$(cat $T/acked 2>/dev/null || echo 0)
-	if ! { dmsetup suspend od && dd if="$org" of=$T/img bs=1M iflag=direct status=none; }; then
-		dmsetup resume od
+	if ! copy_frozen od "$org" $T/img; then
 		fail "round-$i-copy" "could not copy the origin"
 		i=$((i + 1))
 		continue
 	fi
-	dmsetup resume od
 	why=""
 	loopdev=$(losetup -f --show $T/img) || why="losetup"
 	if [ -z "$why" ] && ! mount -t ext4 "$loopdev" /mnt/fcimg 2>$T/mnt.err; then

@@ -304,6 +304,23 @@ marker_blk_is() {
 }
 
 
+# copy_frozen DM SRC DST [SRC DST...]: copy each SRC to DST while the
+# device-mapper device DM is suspended (I/O to it held: the copies are of
+# one instant), then resume it; DM resumed whatever happened
+copy_frozen() {
+	_dm=$1 _r=0
+	shift
+	dmsetup suspend "$_dm" || { dmsetup resume "$_dm"; return 1; }
+	while [ $# -ge 2 ]; do
+		_of=
+		[ -b "$2" ] && _of=oflag=direct
+		dd if="$1" of="$2" bs=1M iflag=direct $_of status=none || _r=1
+		shift 2
+	done
+	dmsetup resume "$_dm" || _r=1
+	return $_r
+}
+
 # majmin DEV: "MAJ:MIN" of a block device (what dmsetup table prints).
 majmin() {
 	# shellcheck disable=SC2046
