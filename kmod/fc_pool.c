@@ -415,16 +415,6 @@ bad:
 	return r;
 }
 
-void fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o)
-{
-	spin_lock_irq(&pool->lock);
-	pool->opts = *o;
-	/* Ordered write-back: the superblocks say so from the next commit on. */
-	if (fc_ordered(pool))
-		pool->ord_feature = true;
-	spin_unlock_irq(&pool->lock);
-}
-
 static int pool_map(struct dm_target *ti, struct bio *bio)
 {
 	DMERR_LIMIT("I/O to a pool device is refused; use an fcache volume");

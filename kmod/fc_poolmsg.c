@@ -213,6 +213,17 @@ const char *const fc_stat_names[FC_ST_NR] = {
 	[FC_ST_WRITE_RO_REFUSED] = "write_ro_refused",
 };
 
+/* The table being resumed, or a set message, brings the tunables. */
+void fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o)
+{
+	spin_lock_irq(&pool->lock);
+	pool->opts = *o;
+	/* Ordered write-back: the superblocks say so from the next commit on. */
+	if (fc_ordered(pool))
+		pool->ord_feature = true;
+	spin_unlock_irq(&pool->lock);
+}
+
 u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st)
 {
 	u64 sum = 0;
