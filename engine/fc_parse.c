@@ -22,6 +22,8 @@ static const struct fc_opt_desc pool_opts[FC_NR_POOL_OPTS] = {
 		FC_DEFAULT_WARM_RESTART, "warm_restart must be 0..1 (1: clean blocks survive an unclean shutdown)" },
 	[FC_OPT_ORDERED] = { "ordered", 0, 1,
 		FC_DEFAULT_ORDERED, "ordered must be 0..1 (1: the origin alone always holds a past flush point)" },
+	[FC_OPT_ORDERED_LAG] = { "ordered_lag", 0, FC_ORDERED_LAG_MAX,
+		FC_DEFAULT_ORDERED_LAG, "ordered_lag must be 0..1000000 (flush points the origin may lag, 0 = no bound)" },
 };
 
 static const struct fc_opt_desc seq_cutoff_desc = {

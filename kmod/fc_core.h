@@ -249,6 +249,9 @@ struct fc_pool {
 	 * wait for a writeback batch (a redirect with no free block, a write
 	 * that would go to the origin while its volume has dirty data).
 	 * ord_feature: the superblock carries FC_FEAT_INCOMPAT_ORDERED.
+	 * ordered_lag N: a flush point is made only while the origins lack
+	 * fewer than N (fc_ord_lag_gate()); ord_points: FUA writes let
+	 * through, whose flush point comes at their end.
 	 */
 	u32 epoch;
 	u32 *ep;
@@ -259,7 +262,8 @@ struct fc_pool {
 	u32 ord_origin_epoch;		/* oldest epoch not on the origins (wb_lock) */
 	u16 ord_origin_ts;		/* its oldest data's dirty_ts (wb_lock) */
 	struct bio_list ord_wait;
-	u64 st_redirects, st_ord_waits, st_epochs_written;
+	u32 ord_points;
+	u64 st_redirects, st_ord_waits, st_epochs_written, st_lag_waits;
 	u64 warm_loaded;		/* clean blocks kept by the last unclean load */
 	u64 st_warm_waits;		/* writes and discards that waited on warm_wait */
 	u64 flush_starts;
@@ -440,6 +444,9 @@ enum fc_bio_kind {
 #define FC_BF_TWIN_ERR	0x80	/* ... and that copy failed */
 #define FC_BF_IN_PLACE	0x100	/* writethrough in place: read-only metadata (ro_write()) */
 #define FC_BF_FUA_DIRECT 0x200	/* FUA write kept on the flash: its block is committed dirty */
+#define FC_BF_ORD_POINT	0x400	/* a FUA write counted in ord_points (ordered_lag) */
+#define FC_BF_RETRY	0x800	/* retry_bio() sent it to be mapped again */
+#define FC_BF_TWIN_READ	0x1000	/* a read its block failed: from the twin (rd_twin), once */
 
 struct fc_bio {
 	struct fc_volume *v;
@@ -452,6 +459,7 @@ struct fc_bio {
 	struct bvec_iter iter;	/* as mapped, for retries */
 	blk_opf_t opf;
 	u32 filled_twin;	/* FC_BF_TWIN_FILLED: the twin block the fill wrote */
+	u32 rd_twin;		/* FC_BF_TWIN_READ: the twin read, or FC_NONE */
 	atomic_t copies;	/* FC_BF_TWIN: copies in flight (submit_mirrored()) */
 	struct work_struct work;	/* deferred processing (fill_wq) */
 };
@@ -604,6 +612,8 @@ int fc_ord_redirect(struct fc_volume *v, struct bio *bio, u32 ei);
 bool fc_ord_direct_waits(struct fc_pool *pool, struct fc_volume *v, enum fc_action act);
 void fc_ord_wait_locked(struct fc_pool *pool, struct bio *bio);
 void fc_ord_kick_locked(struct fc_pool *pool);
+u32 fc_ord_behind(struct fc_pool *pool);
+int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bool nowait);
 /* Every entry under pool->lock, a batch per lock hold; may sleep. */
 void fc_walk_entries(struct fc_pool *pool,
 		     bool (*visit)(struct fc_pool *pool, u32 idx, void *arg), void *arg);
@@ -766,6 +776,24 @@ static inline u64 fc_lone_dirty(struct fc_pool *pool)
 static inline u32 fc_twin_of(struct fc_pool *pool, u32 eidx)
 {
 	return pool->twin ? pool->twin[eidx] : FC_NONE;
+}
+
+/*
+ * Entry @eidx's twin holds a good copy of its dirty sub-blocks (pool->lock):
+ * one, copied (not joining, not unsynced), on a leg in service.
+ */
+static inline bool fc_twin_good(struct fc_pool *pool, u32 eidx)
+{
+	u32 t = fc_twin_of(pool, eidx);
+
+	return t != FC_NONE && !test_bit(eidx, pool->unsynced) &&
+		!test_bit(eidx, pool->joining) && !fc_block_failed(pool, t);
+}
+
+/* The block a flash read of @fb goes to: its entry's, or the twin's. */
+static inline u32 fc_read_block(const struct fc_bio *fb)
+{
+	return (fb->flags & FC_BF_TWIN_READ) && fb->rd_twin != FC_NONE ? fb->rd_twin : fb->eidx;
 }
 
 /*

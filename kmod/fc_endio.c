@@ -41,7 +41,7 @@ bool fc_sync_free(struct fc_pool *pool, struct fc_volume *v)
  * Restore a bio as mapped and hand it to the worker (retry after an
  * error); @flags: FC_BF_NOFILL keeps it away from the cache.
  */
-static int retry_bio(struct fc_pool *pool, struct bio *bio, u8 flags)
+static int retry_bio(struct fc_pool *pool, struct bio *bio, u16 flags)
 {
 	struct fc_bio *fb = fc_bio(bio);
 
@@ -49,7 +49,8 @@ static int retry_bio(struct fc_pool *pool, struct bio *bio, u8 flags)
 	bio->bi_opf = fb->opf;
 	bio->bi_status = BLK_STS_OK;
 	fb->kind = FC_BK_NONE;
-	fb->flags = flags;
+	/* a FUA write's ordered_lag count stays with it to its last end */
+	fb->flags = flags | FC_BF_RETRY | (fb->flags & FC_BF_ORD_POINT);
 	fc_defer_locked(pool, bio);
 	return DM_ENDIO_INCOMPLETE;
 }
@@ -85,10 +86,11 @@ static int end_flash_read(struct fc_pool *pool, struct fc_volume *v, struct bio 
 {
 	struct fc_bio *fb = fc_bio(bio);
 	struct fc_entry *e = &pool->e[fb->eidx];
+	u32 blk = fc_read_block(fb);
 
 	*kick = atomic_dec_and_test(&e->inflight);
 	atomic64_inc(&pool->flash_read_errors);
-	if (fc_leg_error(pool, fc_block_leg(&pool->g, fb->eidx)) &&
+	if (fc_leg_error(pool, fc_block_leg(&pool->g, blk)) && blk == fb->eidx &&
 	    (!(e->dirty & fb->mask) || fc_twin_of(pool, fb->eidx) != FC_NONE)) {
 		/*
 		 * Mirrored, its leg failed: again, from the twin or
@@ -97,8 +99,17 @@ static int end_flash_read(struct fc_pool *pool, struct fc_volume *v, struct bio 
 		 */
 		return retry_bio(pool, bio, 0);
 	}
+	/*
+	 * Mirrored, the leg kept in service (it holds the only copy of other
+	 * dirty blocks: rule 3 of fc_mirror.c), or an error the leg's
+	 * failure did not explain: the twin holds a good copy of every
+	 * sub-block read (all dirty), so read them there, once.
+	 */
+	if (!(fb->flags & FC_BF_TWIN_READ) && (e->dirty & fb->mask) == fb->mask &&
+	    fc_twin_good(pool, fb->eidx))
+		return retry_bio(pool, bio, FC_BF_TWIN_READ);
 	if (e->dirty & fb->mask) {
-		/* Flash read error on dirty data: the only copy. */
+		/* Flash read error on dirty data: the only copy (or both failed). */
 		DMERR_LIMIT("flash read error on dirty data (volume %u block %llu)",
 			    v->id, e->oblock);
 		fc_stat_inc(pool, v->slot, FC_ST_ERRORS);
@@ -247,8 +258,14 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		break;
 	}
 	/* A REQ_FUA write ended (its data of the epoch before): a flush point. */
-	if ((fb->opf & REQ_FUA) && op_is_write(bio_op(bio)))
+	if ((fb->opf & REQ_FUA) && op_is_write(bio_op(bio))) {
 		pool->epoch++;
+		/* Its ordered_lag count, unless it goes again (retry_bio()). */
+		if ((fb->flags & (FC_BF_ORD_POINT | FC_BF_RETRY)) == FC_BF_ORD_POINT) {
+			fb->flags &= ~FC_BF_ORD_POINT;
+			pool->ord_points--;
+		}
+	}
 	if (kick)
 		fc_kick_locked(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);

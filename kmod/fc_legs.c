@@ -69,9 +69,10 @@ bool fc_leg_error(struct fc_pool *pool, unsigned int leg)
 		 * As md never fails its last in-sync member: dirty blocks on
 		 * this leg have no good copy on the other one yet (a resync
 		 * after a replace, or no free block for their twins).  The
-		 * leg stays; only the I/O that met the error fails.
+		 * leg stays; only the I/O that met the error fails (a read of
+		 * dirty data whose twin holds it goes there: end_flash_read()).
 		 */
-		DMERR_LIMIT("flash device %pg (leg %u): I/O error; kept in service, it holds the only copy of %llu dirty blocks: the I/O fails",
+		DMERR_LIMIT("flash device %pg (leg %u): I/O error; kept in service, it holds the only copy of %llu dirty blocks: the I/O fails unless the block's twin holds its data",
 			    pool->leg[leg].bdev, leg,
 			    pool->nr_twinless_leg[leg] + pool->nr_joining_leg[leg]);
 		return false;

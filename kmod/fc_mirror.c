@@ -60,8 +60,28 @@ static bool twin_join_fault(void)
 {
 	return fc_fault_take(&fault_twin_join);
 }
+
+/*
+ * And while fault_twin_join_odd is set, the joins pass over the dirty
+ * entries of odd origin blocks (the walk goes on past them): a pool whose
+ * device holds both dirty blocks with a twin and dirty blocks with one
+ * copy, chosen.
+ */
+static bool fault_twin_join_odd;
+module_param(fault_twin_join_odd, bool, 0644);
+MODULE_PARM_DESC(fault_twin_join_odd, "test build: joins pass over the dirty entries of odd origin blocks");
+
+static bool twin_join_skip(struct fc_entry *e)
+{
+	return READ_ONCE(fault_twin_join_odd) && (e->oblock & 1);
+}
 #else
 static inline bool twin_join_fault(void)
+{
+	return false;
+}
+
+static inline bool twin_join_skip(struct fc_entry *e)
 {
 	return false;
 }
@@ -198,6 +218,10 @@ u64 fc_join_twins(struct fc_pool *pool)
 			i = find_next_bit(pool->twinless, nr, i);
 			if (i >= nr)
 				break;
+			if (twin_join_skip(&pool->e[i])) {
+				i++;
+				continue;
+			}
 			/* No free block, or a commit serialising: the tick retries. */
 			stop = !fc_alloc_twin(pool, &pool->e[i]);
 			if (stop)

@@ -22,6 +22,9 @@
  *    written back but still recorded dirty waits for the commit that
  *    records it clean (after a crash the load would write its older data
  *    back over what later epochs put on the origin).
+ *  - ordered_lag N bounds how far the origins lag: a flush or FUA write
+ *    that would make a flush point while they lack N waits for
+ *    writeback (fc_ord_lag_gate()).
  *  - writes that go to the origin directly (write-around, writethrough,
  *    blocks past the last whole one) wait until their volume has no dirty
  *    data (fc_ord_direct_waits()); discards do nothing (map_bio()).
@@ -45,8 +48,23 @@ static bool ord_in_place(void)
 {
 	return READ_ONCE(mutant_ord_in_place);
 }
+
+/* Another (replay-guest.sh ordered_lag=N, fc_ordered.sh): ordered_lag not enforced. */
+static bool mutant_ord_no_lag;
+module_param(mutant_ord_no_lag, bool, 0644);
+MODULE_PARM_DESC(mutant_ord_no_lag, "test build: ordered_lag is not enforced (a bug on purpose)");
+
+static bool ord_no_lag(void)
+{
+	return READ_ONCE(mutant_ord_no_lag);
+}
 #else
 static inline bool ord_in_place(void)
+{
+	return false;
+}
+
+static inline bool ord_no_lag(void)
 {
 	return false;
 }
@@ -68,6 +86,53 @@ void fc_ord_kick_locked(struct fc_pool *pool)
 	bio_list_merge(&pool->deferred, &pool->ord_wait);
 	bio_list_init(&pool->ord_wait);
 	queue_work(pool->wq, &pool->worker);
+}
+
+/*
+ * Flush points the origins lack (pool->lock held): those made since the
+ * oldest epoch with dirty data began, with the FUA writes let through
+ * (their flush points come at their end); 0 when nothing is dirty.
+ * ord_origin_epoch is the last collection's, never later than the truth:
+ * the count may err high, never low.
+ */
+u32 fc_ord_behind(struct fc_pool *pool)
+{
+	s32 d;
+
+	if (!pool->nr_dirty)
+		return 0;
+	d = (s32)(pool->epoch + pool->ord_points - READ_ONCE(pool->ord_origin_epoch));
+	return d > 0 ? (u32)d : 0;
+}
+
+/*
+ * ordered_lag N (pool->lock held): may @bio, a REQ_PREFLUSH or a REQ_FUA
+ * write, make a flush point now?  Not while the origins lack N of them:
+ * it waits on ord_wait (1; -EAGAIN instead if @nowait) and writeback,
+ * at full pace while something waits there, brings the origins closer;
+ * each ordered batch that ends lets it try again.  A FUA write let
+ * through counts in ord_points until its end makes its flush point
+ * (fc_end_io()); a flush makes its own at once (map_flush()).
+ */
+int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bool nowait)
+{
+	u32 n = READ_ONCE(pool->opts.val[FC_OPT_ORDERED_LAG]);
+
+	if (!n || !fc_ordered(pool) || (fb->flags & FC_BF_ORD_POINT))
+		return 0;
+	if (fc_ord_behind(pool) >= n && !ord_no_lag()) {
+		if (nowait)
+			return -EAGAIN;
+		bio_list_add(&pool->ord_wait, bio);
+		pool->st_lag_waits++;
+		queue_work(pool->wq, &pool->wb_work);
+		return 1;
+	}
+	if (!(fb->opf & REQ_PREFLUSH)) {
+		fb->flags |= FC_BF_ORD_POINT;
+		pool->ord_points++;
+	}
+	return 0;
 }
 
 /*

@@ -258,7 +258,11 @@ static unsigned int ord_origin_lag(struct fc_pool *pool)
 static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 {
 	unsigned int sz = 0;
+	u32 behind;
 
+	spin_lock_irq(&pool->lock);
+	behind = fc_wb_ordered(pool) ? fc_ord_behind(pool) : 0;
+	spin_unlock_irq(&pool->lock);
 	DMEMIT("commits=%llu commit_pages=%llu commit_us=%llu commit_max_us=%llu",
 	       READ_ONCE(pool->st_commits), READ_ONCE(pool->st_commit_pages),
 	       div_u64(READ_ONCE(pool->st_commit_ns), NSEC_PER_USEC),
@@ -284,6 +288,7 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	       READ_ONCE(pool->epoch), READ_ONCE(pool->ord_origin_epoch), ord_origin_lag(pool),
 	       READ_ONCE(pool->nr_shadows), READ_ONCE(pool->st_redirects),
 	       READ_ONCE(pool->st_ord_waits), READ_ONCE(pool->st_epochs_written));
+	DMEMIT(" origin_behind=%u lag_waits=%llu", behind, READ_ONCE(pool->st_lag_waits));
 	return 1;
 }
 

@@ -550,6 +550,11 @@ static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, st
 		fb->kind = FC_BK_FLASH_WRITE;
 	} else {
 		fb->kind = FC_BK_FLASH_READ;
+		/* Its block failed it (end_flash_read()): the twin, if still good. */
+		fb->rd_twin = FC_NONE;
+		if (unlikely(fb->flags & FC_BF_TWIN_READ) && !(d->fb_mask & ~e->dirty) &&
+		    fc_twin_good(pool, fc_eidx(pool, e)))
+			fb->rd_twin = fc_twin_of(pool, fc_eidx(pool, e));
 	}
 	fb->mask = d->fb_mask;
 	atomic_inc(&e->inflight);
@@ -633,7 +638,8 @@ static int map_done(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, u64
 		return done;
 	if (d->act == FC_ACT_FLASH_READ || d->act == FC_ACT_FLASH_WRITE) {
 		bio->bi_opf &= ~REQ_NOWAIT;
-		remap_flash(pool, bio, fb->eidx, f->off);
+		remap_flash(pool, bio, d->act == FC_ACT_FLASH_READ ? fc_read_block(fb) : fb->eidx,
+			    f->off);
 		if (twin != FC_NONE && submit_mirrored(pool, bio, twin, f->off))
 			return FC_DONE_SUBMITTED;
 	} else {
@@ -845,6 +851,19 @@ again:
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return FC_DONE_SUBMITTED;
 	}
+	/*
+	 * ordered_lag: a REQ_FUA write makes a flush point as it ends; not
+	 * while the origins lack too many (it waits cut, as decided: the
+	 * worker cannot cut).
+	 */
+	if (unlikely(f.fua) && f.write) {
+		int g = fc_ord_lag_gate(pool, bio, fb, nowait);
+
+		if (g) {
+			spin_unlock_irqrestore(&pool->lock, flags);
+			return g < 0 ? FC_DONE_AGAIN : FC_DONE_SUBMITTED;
+		}
+	}
 	/* As cut: a retry or the writethrough flash copy starts from here. */
 	fb->iter = bio->bi_iter;
 	count_stats(pool, v->slot, d.count);
@@ -860,6 +879,39 @@ again:
 	done = carry_out(v, bio, fb, e, block, &f, &d, &twin);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	return map_done(v, bio, fb, block, &f, &d, twin, done);
+}
+
+/*
+ * REQ_PREFLUSH (always empty here: num_flush_bios = 1): group commit,
+ * which flushes the flash, then the flush goes on to the origin, in every
+ * mode.  Unless nothing it must make durable is volatile: every write
+ * acknowledged so far is counted by now (end_io runs before the
+ * acknowledgement), and fc_sync_free() says all of them are on stable
+ * media.  From fc_map(), or the worker for a flush that waited for
+ * ordered write-back's lag bound.
+ */
+static void map_flush(struct fc_volume *v, struct bio *bio)
+{
+	struct fc_pool *pool = v->pool;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	/* ordered_lag: no new flush point while the origins lack too many. */
+	if (unlikely(fc_ord_lag_gate(pool, bio, fc_bio(bio), false))) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return;
+	}
+	/* A flush point: later writes are of a new epoch (fc_ordered.c). */
+	pool->epoch++;
+	if (fc_sync_free(pool, v) && !fc_acks_held(pool)) {
+		pool->st_sync_free++;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		bio_endio(bio);
+		return;
+	}
+	bio_list_add(&pool->flush_bios, bio);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	fc_queue_commit(pool);
 }
 
 static int map_bio(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool worker)
@@ -903,6 +955,11 @@ static void fc_bio_work(struct work_struct *ws)
 		fc_wt_submit_flash(fb->v, bio);
 		return;
 	}
+	if (fb->opf & REQ_PREFLUSH) {
+		map_flush(fb->v, bio);	/* it waited for ordered_lag */
+		return;
+	}
+	fb->flags &= ~FC_BF_RETRY;
 	retry_hold(fb);
 	switch (map_bio(fb->v, bio, fb, true)) {
 	case FC_DONE_REMAP:
@@ -940,7 +997,6 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 	struct fc_volume *v = ti->private;
 	struct fc_pool *pool = v->pool;
 	struct fc_bio *fb = fc_bio(bio);
-	unsigned long flags;
 
 	memset(fb, 0, sizeof(*fb));
 	INIT_WORK(&fb->work, fc_bio_work);
@@ -950,33 +1006,22 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 	fb->opf = bio->bi_opf & ~REQ_NOWAIT;
 
 	if (bio->bi_opf & REQ_PREFLUSH) {
-		/*
-		 * REQ_PREFLUSH (always empty here: num_flush_bios = 1): group
-		 * commit, which flushes the flash, then the flush goes on to
-		 * the origin, in every mode.  Unless nothing it must make
-		 * durable is volatile: every write acknowledged so far is
-		 * counted by now (end_io runs before the acknowledgement),
-		 * and fc_sync_free() says all of them are on stable media.
-		 */
 		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES);
-		spin_lock_irqsave(&pool->lock, flags);
-		/* A flush point: later writes are of a new epoch (fc_ordered.c). */
-		pool->epoch++;
-		if (fc_sync_free(pool, v) && !fc_acks_held(pool)) {
-			pool->st_sync_free++;
-			spin_unlock_irqrestore(&pool->lock, flags);
-			bio_endio(bio);
-			return DM_MAPIO_SUBMITTED;
-		}
-		bio_list_add(&pool->flush_bios, bio);
-		spin_unlock_irqrestore(&pool->lock, flags);
-		fc_queue_commit(pool);
+		map_flush(v, bio);
 		return DM_MAPIO_SUBMITTED;
 	}
 	switch (map_bio(v, bio, fb, false)) {
 	case FC_DONE_REMAP:
 		return DM_MAPIO_REMAPPED;
 	case FC_DONE_KILL:
+		/* no end_io follows: a FUA write's ordered_lag count goes now */
+		if (unlikely(fb->flags & FC_BF_ORD_POINT)) {
+			unsigned long flags;
+
+			spin_lock_irqsave(&pool->lock, flags);
+			pool->ord_points--;
+			spin_unlock_irqrestore(&pool->lock, flags);
+		}
 		return DM_MAPIO_KILL;
 	case FC_DONE_AGAIN:
 		bio_wouldblock_error(bio);

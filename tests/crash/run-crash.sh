@@ -19,8 +19,9 @@
 # Then an ordered walk (FC_CRASH_ORDERED_POINTS, default 500; 0: off;
 # replay-guest.sh ordered=1: at each
 # point the origin alone must be the volume at one flush point plus writes
-# of the window after it; FC_CRASH_ORDERED_BOUND=N: at most N marks behind
-# the point's durable mark), its line before the last one
+# of the window after it, and with the pool option ordered_lag
+# FC_CRASH_ORDERED_LAG (4; 0: none) at most that many marks behind the
+# point's durable mark, or FC_CRASH_ORDERED_BOUND), its line before the last one
 #   ordered points: <n> replayed, <t> torn, <o> older than the bound
 # With it, tests/guest/fc_ordered_fs.sh: ext4 and a database-like writer on
 # an ordered volume, the flash destroyed at 20 moments (its line
@@ -136,9 +137,12 @@ fi
 mutant warm_no_wait "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 warm=1
 # the pool option ordered 1: the origin alone (every flash device lost) is
 # the volume at one flush point plus writes of the window after it;
-# FC_CRASH_ORDERED_POINTS=0 skips it; then its mutant ord_in_place
-# (rewrites of older epochs in place) must leave torn origins
+# FC_CRASH_ORDERED_POINTS=0 skips it; then its mutants ord_in_place
+# (rewrites of older epochs in place) must leave torn origins, ord_no_lag
+# (ordered_lag not enforced) origins older than the bound
 owant=${FC_CRASH_ORDERED_POINTS:-500}
+olag=${FC_CRASH_ORDERED_LAG:-4}
+[ "$olag" = 0 ] && olag=
 ON=0 OT=0 OO=0
 if [ "$owant" -gt 0 ]; then
 	ores=$top/build/vm/results-crash-ordered
@@ -146,7 +150,7 @@ if [ "$owant" -gt 0 ]; then
 	mkdir -p "$ores"
 	guest_run check-crash-ordered --results "$ores" --timeout $((900 + owant * 6)) \
 		tests/crash/replay-guest.sh "$owant" "$((base + 700))" "64 32" "$txns" ordered=1 \
-		${FC_CRASH_ORDERED_BOUND:+ordered_bound=$FC_CRASH_ORDERED_BOUND} || rc=1
+		${olag:+ordered_lag=$olag} ${FC_CRASH_ORDERED_BOUND:+ordered_bound=$FC_CRASH_ORDERED_BOUND} || rc=1
 	if [ -s "$ores/counts-ordered" ] && [ -s "$ores/counts" ]; then
 		read -r ON OT OO <"$ores/counts-ordered"
 		read -r _n _l _s _c <"$ores/counts"
@@ -161,6 +165,7 @@ if [ "$owant" -gt 0 ]; then
 		rc=1
 	fi
 	mutant ord_in_place "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 ordered=1
+	mutant ord_no_lag "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 ordered=1 ordered_lag=4
 	# a filesystem on the origin alone, the flash destroyed at 20 moments
 	fres=$top/build/vm/results-crash-ordered-fs
 	rm -rf "$fres"

@@ -71,7 +71,7 @@ grep -q '^  writeback_high     80 %  (default)$' "$L/rc.out" && grep -q "^  flas
 rc show-pool-json 0 "$CTL" show p0 --json
 cp "$L/rc.out" "$L/show0.json"
 check show-pool-json-schema python3 "$H/json_schema.py" --schema fcache.show "$L/show0.json"
-json show-pool-json-all-defaults "$L/show0.json" 'd["kind"]=="pool" and d["name"]=="p0" and len(d["defaults"])==8 and d["settings"]["commit_interval"]==1000 and d["settings"]["fence_hold"]==0 and d["settings"]["warm_restart"]==0 and d["settings"]["ordered"]==0 and d["block_sectors"]==64'
+json show-pool-json-all-defaults "$L/show0.json" 'd["kind"]=="pool" and d["name"]=="p0" and len(d["defaults"])==9 and d["settings"]["commit_interval"]==1000 and d["settings"]["fence_hold"]==0 and d["settings"]["warm_restart"]==0 and d["settings"]["ordered"]==0 and d["settings"]["ordered_lag"]==0 and d["block_sectors"]==64'
 rc set-pool 0 "$CTL" set p0 writeback_high=70 commit_interval=500 max_dirty_age=3600 --no-persist
 rc show-pool-json-after-set 0 "$CTL" show --json p0
 cp "$L/rc.out" "$L/show1.json"
@@ -87,7 +87,7 @@ opts = dict(zip(t[3::2], t[4::2])) if len(t) > 2 else {}
 assert opts == {"writeback_high": "70", "commit_interval": "500", "max_dirty_age": "3600"}, opts
 for k, v in opts.items():
     assert d["settings"][k] == int(v), (k, d["settings"])
-assert sorted(d["defaults"]) == ["fence_hold", "ordered", "warm_restart", "writeback_jobs", "writeback_low"], d["defaults"]
+assert sorted(d["defaults"]) == ["fence_hold", "ordered", "ordered_lag", "warm_restart", "writeback_jobs", "writeback_low"], d["defaults"]
 assert d["settings"]["writeback_low"] == 50 and d["settings"]["writeback_jobs"] == 32
 assert d["block_sectors"] == int(t[1])
 PY

@@ -32,10 +32,16 @@
 #      returns, and its data is on both devices.  (The module that
 #      counted the two copies with bio_inc_remaining() on dm's bio ended
 #      the retried write at its first copy, then submitted it, ended.)
-# Arguments: the cases to run (default: rs jm dc).
+#  tw  A read error on a device kept in service (it holds the only copy of
+#      other dirty blocks: the hook fault_twin_join_odd refused the twins
+#      of the odd blocks at the replace) for blocks whose twin holds a good
+#      copy: the read comes from the twin, byte for byte; only the blocks
+#      with one copy fail (EIO).  (The module before this test failed
+#      every read of the device's data, though half had a good twin.)
+# Arguments: the cases to run (default: rs jm dc tw).
 FC_T=fc_mirror_faults
 . "$FC_TOP/tests/guest/lib.sh"
-CASES=${*:-rs jm dc}
+CASES=${*:-rs jm dc tw}
 want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 # the test build (suite 32 boots the guest with FC_KO=build/fi/dm-fcache.ko)
 load_fcache || die "insmod $FC_KO failed" module-load
@@ -215,28 +221,35 @@ inflight_is() {
 	dmsetup message mp 0 dump &&
 		[ "$(dmesg | grep 'dump: free' | tail -n 1 | sed 's/.* inflight //')" = "$1" ]
 }
-dc_case() {
+# degraded_pool C: devices l0, l1 (and l2 to come) of 32 MiB, a mirrored
+# pool of 32 KiB blocks, volumes mv (1 MiB of the pattern, 32 dirty
+# blocks, then suspended: no writeback), mw and the keeper; l1 fails, a
+# write to mw meets it, the pool vacates it (checks named C-...)
+degraded_pool() {
 	BS=64
 	d0=$(mk_fast_disk 32) && d1=$(mk_fast_disk 32) && d2=$(mk_fast_disk 32) &&
-		org=$(mk_fast_disk 32) && worg=$(mk_fast_disk 16) || die "disks dc"
+		org=$(mk_fast_disk 32) && worg=$(mk_fast_disk 16) || die "disks $1"
 	S=$(dev_sectors "$d0")
-	HELD="0 $S delay $d2 0 0 $d2 0 600000"
-	dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" || die "legs" dc-legs
-	check dc-new-leg dm_create l2 "0 $S linear $d2 0"
-	check dc-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
+	dm_create l0 "0 $S linear $d0 0" && dm_create l1 "0 $S linear $d1 0" || die "legs" $1-legs
+	check $1-new-leg dm_create l2 "0 $S linear $d2 0"
+	check $1-create fc_pool mp /dev/mapper/l0 $BS mirror /dev/mapper/l1 $OPTS
 	[ -b /dev/mapper/mp ] || finish
-	check dc-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
-	check dc-vol2 fc_vol mw mp "$worg" 2 writeback sequential_cutoff 0
-	check dc-keeper-vol fc_vol mk mp "$ok" 9 passthrough
+	check $1-vol fc_vol mv mp "$org" 1 writeback sequential_cutoff 0
+	check $1-vol2 fc_vol mw mp "$worg" 2 writeback sequential_cutoff 0
+	check $1-keeper-vol fc_vol mk mp "$ok" 9 passthrough
 	start_keeper /dev/mapper/mk
-	check dc-pattern pattern_file $IMG/pat 1024
-	check dc-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
+	check $1-pattern pattern_file $IMG/pat 1024
+	check $1-write dd if=$IMG/pat of=/dev/mapper/mv bs=1M oflag=direct conv=fsync status=none
 	# the volume suspended: its dirty blocks stay dirty (no writeback)
-	check dc-suspend-vol dmsetup suspend mv
-	check dc-fail-l1 swap_error l1
-	check dc-meet-failure dd if=$IMG/pat of=/dev/mapper/mw bs=$((BS * 512)) count=1 oflag=direct,dsync conv=notrunc status=none
-	check dc-degraded poll_until 300 status_is mp $P_LEGS ok,failed
-	check dc-vacated poll_until 600 vacated
+	check $1-suspend-vol dmsetup suspend mv
+	check $1-fail-l1 swap_error l1
+	check $1-meet-failure dd if=$IMG/pat of=/dev/mapper/mw bs=$((BS * 512)) count=1 oflag=direct,dsync conv=notrunc status=none
+	check $1-degraded poll_until 300 status_is mp $P_LEGS ok,failed
+	check $1-vacated poll_until 600 vacated
+}
+dc_case() {
+	degraded_pool dc
+	HELD="0 $S delay $d2 0 0 $d2 0 600000"
 	# a replace whose join is refused: the old device holds the only copy
 	# of those blocks, so an error on it does not fail it (rule 3)
 	echo 1000000 >$FI/fault_twin_join
@@ -287,6 +300,35 @@ dc_case() {
 	teardown
 }
 want dc && dc_case
+
+# ---- tw: a read error on a device kept in service, the block's twin good ----
+tw_case() {
+	degraded_pool tw
+	# the replace gives twins to the even blocks only
+	echo 1 >$FI/fault_twin_join_odd
+	check tw-replace replace l2
+	check tw-odd-lone poll_until 1200 status_is mp $P_LONE 16
+	check tw-resume-vol dmsetup resume mv
+	# every data block of the old device fails; its metadata stays readable
+	ds=$(dd if=/dev/mapper/l0 bs=4096 count=1 iflag=direct status=none |
+		python3 -c 'import struct, sys; print(struct.unpack_from("<Q", sys.stdin.buffer.read(), 80)[0])')
+	[ -n "$ds" ] && [ "$ds" -gt 0 ] && [ "$ds" -lt "$S" ] || die "no data_start on the old device" tw-ds
+	check tw-data-fails swap_table l0 "0 $ds linear $d0 0
+$ds $((S - ds)) error"
+	# the even blocks from their twins, byte for byte; the odd ones EIO
+	blkcmp tw-reads /dev/mapper/mv $IMG/pat 32768 16
+	[ "$(eio_of tw-reads)" = 16 ] && pass tw-only-lone-blocks-fail ||
+		fail tw-only-lone-blocks-fail "$(eio_of tw-reads) reads failed, the 16 blocks with one copy wanted"
+	field_is tw-old-kept /dev/mapper/mp $P_LEGS = ok,ok
+	check tw-log-says-kept sh -c "dmesg | grep -q 'kept in service'"
+	# the device whole again: the odd blocks get their twins
+	check tw-region-back swap_table l0 "0 $S linear $d0 0"
+	echo 0 >$FI/fault_twin_join_odd
+	check tw-synced poll_until 1200 synced
+	blkcmp tw-reads-after /dev/mapper/mv $IMG/pat 32768 0
+	teardown
+}
+want tw && tw_case
 
 check rmmod unload_fcache
 dmesg_clean

@@ -16,7 +16,13 @@
 #     loads with its shadows, reads are right, and the flush message
 #     brings the origin to the last write with no shadow left;
 #  4. a discard does nothing; ordered with a mirror is refused (table and
-#     message).
+#     message);
+#  5. ordered_lag 6: the same writer, the origin frozen and copied at four
+#     moments: each copy lacks at most 6 (+1: the write in flight) of the
+#     writes the writer had made when it froze, flushes waited for the bound
+#     (lag_waits), stats' origin_behind never above it, and fcachectl
+#     status says how far the origin lags and the bound.  The test
+#     build's mutant ord_no_lag (the bound not enforced) fails part 5.
 FC_T=fc_ordered
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -38,7 +44,8 @@ mutant=*)
 esac
 modprobe dm-delay || die "no dm-delay" setup
 fl=$(mk_fast_disk 8) && fl2=$(mk_fast_disk 8) && org=$(mk_fast_disk 16) &&
-	org2=$(mk_fast_disk 16) && fl3=$(mk_fast_disk 8) && fl4=$(mk_fast_disk 8) || die "disks"
+	org2=$(mk_fast_disk 16) && fl3=$(mk_fast_disk 8) && fl4=$(mk_fast_disk 8) &&
+	fl5=$(mk_fast_disk 8) && org3=$(mk_fast_disk 16) || die "disks"
 OS=$(dev_sectors "$org")
 # od: the origin, writes delayed 20 ms (writeback lags behind the writer)
 check origin-delay dm_create od "0 $OS delay $org 0 0 $org 0 20"
@@ -122,6 +129,59 @@ check_fails mirror-refused fc_pool p "$fl3" 64 ordered 1 mirror "$fl4"
 check mirror-up fc_pool p "$fl3" 64 mirror "$fl4"
 check_fails mirror-set-refused dmsetup message p 0 ordered 1
 check mirror-down dm_remove p
+
+# ---- 5. ordered_lag: the bound on how far the origin lags ---------------------
+LAG=6
+check lag-origin dm_create ol "0 $OS delay $org3 0 0 $org3 0 20"
+check lag-pool-up fc_pool p "$fl5" 64 $OPTS ordered 1 ordered_lag $LAG
+check lag-vol-up fc_vol v p /dev/mapper/ol 5 writeback sequential_cutoff 0
+: >$T/log5
+python3 "$W" write /dev/mapper/v $T/log5 600 $NB 13 &
+wp=$!
+i=0 maxb=0
+while [ $i -lt 4 ]; do
+	sleep 1
+	b=$(stats_field p origin_behind)
+	[ "${b:-0}" -gt $maxb ] && maxb=$b
+	[ $i = 1 ] && "$CTL" status p >$T/status5
+	# the writes made when the origin froze: logged before each is issued
+	dmsetup suspend ol && wc -l <$T/log5 >$T/n$i &&
+		dd if="$org3" of="$T/l$i" bs=1M iflag=direct status=none ||
+		fail "lag-freeze-$i" "could not copy the origin"
+	dmsetup resume ol
+	i=$((i + 1))
+done
+wait $wp && pass "lag-writer" || fail "lag-writer" "the writer failed"
+i=0 over=0 torn=0
+while [ $i -lt 4 ]; do
+	n0=$(cat $T/n$i)
+	if python3 "$W" check $T/l$i $T/log5 $NB >$T/lc$i; then
+		e=$(sed -n 's/^consistent at \([0-9]*\) of.*/\1/p' $T/lc$i)
+		[ $((n0 - e)) -gt $((LAG + 1)) ] && over=$((over + 1))
+		info "origin copy $i: the writer had made $n0 writes, the origin holds $e"
+	else
+		torn=$((torn + 1))
+		info "origin copy $i: $(cat $T/lc$i)"
+	fi
+	i=$((i + 1))
+done
+[ $torn = 0 ] && pass "lag-origin-a-flush-point" || fail "lag-origin-a-flush-point" "$torn of 4 copies torn"
+[ $over = 0 ] && pass "lag-origin-within-the-bound (ordered_lag $LAG)" ||
+	fail "lag-origin-within-the-bound" "$over of 4 copies of the origin lack more than $((LAG + 1)) writes"
+[ "$maxb" -le $LAG ] && pass "lag-origin-behind-reported ($maxb at most)" ||
+	fail "lag-origin-behind-reported" "origin_behind $maxb, above ordered_lag $LAG"
+lw=$(stats_field p lag_waits)
+[ "${lw:-0}" -gt 0 ] && pass "lag-flushes-waited ($lw)" ||
+	fail "lag-flushes-waited" "lag_waits ${lw:-?}: no flush waited for the bound, the test did not reach it"
+grep -q "ordered write-back: .*bound ordered_lag $LAG" $T/status5 && pass "lag-status-says" ||
+	fail "lag-status-says" "fcachectl status: $(grep 'ordered' $T/status5)"
+info "$(grep 'ordered write-back' $T/status5)"
+dd if=/dev/mapper/v of=$T/vol5 bs=1M count=2 iflag=direct status=none
+check lag-volume-reads-last-writes python3 "$W" check $T/vol5 $T/log5 $NB --final
+check lag-unbound dmsetup message p 0 ordered_lag 0
+check lag-flush timeout 120 dmsetup message p 0 flush
+check lag-teardown rm_both
+dm_remove ol
 dm_remove od
 dmesg_clean
 finish

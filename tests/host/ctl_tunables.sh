@@ -12,8 +12,8 @@ ctl_build
 # the kernel's pool tunables, in the order of its table
 knames=$(sed -n '/^static const struct fc_opt_desc pool_opts/,/^};/p' "$top/engine/fc_parse.c" |
 	grep -o '{ "[a-z_]*"' | tr -d '{" ')
-[ "$(echo $knames | wc -w)" -eq 8 ] && pass "tunables: the kernel's table has 8 pool tunables" ||
-	fail "tunables: the kernel's table has 8 pool tunables" "$knames"
+[ "$(echo $knames | wc -w)" -eq 9 ] && pass "tunables: the kernel's table has 9 pool tunables" ||
+	fail "tunables: the kernel's table has 9 pool tunables" "$knames"
 
 # ---- the completion's words: generated, current
 expect_rc 0 "tunables: __complete bash exits 0" "$CTL" __complete bash
@@ -95,8 +95,9 @@ range commit_interval 0 3600000
 range fence_hold 0 1
 range warm_restart 0 1
 range ordered 0 1
+range ordered_lag 0 1000000
 expect_rc 2 "tunables: unknown pool tunable" "$CTL" pool create p0 /dev/null frob=1
-grep -qx "fcachectl: pool: unknown pool tunable 'frob' (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval, fence_hold, warm_restart, ordered)" "$T/err" &&
+grep -qx "fcachectl: pool: unknown pool tunable 'frob' (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval, fence_hold, warm_restart, ordered, ordered_lag)" "$T/err" &&
 	pass "tunables: unknown pool tunable lists the table's names" || fail "tunables: unknown pool tunable lists the table's names" "$(head -1 "$T/err")"
 expect_rc 2 "tunables: enable --sequential-cutoff above the kernel's maximum" "$CTL" enable /dev/null --pool p0 --sequential-cutoff 4194305
 expect_rc 1 "tunables: enable --sequential-cutoff at the maximum passes the check" "$CTL" enable /dev/null --pool p0 --sequential-cutoff 4194304

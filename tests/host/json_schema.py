@@ -195,7 +195,7 @@ SHOW = {
     "?pool": "str", "?origin": "str", "?id": "int", "?label": "str", "?in_place": "bool",
     "settings": {
         "?writeback_high": "int", "?writeback_low": "int", "?max_dirty_age": "int",
-        "?writeback_jobs": "int", "?commit_interval": "int", "?fence_hold": "int", "?warm_restart": "int", "?ordered": "int",
+        "?writeback_jobs": "int", "?commit_interval": "int", "?fence_hold": "int", "?warm_restart": "int", "?ordered": "int", "?ordered_lag": "int",
         "?mode": "str", "?sequential_cutoff": "int",
     },
     "defaults": ["str"],
@@ -307,7 +307,7 @@ def check_doc(d, want, where):
 SHOW_KEYS = {
     "pool": ({"flash", "mirror_device", "block_sectors"},
              {"writeback_high", "writeback_low", "max_dirty_age", "writeback_jobs",
-              "commit_interval", "fence_hold", "warm_restart", "ordered"}),
+              "commit_interval", "fence_hold", "warm_restart", "ordered", "ordered_lag"}),
     "volume": ({"pool", "origin", "id", "label", "in_place"}, {"mode", "sequential_cutoff"}),
 }
 

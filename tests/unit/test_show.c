@@ -58,7 +58,7 @@ static void tunables(void)
 
 	for (t = fc_tunables(); t->name; t++)
 		n++;
-	CHECK("tunables: 8 pool tunables and 2 volume settings", n == 10);
+	CHECK("tunables: 9 pool tunables and 2 volume settings", n == 11);
 	t = fc_tunable(FC_TUN_POOL, "writeback_jobs");
 	CHECK("tunables: writeback_jobs 1..1024, default from fcache_abi.h",
 	      t && t->min == 1 && t->max == 1024 && t->def == FC_DEFAULT_WRITEBACK_JOBS &&
@@ -75,7 +75,7 @@ static void tunables(void)
 	CHECK("tunables: hex refused", fc_tunable_check(FC_TUN_POOL, "max_dirty_age", "0x10", NULL, NULL, why, sizeof(why)));
 	CHECK("tunables: unknown pool tunable listed",
 	      fc_tunable_check(FC_TUN_POOL, "frob", "1", NULL, NULL, why, sizeof(why)) &&
-	      !strcmp(why, "unknown pool tunable 'frob' (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval, fence_hold, warm_restart, ordered)"));
+	      !strcmp(why, "unknown pool tunable 'frob' (writeback_high, writeback_low, max_dirty_age, writeback_jobs, commit_interval, fence_hold, warm_restart, ordered, ordered_lag)"));
 	CHECK("tunables: a mode", !fc_tunable_check(FC_TUN_VOL, "mode", "passthrough", &t, NULL, why, sizeof(why)) &&
 	      t->is_mode);
 	CHECK("tunables: a bad mode",
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	CHECK("show: JSON of a pool", !strcmp(t, "{\"schema\":\"fcache.show\",\"schema_version\":1,\"kind\":\"pool\",\"name\":\"p0\","
 	      "\"table\":\"253:16 64 4 writeback_high 70 commit_interval 500\",\"flash\":\"253:16\",\"mirror_device\":null,\"block_sectors\":64,"
 	      "\"settings\":{\"writeback_high\":70,\"writeback_low\":50,\"max_dirty_age\":60,\"writeback_jobs\":32,"
-	      "\"commit_interval\":500,\"fence_hold\":0,\"warm_restart\":0,\"ordered\":0},\"defaults\":[\"writeback_low\",\"max_dirty_age\",\"writeback_jobs\",\"fence_hold\",\"warm_restart\",\"ordered\"]}\n"));
+	      "\"commit_interval\":500,\"fence_hold\":0,\"warm_restart\":0,\"ordered\":0,\"ordered_lag\":0},\"defaults\":[\"writeback_low\",\"max_dirty_age\",\"writeback_jobs\",\"fence_hold\",\"warm_restart\",\"ordered\",\"ordered_lag\"]}\n"));
 	free(t);
 	t = out(&w, 1);
 	CHECK("show: JSON of a volume", !strcmp(t, "{\"schema\":\"fcache.show\",\"schema_version\":1,\"kind\":\"volume\",\"name\":\"fc-sdd\","

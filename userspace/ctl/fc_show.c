@@ -11,6 +11,11 @@
 #include "fc_json.h"
 #include "fc_show.h"
 #include "tunables.h"
+#include "../../engine/fc_parse.h"
+
+/* Every setting of a pool (or a volume: its mode and options) has an item. */
+_Static_assert(FC_NR_POOL_OPTS <= FC_SHOW_MAX && FC_NR_VOL_OPTS + 1 <= FC_SHOW_MAX,
+	       "struct fc_show holds too few settings (FC_SHOW_MAX)");
 
 static int in(const char *const *list, const char *key)
 {

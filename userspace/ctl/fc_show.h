@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FC_SHOW_MAX 8
+#define FC_SHOW_MAX 16
 
 struct fc_show_item {
 	const char *key;	/* "writeback_high" */

@@ -19,6 +19,7 @@
 #include "fc_check.h"
 #include "fc_prom.h"
 #include "fc_status.h"
+#include "fc_show.h"
 
 static double ratio(uint64_t hit, uint64_t all)
 {
@@ -84,6 +85,59 @@ static void print_unattached(struct fc_live *l, struct fc_pool *p)
 		else
 			printf("    no dirty data: 'fcachectl up' or 'enable --id %u' attaches it again\n", ov[i].id);
 	}
+}
+
+/* The value of counter @key in a "stats" answer @resp; -1 if it has none. */
+static long long stats_value(const char *resp, const char *key)
+{
+	size_t n = strlen(key);
+	const char *q;
+
+	for (q = resp; (q = strstr(q, key)); q += n)
+		if ((q == resp || q[-1] == ' ') && q[n] == '=')
+			return strtoll(q + n + 1, NULL, 10);
+	return -1;
+}
+
+/*
+ * A pool with ordered write-back (table option "ordered 1"): how far its
+ * origins lag, and the bound (ordered_lag) that holds flushes back.
+ */
+static void print_ordered(const struct fc_pool *p)
+{
+	char *resp = NULL, buf[32];
+	struct fc_show sh;
+	long long behind, lag, waits;
+	const char *ord, *bound;
+
+	if (fc_show_parse_pool(&sh, p->name, p->table))
+		return;
+	ord = fc_show_get(&sh, "ordered", buf, sizeof(buf));
+	if (!ord || strcmp(ord, "1"))
+		return;
+	if (fc_dm_message(p->name, "stats", &resp) || !resp) {
+		printf("  ordered write-back: its lag is unavailable (%s)\n", resp ? "empty" : fc_dm_error());
+		free(resp);
+		return;
+	}
+	behind = stats_value(resp, "origin_behind");
+	lag = stats_value(resp, "origin_lag");
+	waits = stats_value(resp, "lag_waits");
+	free(resp);
+	bound = fc_show_get(&sh, "ordered_lag", buf, sizeof(buf));
+	if (behind < 0) {
+		printf("  ordered write-back: this module does not report the origins' lag\n");
+		return;
+	}
+	if (!behind)
+		printf("  ordered write-back: the origins are current");
+	else
+		printf("  ordered write-back: the origins hold the volumes as they were %lld flush point%s (%lld s) ago",
+		       behind, behind == 1 ? "" : "s", lag < 0 ? 0 : lag);
+	if (!bound || !strcmp(bound, "0"))
+		printf("; no bound (ordered_lag 0)\n");
+	else
+		printf("; bound ordered_lag %s, flushes held by it %lld times\n", bound, waits < 0 ? 0 : waits);
 }
 
 /* --counters: a device's "stats" message answer, wrapped, under @title. */
@@ -155,6 +209,7 @@ static void print_text(const struct sample *s, const struct sample *old, const c
 		if (!strcmp(st->acks, "held"))
 			printf("  FLUSHES HELD (fence_hold): the pool runs on one copy; flushes and FUA writes are acknowledged once the other copy is recorded outdated ('dmsetup message %s 0 peer_outdated', sent by the cluster's agent)\n",
 			       p->name);
+		print_ordered(p);
 		printf("  volumes: %" PRIu64 " active, %" PRIu64 " registered\n", st->active_volumes,
 		       st->registered_volumes);
 		if (counters)

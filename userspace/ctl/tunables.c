@@ -34,6 +34,8 @@ static const struct {
 	  "1: blocks read in stay cached after an unclean shutdown (one device)" },
 	{ FC_TUN_POOL, FC_OPT_ORDERED, "",
 	  "1: the origin alone always holds a past flush point (one device)" },
+	{ FC_TUN_POOL, FC_OPT_ORDERED_LAG, "",
+	  "ordered: most flush points the origin may lag (0: no bound)" },
 	{ FC_TUN_VOL, NONE, "",
 	  "the cache mode" },
 	{ FC_TUN_VOL, FC_VOPT_SEQUENTIAL_CUTOFF, "KiB",
