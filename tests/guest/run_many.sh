@@ -42,8 +42,10 @@ for s in "$@"; do
 	first=0
 	echo "# run_many: $s"
 	out=/tmp/run_many.$$.out
+	t0=$(date +%s)
 	{ sh "$FC_TOP/$s" 2>&1; echo $? >"$out.rc"; } | tee "$out"
 	r=$(cat "$out.rc" 2>/dev/null || echo 1)
+	echo "# run_many: $s took $(($(date +%s) - t0)) s"
 	if [ "$r" != 0 ]; then
 		grep -q '^FAIL: ' "$out" || echo "FAIL: $s (exit status $r)"
 		rc=1

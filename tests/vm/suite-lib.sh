@@ -51,8 +51,10 @@ guest_expect_killed() {
 # (build/vm/ctl_mkimage, from tests/host/ctl_mkimage.c)
 build_mkimage() {
 	mkdir -p "$SUITE_TOP/build/vm"
-	cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage" \
-		"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/engine/fc_format.c" && return 0
+	# built aside, then renamed: a suite of the other lane may run it meanwhile
+	cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage.$$" \
+		"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/engine/fc_format.c" &&
+		mv -f "$SUITE_TOP/build/vm/ctl_mkimage.$$" "$SUITE_TOP/build/vm/ctl_mkimage" && return 0
 	echo "FAIL: $1 (cannot build ctl_mkimage)"
 	return 1
 }
