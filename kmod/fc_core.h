@@ -263,6 +263,7 @@ struct fc_pool {
 	u16 ord_origin_ts;		/* its oldest data's dirty_ts (wb_lock) */
 	struct bio_list ord_wait;
 	u32 ord_points;
+	bool ord_wb_failed;		/* the last ordered batch failed: ordered_lag holds nothing */
 	u64 st_redirects, st_ord_waits, st_epochs_written, st_lag_waits;
 	u64 warm_loaded;		/* clean blocks kept by the last unclean load */
 	u64 st_warm_waits;		/* writes and discards that waited on warm_wait */

@@ -120,6 +120,9 @@ int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bo
 
 	if (!n || !fc_ordered(pool) || (fb->flags & FC_BF_ORD_POINT))
 		return 0;
+	/* Writeback cannot bring the origins closer: holding would hang. */
+	if (READ_ONCE(pool->md_mode) != FC_MD_RW || READ_ONCE(pool->ord_wb_failed))
+		return 0;
 	if (fc_ord_behind(pool) >= n && !ord_no_lag()) {
 		if (nowait)
 			return -EAGAIN;

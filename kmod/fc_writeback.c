@@ -739,8 +739,19 @@ static void wb_ordered(struct fc_pool *pool, struct wb_item *items, unsigned int
 		if (!n)
 			break;
 		start_batch(pool, &b, items, n, max);
-		if (end_batch(pool, &b) || wb_commit(pool))
+		if (end_batch(pool, &b) || wb_commit(pool)) {
+			/*
+			 * The origin (or the commit) fails: the origins cannot
+			 * come closer, so ordered_lag holds no flush back
+			 * (fc_ord_lag_gate()) until a batch succeeds; the
+			 * tick maps again the flushes it held.
+			 */
+			if (!pool->ord_wb_failed && READ_ONCE(pool->opts.val[FC_OPT_ORDERED_LAG]))
+				DMERR("ordered write-back: writeback to the origin fails; ordered_lag holds no flush back until it succeeds (the origin lags without bound)");
+			WRITE_ONCE(pool->ord_wb_failed, true);
 			break;
+		}
+		WRITE_ONCE(pool->ord_wb_failed, false);
 		WRITE_ONCE(pool->st_epochs_written, pool->st_epochs_written + 1);
 		/*
 		 * Progress: the writes that waited go again.  Only then (and

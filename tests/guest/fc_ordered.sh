@@ -21,8 +21,11 @@
 #     moments: each copy lacks at most 6 (+1: the write in flight) of the
 #     writes the writer had made when it froze, flushes waited for the bound
 #     (lag_waits), stats' origin_behind never above it, and fcachectl
-#     status says how far the origin lags and the bound.  The test
-#     build's mutant ord_no_lag (the bound not enforced) fails part 5.
+#     status says how far the origin lags and the bound; then the
+#     origin fails (dm error): the bound holds no flush back (the writer's
+#     O_DSYNC writes return), and once it is back the flush message
+#     brings it to the last write.  The test build's mutant ord_no_lag
+#     (the bound not enforced) fails part 5.
 FC_T=fc_ordered
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -178,8 +181,18 @@ grep -q "ordered write-back: .*bound ordered_lag $LAG" $T/status5 && pass "lag-s
 info "$(grep 'ordered write-back' $T/status5)"
 dd if=/dev/mapper/v of=$T/vol5 bs=1M count=2 iflag=direct status=none
 check lag-volume-reads-last-writes python3 "$W" check $T/vol5 $T/log5 $NB --final
+# the origin fails: writeback cannot bring it closer, so the bound holds no
+# flush back (they would hang): the writer's O_DSYNC writes return
+check lag-origin-fails swap_table ol "0 $OS error"
+check lag-writes-go-on timeout 120 python3 "$W" write /dev/mapper/v $T/log5 30 $NB 14
+check lag-log-says sh -c "dmesg | grep -q 'ordered_lag holds no flush back'"
+check lag-origin-back swap_table ol "0 $OS delay $org3 0 0 $org3 0 20"
+dd if=/dev/mapper/v of=$T/vol6 bs=1M count=2 iflag=direct status=none
+check lag-volume-reads-last-writes-2 python3 "$W" check $T/vol6 $T/log5 $NB --final
 check lag-unbound dmsetup message p 0 ordered_lag 0
 check lag-flush timeout 120 dmsetup message p 0 flush
+dd if=/dev/mapper/ol of=$T/o10 bs=1M count=2 iflag=direct status=none
+check lag-origin-final python3 "$W" check $T/o10 $T/log5 $NB --final
 check lag-teardown rm_both
 dm_remove ol
 dm_remove od
