@@ -57,88 +57,17 @@ if [ -n "$host" ] && [ "${FC_SERIAL:-0}" != 1 ]; then
 	echo "=== host suites: $(($(date +%s) - s0)) s"
 	done_host=$host
 fi
-# run_suite NAME: one suite, its output into $log/NAME.out, seconds into .time
-run_suite() {
-	_s0=$(date +%s)
-	{ sh "$top/tests/suites/$1.sh" </dev/null >"$log/$1.out" 2>&1; echo $? >"$log/$1.rc"; }
-	echo $(($(date +%s) - _s0)) >"$log/$1.time"
-}
-# The guest suites: the first (the smoke test, which also builds the
-# guest's initramfs) alone, then the rest in two lanes side by side.  A
-# guest keeps about one of the machine's two cores busy (TCG, I/O to
-# memory-backed devices), so two lanes take about half the time; the
-# suites are split by their measured times (32-fcache-mirror 12 min,
-# 40-guest-ctl 8, 35-fcache-writeback 7, 32-fcache-persist 4, the rest
-# 1-3), and the suites that build into one directory stay in one lane
-# (36-crash-host and 36-fcache-replay: build/crash).  No test counts work
-# done in a fixed time, so a lane beside another only takes longer.  A
-# lane holds the guest lock shared with the other (tests/vm/lock.sh): a
-# benchmark or any other guest run waits for both.  FC_SERIAL=1 or
-# FC_LANES=1: one at a time, in order, each printed as it runs.
-LANE1=" 31-fcache-integrity 32-fcache-mirror 33-fcache-crash 35-fcache-writeback 37-fcache-recovery "
-guest=
 for suite in "$top"/tests/suites/*.sh; do
 	[ -e "$suite" ] || continue
 	name=$(basename "$suite" .sh)
 	selected "$name" || continue
 	case " $done_host " in *" $name "*) continue ;; esac
-	guest="$guest $name"
-done
-lanes=${FC_LANES:-2}
-[ "${FC_SERIAL:-0}" = 1 ] && lanes=1
-if [ "$lanes" = 1 ]; then
-	for name in $guest; do
-		echo "=== $name"
-		s0=$(date +%s)
-		{ sh "$top/tests/suites/$name.sh" </dev/null 2>&1; echo $? >"$log/$name.rc"; } | tee "$log/$name.out"
-		collect "$name"
-		echo "=== $name: $(($(date +%s) - s0)) s"
-	done
-else
-	set -- $guest
-	first=${1:-}
-	l1= l2=
-	for name in $guest; do
-		[ "$name" = "$first" ] && continue
-		case "$LANE1" in *" $name "*) l1="$l1 $name" ;; *) l2="$l2 $name" ;; esac
-	done
-	if [ -n "$first" ]; then
-		echo "=== $first"
-		run_suite "$first"
-		cat "$log/$first.out"
-		collect "$first"
-		echo "=== $first: $(cat "$log/$first.time") s"
-	fi
+	echo "=== $name"
 	s0=$(date +%s)
-	for name in $l1 $l2; do rm -f "$log/$name.rc" "$log/$name.out" "$log/$name.time"; done
-	echo "=== guest suites in two lanes: 1:$l1; 2:$l2"
-	for lane in 1 2; do
-		eval "names=\$l$lane"
-		(
-			. "$top/tests/vm/lock.sh"
-			vm_lock_lane $lane || { echo "FAIL: lane-$lane (could not get the guest lock)" >"$log/lane$lane.fail"; exit 1; }
-			export FC_VM_LOCK_HELD=1
-			for name in $names; do
-				run_suite "$name"
-				echo "=== $name: $(cat "$log/$name.time") s (lane $lane)"
-			done
-		) &
-	done
-	wait
-	for lane in 1 2; do
-		[ -s "$log/lane$lane.fail" ] && cat "$log/lane$lane.fail" | tee -a "$all" && rm -f "$log/lane$lane.fail"
-	done
-	for name in $guest; do
-		[ "$name" = "$first" ] && continue
-		echo "=== $name"
-		[ -f "$log/$name.rc" ] || echo 1 >"$log/$name.rc"
-		touch "$log/$name.out"
-		cat "$log/$name.out"
-		collect "$name"
-		echo "=== $name: $(cat "$log/$name.time" 2>/dev/null || echo '?') s"
-	done
-	echo "=== guest suites in two lanes: $(($(date +%s) - s0)) s"
-fi
+	{ sh "$suite" </dev/null 2>&1; echo $? >"$log/$name.rc"; } | tee "$log/$name.out"
+	collect "$name"
+	echo "=== $name: $(($(date +%s) - s0)) s"
+done
 pass=$(grep -c '^PASS: ' "$all")
 fail=$(grep -c '^FAIL: ' "$all")
 echo "=== failures:"

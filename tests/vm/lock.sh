@@ -30,17 +30,3 @@ vm_lock() {
 		sleep 1
 	done
 }
-
-# vm_lock_lane N: one of make check's two guest lanes (tests/run-all.sh):
-# the guest lock shared with the other lane (a run that wants the machine
-# to itself, vm_lock, waits for both lanes, and they for it), then lane
-# N's own (fd 8).  The caller exports FC_VM_LOCK_HELD=1 for its guests.
-vm_lock_lane() {
-	exec 9>/tmp/fcache-vm.lock
-	if ! flock -s -n 9; then
-		echo "run-guest: lane $1 waiting for /tmp/fcache-vm.lock (another guest run)" >&2
-		flock -s -w 7200 9 || return 1
-	fi
-	exec 8>"/tmp/fcache-vm.lane$1.lock"
-	flock -w 7200 8
-}

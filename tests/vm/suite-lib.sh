@@ -51,7 +51,7 @@ guest_expect_killed() {
 # (build/vm/ctl_mkimage, from tests/host/ctl_mkimage.c)
 build_mkimage() {
 	mkdir -p "$SUITE_TOP/build/vm"
-	# built aside, then renamed: a suite of the other lane may run it meanwhile
+	# built aside, then renamed: a running suite may use the one there
 	cc -O2 -Wall -I"$SUITE_TOP/include" -o "$SUITE_TOP/build/vm/ctl_mkimage.$$" \
 		"$SUITE_TOP/tests/host/ctl_mkimage.c" "$SUITE_TOP/engine/fc_format.c" &&
 		mv -f "$SUITE_TOP/build/vm/ctl_mkimage.$$" "$SUITE_TOP/build/vm/ctl_mkimage" && return 0
