@@ -446,7 +446,6 @@ enum fc_bio_kind {
 #define FC_BF_IN_PLACE	0x100	/* writethrough in place: read-only metadata (ro_write()) */
 #define FC_BF_FUA_DIRECT 0x200	/* FUA write kept on the flash: its block is committed dirty */
 #define FC_BF_ORD_POINT	0x400	/* a FUA write counted in ord_points (ordered_lag) */
-#define FC_BF_RETRY	0x800	/* retry_bio() sent it to be mapped again */
 #define FC_BF_TWIN_READ	0x1000	/* a read its block failed: from the twin (rd_twin), once */
 
 struct fc_bio {

@@ -49,8 +49,10 @@ static int retry_bio(struct fc_pool *pool, struct bio *bio, u16 flags)
 	bio->bi_opf = fb->opf;
 	bio->bi_status = BLK_STS_OK;
 	fb->kind = FC_BK_NONE;
-	/* a FUA write's ordered_lag count stays with it to its last end */
-	fb->flags = flags | FC_BF_RETRY | (fb->flags & FC_BF_ORD_POINT);
+	/* a FUA write's ordered_lag count goes back: its retry is gated again */
+	if (fb->flags & FC_BF_ORD_POINT)
+		pool->ord_points--;
+	fb->flags = flags;
 	fc_defer_locked(pool, bio);
 	return DM_ENDIO_INCOMPLETE;
 }
@@ -260,8 +262,8 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	/* A REQ_FUA write ended (its data of the epoch before): a flush point. */
 	if ((fb->opf & REQ_FUA) && op_is_write(bio_op(bio))) {
 		pool->epoch++;
-		/* Its ordered_lag count, unless it goes again (retry_bio()). */
-		if ((fb->flags & (FC_BF_ORD_POINT | FC_BF_RETRY)) == FC_BF_ORD_POINT) {
+		/* Its ordered_lag count (a retry gave it back: retry_bio()). */
+		if (fb->flags & FC_BF_ORD_POINT) {
 			fb->flags &= ~FC_BF_ORD_POINT;
 			pool->ord_points--;
 		}

@@ -959,7 +959,6 @@ static void fc_bio_work(struct work_struct *ws)
 		map_flush(fb->v, bio);	/* it waited for ordered_lag */
 		return;
 	}
-	fb->flags &= ~FC_BF_RETRY;
 	retry_hold(fb);
 	switch (map_bio(fb->v, bio, fb, true)) {
 	case FC_DONE_REMAP:
