@@ -311,9 +311,17 @@ if [ "$PG" -gt 0 ]; then
 		*) cache_on "$1" "$md" ;;
 		esac
 	}
-	pgteardown() { [ "$1" = flash ] || teardown "$1"; }
+	pgteardown() {
+		# fcache's counters of the run: what its syncs cost (commits, flushes)
+		if [ "$1" = fcache ]; then
+			echo "fcache counters: $(dmsetup message hvol 0 stats 2>/dev/null | tr '\n' ' ')" >>/tmp/pg.counters
+			echo "fcache pool: $(dmsetup message hpool 0 stats 2>/dev/null | tr '\n' ' ')" >>/tmp/pg.counters
+		fi
+		[ "$1" = flash ] || teardown "$1"
+	}
 	pres=/tmp/pg.res
 	: >"$pres"
+	: >/tmp/pg.counters
 	# an unmeasured run first: TCG translates PostgreSQL's code once, and
 	# the first configuration measured would pay for it
 	pgsetup flash
@@ -337,6 +345,7 @@ if [ "$PG" -gt 0 ]; then
 	done
 	say "rounds (config TPS latency_ms):"
 	sed 's/^/   /' "$pres" >>"$out"
+	[ -s /tmp/pg.counters ] && sed 's/^/   /' /tmp/pg.counters >>"$out"
 fi
 dmesg_clean
 finish

@@ -172,6 +172,10 @@ for drv in ("crc32c-intel", "crc32c-generic"):
     got.append("%s %.1f us" % (drv, (t[1] - t[0]) / n * 1e6))
 print("crc32c of a 4 KiB page in this guest: " + (", ".join(got) or "no AF_ALG hash"))
 PY
+# the implementation the kernel's crc32c() (libcrc32c, so fcache's seals) uses:
+# the highest priority one registered
+awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ { if (n == "crc32c" && $3 > p) { p = $3; b = d } }
+	END { printf "crc32c() in this guest: %s (priority %d)\n", b, p }' /proc/crypto | tee -a "$out"
 
 _run=0
 for _opts in "$@"; do

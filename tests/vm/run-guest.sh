@@ -58,6 +58,8 @@
 #   FC_KO=PATH                the dm-fcache.ko the guest sees as $FC_KO
 #                             (default: dm-fcache.ko at the repo top)
 #   FC_TIMEOUT_MULT=N         multiply --timeout and --kill-after by N (integer)
+#   FC_GUEST_APPEND=ARGS      more kernel command line (diagnostic runs, e.g.
+#                             module_blacklist=crc32c_intel: docs/PERFORMANCE.md)
 #                             for slow (debug) kernels
 #   FC_SLUB_DEBUG=FLAGS       the guest's slub_debug= (default FZP; FZPU adds
 #                             allocation call sites to reports, at a cost)
@@ -373,6 +375,8 @@ log=$vmdir/logs/$name-$ts-$$.log
 slub=${FC_SLUB_DEBUG:-FZP}
 case "$slub" in *[!A-Za-z-]*) die "FC_SLUB_DEBUG: letters of slub_debug only" ;; esac
 append="console=ttyS0 loglevel=$loglevel panic=-1 panic_on_warn=1 slub_debug=$slub mitigations=off no_timer_check 8250.nr_uarts=1 random.trust_cpu=on"
+case "${FC_GUEST_APPEND:-}" in *[!A-Za-z0-9_.,=\ -]*) die "FC_GUEST_APPEND: kernel parameters only" ;; esac
+[ -n "${FC_GUEST_APPEND:-}" ] && append="$append $FC_GUEST_APPEND"
 : >"$log"
 echo "run-guest: $name on $kver ($accel), log $log" >&2
 
