@@ -105,6 +105,20 @@ u32 fc_ord_behind(struct fc_pool *pool)
 	return d > 0 ? (u32)d : 0;
 }
 
+/* fc_ord_behind() of a pool with ordered write-back, else 0 (pool->lock held). */
+u32 fc_ord_origin_behind(struct fc_pool *pool)
+{
+	return fc_wb_ordered(pool) ? fc_ord_behind(pool) : 0;
+}
+
+/* Ordered write-back: seconds the origins lag (their oldest missing data); else 0. */
+unsigned int fc_ord_origin_lag(struct fc_pool *pool)
+{
+	if (!fc_wb_ordered(pool) || !READ_ONCE(pool->nr_dirty))
+		return 0;
+	return (u16)((u16)(jiffies / HZ) - READ_ONCE(pool->ord_origin_ts));
+}
+
 /*
  * ordered_lag N (pool->lock held): may @bio, a REQ_PREFLUSH or a REQ_FUA
  * write, make a flush point now?  Not while the origins lack N of them:

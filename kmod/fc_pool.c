@@ -509,6 +509,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 	unsigned int sz = 0, i, active = 0, registered = 0;
 	u64 used, dirty, nfree, lone, unwritable = 0;
 	const char *flushes = "ok";
+	u32 behind;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -523,6 +524,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		dirty = pool->nr_dirty;
 		nfree = pool->nr_free;
 		lone = fc_lone_dirty(pool);
+		behind = fc_ord_origin_behind(pool);
 		/* Read-only metadata: see ro_write() (fc_decide.c) and fc_ro_flush(). */
 		if (pool->md_mode != FC_MD_RW) {
 			unwritable = pool->nr_pending + pool->nr_twins;
@@ -555,6 +557,8 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 			       fc_nr_joining(pool) ? "resync" : "ok");
 		/* Read-only metadata: what cannot be written, whether flushes work. */
 		DMEMIT(" %llu %s %s", unwritable, flushes, fc_acks_held(pool) ? "held" : "open");
+		/* Ordered write-back: how far the origins lag (0 without it). */
+		DMEMIT(" %u %u", behind, fc_ord_origin_lag(pool));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %u", pc->flash_dev->name, pc->block_sectors);

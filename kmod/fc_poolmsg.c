@@ -246,14 +246,6 @@ void fc_stats_clear(struct fc_pool *pool, int slot)
 		memset(per_cpu_ptr(pool->stats + slot, cpu), 0, sizeof(struct fc_vstats));
 }
 
-/* Ordered write-back: seconds the origins lag (their oldest missing data). */
-static unsigned int ord_origin_lag(struct fc_pool *pool)
-{
-	if (!fc_wb_ordered(pool) || !READ_ONCE(pool->nr_dirty))
-		return 0;
-	return (u16)((u16)(jiffies / HZ) - READ_ONCE(pool->ord_origin_ts));
-}
-
 /* The pool's "stats" message: commit and writeback counters, name=value. */
 static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 {
@@ -261,7 +253,7 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	u32 behind;
 
 	spin_lock_irq(&pool->lock);
-	behind = fc_wb_ordered(pool) ? fc_ord_behind(pool) : 0;
+	behind = fc_ord_origin_behind(pool);
 	spin_unlock_irq(&pool->lock);
 	DMEMIT("commits=%llu commit_pages=%llu commit_us=%llu commit_max_us=%llu",
 	       READ_ONCE(pool->st_commits), READ_ONCE(pool->st_commit_pages),
@@ -285,7 +277,7 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	       bitmap_weight(pool->pwarm, (unsigned int)pool->g.nr_blocks),
 	       READ_ONCE(pool->warm_loaded), READ_ONCE(pool->st_warm_waits));
 	DMEMIT(" epoch=%u origin_epoch=%u origin_lag=%u shadow_blocks=%llu redirects=%llu ordered_waits=%llu epochs_written=%llu",
-	       READ_ONCE(pool->epoch), READ_ONCE(pool->ord_origin_epoch), ord_origin_lag(pool),
+	       READ_ONCE(pool->epoch), READ_ONCE(pool->ord_origin_epoch), fc_ord_origin_lag(pool),
 	       READ_ONCE(pool->nr_shadows), READ_ONCE(pool->st_redirects),
 	       READ_ONCE(pool->st_ord_waits), READ_ONCE(pool->st_epochs_written));
 	DMEMIT(" origin_behind=%u lag_waits=%llu", behind, READ_ONCE(pool->st_lag_waits));

@@ -20,8 +20,10 @@
 #  5. ordered_lag 6: the same writer, the origin frozen and copied at four
 #     moments: each copy lacks at most 6 (+1: the write in flight) of the
 #     writes the writer had made when it froze, flushes waited for the bound
-#     (lag_waits), stats' origin_behind never above it, and fcachectl
-#     status says how far the origin lags and the bound; then the
+#     (lag_waits), stats' origin_behind never above it, nor the status
+#     line's (field 22: above 0 at least once), fcachectl status says how
+#     far the origin lags and the bound, --json and --prometheus give
+#     origin_behind and the lag in seconds; then the
 #     origin fails (dm error): the bound holds no flush back (the writer's
 #     O_DSYNC writes return), and once it is back the flush message
 #     brings it to the last write.  The test build's mutant ord_no_lag
@@ -141,12 +143,19 @@ check lag-vol-up fc_vol v p /dev/mapper/ol 5 writeback sequential_cutoff 0
 : >$T/log5
 python3 "$W" write /dev/mapper/v $T/log5 600 $NB 13 &
 wp=$!
-i=0 maxb=0
+i=0 maxb=0 maxs=0
 while [ $i -lt 4 ]; do
 	sleep 1
 	b=$(stats_field p origin_behind)
 	[ "${b:-0}" -gt $maxb ] && maxb=$b
-	[ $i = 1 ] && "$CTL" status p >$T/status5
+	# the pool's status line, field 22 (docs/TABLES.md)
+	b=$(dmsetup status p | awk '{ print $25 }')
+	[ "${b:-0}" -gt $maxs ] && maxs=$b
+	if [ $i = 1 ]; then
+		"$CTL" status p >$T/status5
+		"$CTL" status p --json >$T/status5.json
+		"$CTL" status p --prometheus >$T/status5.prom
+	fi
 	# the writes made when the origin froze: logged before each is issued
 	dmsetup suspend ol && wc -l <$T/log5 >$T/n$i &&
 		dd if="$org3" of="$T/l$i" bs=1M iflag=direct status=none ||
@@ -178,6 +187,18 @@ lw=$(stats_field p lag_waits)
 	fail "lag-flushes-waited" "lag_waits ${lw:-?}: no flush waited for the bound, the test did not reach it"
 grep -q "ordered write-back: .*bound ordered_lag $LAG" $T/status5 && pass "lag-status-says" ||
 	fail "lag-status-says" "fcachectl status: $(grep 'ordered' $T/status5)"
+[ "$maxs" -gt 0 ] && [ "$maxs" -le $LAG ] && pass "lag-status-line ($maxs at most)" ||
+	fail "lag-status-line" "status field 22 at most $maxs: not in 1..$LAG"
+check lag-status-json python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["pools"][0]
+b, s = p["origin_behind"], p["origin_lag_seconds"]
+sys.exit(not (isinstance(b, int) and isinstance(s, int) and 0 <= b <= int(sys.argv[2])))
+' $T/status5.json $LAG
+check lag-status-prometheus awk -v lag=$LAG '
+	$1 ~ /^fcache_pool_origin_behind_flush_points\{/ { b = 1; if ($2 > lag) bad = 1 }
+	$1 ~ /^fcache_pool_origin_lag_seconds\{/ { s = 1 }
+	END { exit !(b && s && !bad) }' $T/status5.prom
 info "$(grep 'ordered write-back' $T/status5)"
 dd if=/dev/mapper/v of=$T/vol5 bs=1M count=2 iflag=direct status=none
 check lag-volume-reads-last-writes python3 "$W" check $T/vol5 $T/log5 $NB --final

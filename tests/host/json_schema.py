@@ -88,6 +88,7 @@ STATUS = {
         "commit_seq": "int", "active_volumes": "int", "registered_volumes": "int",
         "redundancy": "str", "lone_dirty_blocks": "int",
         "unwritable_blocks": "int", "flushes": "str", "acks": "str",
+        "origin_behind": "int|null", "origin_lag_seconds": "int|null",
         "devices": [{"path": "str|null", "leg": "int", "state": "str"}],
         "volumes": [STATUS_VOLUME],
         "unattached_volumes": [{"id": "int", "label": "str", "dirty_blocks": "int",

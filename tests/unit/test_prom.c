@@ -50,7 +50,8 @@ static void setup(void)
 		.wb_state = "background", .wb_inflight = 7, .commit_seq = 15,
 		.active_volumes = 2, .registered_volumes = 3, .free_blocks = 30800,
 		.redundancy = "degraded", .lone_dirty_blocks = 480, .legs = "ok,missing",
-		.unwritable_blocks = 12, .flushes = "draining" };
+		.unwritable_blocks = 12, .flushes = "draining",
+		.have_origin = 1, .origin_behind = 6, .origin_lag = 2 };
 	/* a name with every character the format escapes, and a byte that is not UTF-8 */
 	p = &pools[1];
 	snprintf(p->name, sizeof(p->name), "we\"ird\\po\nol\xff\xc3\xa9");
@@ -199,6 +200,11 @@ int main(int argc, char **argv)
 	      has(out, "fcache_pool_lone_dirty_blocks{pool=\"p0\"} 480"));
 	CHECK("prom: blocks whose writes fail",
 	      has(out, "fcache_pool_unwritable_blocks{pool=\"p0\"} 12"));
+	CHECK("prom: ordered write-back: the origins' lag, where the module prints it",
+	      has(out, "fcache_pool_origin_behind_flush_points{pool=\"p0\"} 6") &&
+	      has(out, "fcache_pool_origin_lag_seconds{pool=\"p0\"} 2") &&
+	      !has(out, "fcache_pool_origin_behind_flush_points{pool=\"we") &&
+	      has(out, "# TYPE fcache_pool_origin_behind_flush_points gauge"));
 	CHECK("prom: flushes state set",
 	      has(out, "fcache_pool_flushes{pool=\"p0\",state=\"draining\"} 1") &&
 	      has(out, "fcache_pool_flushes{pool=\"p0\",state=\"ok\"} 0") &&

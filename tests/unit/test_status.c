@@ -195,6 +195,14 @@ int main(int argc, char **argv)
 		      !fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 idle 0 15 1 1 1277", &st) &&
 		      !strcmp(st.redundancy, "single") && st.lone_dirty_blocks == 480 &&
 		      !strcmp(st.flushes, "ok"));
+		CHECK("status line: 23 fields, the origins' lag (ordered write-back)",
+		      !fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 active 3 15 1 1 1277 single 480 ok 0 ok open 6 2", &st) &&
+		      st.have_origin && st.origin_behind == 6 && st.origin_lag == 2 && !strcmp(st.acks, "open"));
+		CHECK("status line: 21 fields, no lag reported",
+		      !fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 active 3 15 1 1 1277 single 480 ok 0 ok held", &st) &&
+		      !st.have_origin && !strcmp(st.acks, "held"));
+		CHECK("status line: 22 fields: refused",
+		      fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 active 3 15 1 1 1277 single 480 ok 0 ok open 6", &st));
 		CHECK("status line: 16 fields: refused", fc_parse_pool_status("64 2045 768 480 rw 0 0 0 0 idle 0 15 1 1 1277 single", &st));
 	}
 

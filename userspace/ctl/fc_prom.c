@@ -19,6 +19,7 @@ enum src {
 	SRC_BLOCK_SIZE,		/* cache block size, bytes */
 	SRC_NEEDS_CHECK,	/* the status's int flag */
 	SRC_STATE,		/* one sample per state of .states, 1 for the current */
+	SRC_ORIGIN,		/* a u64 of the status at .off, if the module prints the origins' lag */
 };
 
 struct family {
@@ -93,6 +94,12 @@ static const struct family pool_fams[] = {
 	PF("fcache_pool_unwritable_blocks", "gauge",
 	   "Read-only metadata: cache blocks whose writes fail with EIO until fcachectl check --repair; 0 when the metadata is rw.",
 	   unwritable_blocks),
+	{ .name = "fcache_pool_origin_behind_flush_points", .type = "gauge",
+	  .help = "Ordered write-back: flush points the origins lack (the flash lost, the volumes go back this far); 0 without ordered write-back.",
+	  .src = SRC_ORIGIN, .off = offsetof(struct fc_pool_status, origin_behind) },
+	{ .name = "fcache_pool_origin_lag_seconds", .type = "gauge",
+	  .help = "Ordered write-back: seconds since the oldest data the origins lack was written; 0 without ordered write-back.",
+	  .src = SRC_ORIGIN, .off = offsetof(struct fc_pool_status, origin_lag) },
 	PSTATES("fcache_pool_flushes",
 	        "1 for how flushes end: ok; with read-only metadata after a failed commit, draining (flushes fail until the dirty blocks are written back) or failing (flushes fail until fcachectl check).",
 	        "state", flush_states, flushes),
@@ -274,6 +281,13 @@ static void pool_sample(FILE *f, const struct family *m, const struct fc_pool *p
 	}
 	if (!p->have_status)
 		return;
+	if (m->src == SRC_ORIGIN) {
+		if (st->have_origin) {
+			start(f, m->name, p, NULL);
+			value(f, *(const uint64_t *)((const char *)st + m->off));
+		}
+		return;
+	}
 	if (m->src == SRC_STATE) {
 		states(f, m, p, NULL, (const char *)st + m->off);
 		return;

@@ -34,13 +34,18 @@ int fc_parse_pool_status(const char *s, struct fc_pool_status *st)
 	memset(st, 0, sizeof(*st));
 	n = sscanf(s, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %7s %d %" SCNu64 " %" SCNu64
 		   " %" SCNu64 " %15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		   " %15s %" SCNu64 " %31s %" SCNu64 " %15s %7s",
+		   " %15s %" SCNu64 " %31s %" SCNu64 " %15s %7s %" SCNu64 " %" SCNu64,
 		   &st->block_sectors, &st->total_blocks, &st->used_blocks, &st->dirty_blocks,
 		   st->metadata_mode, &st->needs_check, &st->flash_read_errors,
 		   &st->flash_write_errors, &st->metadata_errors, st->wb_state,
 		   &st->wb_inflight, &st->commit_seq, &st->active_volumes,
 		   &st->registered_volumes, &st->free_blocks, st->redundancy,
-		   &st->lone_dirty_blocks, st->legs, &st->unwritable_blocks, st->flushes, st->acks);
+		   &st->lone_dirty_blocks, st->legs, &st->unwritable_blocks, st->flushes, st->acks,
+		   &st->origin_behind, &st->origin_lag);
+	/* One before the origins' lag in the status prints 21 (or fewer). */
+	st->have_origin = n == 23;
+	if (n == 22)
+		return -1;
 	/* One before fence_hold prints 20: nothing is ever held. */
 	if (n == 15 || n == 18 || n == 20)
 		snprintf(st->acks, sizeof(st->acks), "open");
@@ -261,6 +266,13 @@ void fc_status_json(FILE *f, struct fc_live *cur, const struct fc_live *old, dou
 		fj_u64(&j, "unwritable_blocks", st->unwritable_blocks);
 		fj_str(&j, "flushes", st->flushes);
 		fj_str(&j, "acks", st->acks);
+		if (st->have_origin) {
+			fj_u64(&j, "origin_behind", st->origin_behind);
+			fj_u64(&j, "origin_lag_seconds", st->origin_lag);
+		} else {
+			fj_null(&j, "origin_behind");
+			fj_null(&j, "origin_lag_seconds");
+		}
 		fj_arr(&j, "volumes");
 		for (k = 0; k < cur->nvols; k++) {
 			const struct fc_vol *v = &cur->vols[k], *o = prev_vol(old, v);

@@ -118,6 +118,10 @@ struct fc_pool_status {
 	uint64_t unwritable_blocks;	/* blocks whose writes fail */
 	char flushes[16];		/* ok | draining | failing */
 	char acks[8];			/* open | held (fence_hold waits for peer_outdated) */
+	/* ordered write-back: how far the origins lag (0 without it) */
+	int have_origin;		/* the module prints fields 22 and 23 */
+	uint64_t origin_behind;		/* flush points the origins lack */
+	uint64_t origin_lag;		/* seconds since their oldest missing data */
 };
 
 struct fc_vol_status {
