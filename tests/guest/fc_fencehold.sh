@@ -35,7 +35,7 @@ check create fc_pool mp /dev/mapper/l0 64 mirror /dev/mapper/l1 $OPTS
 check vol fc_vol mv mp "$org" 1 writeback
 field_is mirrored /dev/mapper/mp $P_RED = mirrored
 field_is acks-open /dev/mapper/mp $P_ACKS = open
-check status-fields sh -c '[ "$(dmsetup status mp | awk "{ print NF - 3 }")" = 21 ]'
+check status-fields sh -c '[ "$(dmsetup status mp | awk "{ print NF - 3 }")" = 23 ]'
 
 pattern_file $T/p1 1024 && pattern_file $T/p2 64 && pattern_file $T/p3 64 &&
 	pattern_file $T/p4 64 && pattern_file $T/p5 64 || die "patterns"

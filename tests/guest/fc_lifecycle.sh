@@ -24,7 +24,7 @@ check pool-create fc_pool fcpool "$flash" 64 writeback_high 70 writeback_low 20 
 [ -b /dev/mapper/fcpool ] || die "no pool device"
 check pool-table-roundtrip test "$(dmsetup table fcpool)" = \
 	"0 $fsz fcache-pool $fmm 64 6 writeback_high 70 writeback_low 20 commit_interval 500"
-check pool-status-21-fields test "$(status_nf fcpool)" -eq 21
+check pool-status-23-fields test "$(status_nf fcpool)" -eq 23
 field_is pool-nothing-unwritable /dev/mapper/fcpool 19 -eq 0
 field_is pool-flushes-ok /dev/mapper/fcpool 20 = ok
 field_is pool-block-sectors /dev/mapper/fcpool $P_BLOCK_SECTORS = 64
