@@ -613,7 +613,6 @@ bool fc_ord_direct_waits(struct fc_pool *pool, struct fc_volume *v, enum fc_acti
 void fc_ord_wait_locked(struct fc_pool *pool, struct bio *bio);
 void fc_ord_kick_locked(struct fc_pool *pool);
 u32 fc_ord_behind(struct fc_pool *pool);
-u32 fc_ord_origin_behind(struct fc_pool *pool);
 unsigned int fc_ord_origin_lag(struct fc_pool *pool);
 int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bool nowait);
 /* Every entry under pool->lock, a batch per lock hold; may sleep. */

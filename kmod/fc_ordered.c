@@ -91,7 +91,8 @@ void fc_ord_kick_locked(struct fc_pool *pool)
 /*
  * Flush points the origins lack (pool->lock held): those made since the
  * oldest epoch with dirty data began, with the FUA writes let through
- * (their flush points come at their end); 0 when nothing is dirty.
+ * (their flush points come at their end); 0 when nothing is dirty or
+ * writeback is not ordered (the status and the stats say 0 then).
  * ord_origin_epoch is the last collection's, never later than the truth:
  * the count may err high, never low.
  */
@@ -99,16 +100,10 @@ u32 fc_ord_behind(struct fc_pool *pool)
 {
 	s32 d;
 
-	if (!pool->nr_dirty)
+	if (!pool->nr_dirty || !fc_wb_ordered(pool))
 		return 0;
 	d = (s32)(pool->epoch + pool->ord_points - READ_ONCE(pool->ord_origin_epoch));
 	return d > 0 ? (u32)d : 0;
-}
-
-/* fc_ord_behind() of a pool with ordered write-back, else 0 (pool->lock held). */
-u32 fc_ord_origin_behind(struct fc_pool *pool)
-{
-	return fc_wb_ordered(pool) ? fc_ord_behind(pool) : 0;
 }
 
 /* Ordered write-back: seconds the origins lag (their oldest missing data); else 0. */

@@ -524,7 +524,7 @@ static void pool_status(struct dm_target *ti, status_type_t type,
 		dirty = pool->nr_dirty;
 		nfree = pool->nr_free;
 		lone = fc_lone_dirty(pool);
-		behind = fc_ord_origin_behind(pool);
+		behind = fc_ord_behind(pool);
 		/* Read-only metadata: see ro_write() (fc_decide.c) and fc_ro_flush(). */
 		if (pool->md_mode != FC_MD_RW) {
 			unwritable = pool->nr_pending + pool->nr_twins;

@@ -253,7 +253,7 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	u32 behind;
 
 	spin_lock_irq(&pool->lock);
-	behind = fc_ord_origin_behind(pool);
+	behind = fc_ord_behind(pool);
 	spin_unlock_irq(&pool->lock);
 	DMEMIT("commits=%llu commit_pages=%llu commit_us=%llu commit_max_us=%llu",
 	       READ_ONCE(pool->st_commits), READ_ONCE(pool->st_commit_pages),

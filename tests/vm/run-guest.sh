@@ -58,9 +58,9 @@
 #   FC_KO=PATH                the dm-fcache.ko the guest sees as $FC_KO
 #                             (default: dm-fcache.ko at the repo top)
 #   FC_TIMEOUT_MULT=N         multiply --timeout and --kill-after by N (integer)
-#   FC_GUEST_APPEND=ARGS      more kernel command line (diagnostic runs, e.g.
-#                             module_blacklist=crc32c_intel: docs/PERFORMANCE.md)
 #                             for slow (debug) kernels
+#   FC_GUEST_APPEND=ARGS      more kernel command line (diagnostic runs, e.g.
+#                             module_blacklist=crc32c_intel: docs/bench-details.md)
 #   FC_SLUB_DEBUG=FLAGS       the guest's slub_debug= (default FZP; FZPU adds
 #                             allocation call sites to reports, at a cost)
 #

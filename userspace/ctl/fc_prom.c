@@ -37,6 +37,8 @@ struct family {
 	{ .name = n, .type = t, .help = h, .src = SRC_FIELD, .off = offsetof(struct fc_pool_status, f) }
 #define VF(n, t, h, f) \
 	{ .name = n, .type = t, .help = h, .src = SRC_FIELD, .off = offsetof(struct fc_vol_status, f) }
+#define POF(n, h, f) \
+	{ .name = n, .type = "gauge", .help = h, .src = SRC_ORIGIN, .off = offsetof(struct fc_pool_status, f) }
 #define STATES(n, h, l, st) { .name = n, .type = "gauge", .help = h, .src = SRC_STATE, .label = l, .states = st }
 #define PSTATES(n, h, l, st, f) { .name = n, .type = "gauge", .help = h, .src = SRC_STATE, .label = l, \
 	.states = st, .off = offsetof(struct fc_pool_status, f) }
@@ -94,12 +96,12 @@ static const struct family pool_fams[] = {
 	PF("fcache_pool_unwritable_blocks", "gauge",
 	   "Read-only metadata: cache blocks whose writes fail with EIO until fcachectl check --repair; 0 when the metadata is rw.",
 	   unwritable_blocks),
-	{ .name = "fcache_pool_origin_behind_flush_points", .type = "gauge",
-	  .help = "Ordered write-back: flush points the origins lack (the flash lost, the volumes go back this far); 0 without ordered write-back.",
-	  .src = SRC_ORIGIN, .off = offsetof(struct fc_pool_status, origin_behind) },
-	{ .name = "fcache_pool_origin_lag_seconds", .type = "gauge",
-	  .help = "Ordered write-back: seconds since the oldest data the origins lack was written; 0 without ordered write-back.",
-	  .src = SRC_ORIGIN, .off = offsetof(struct fc_pool_status, origin_lag) },
+	POF("fcache_pool_origin_behind_flush_points",
+	    "Ordered write-back: flush points the origins lack (the flash lost, the volumes go back this far); 0 without ordered write-back.",
+	    origin_behind),
+	POF("fcache_pool_origin_lag_seconds",
+	    "Ordered write-back: seconds since the oldest data the origins lack was written; 0 without ordered write-back.",
+	    origin_lag),
 	PSTATES("fcache_pool_flushes",
 	        "1 for how flushes end: ok; with read-only metadata after a failed commit, draining (flushes fail until the dirty blocks are written back) or failing (flushes fail until fcachectl check).",
 	        "state", flush_states, flushes),
