@@ -10,7 +10,8 @@
 #     script, 2 kills: the peer killed again as soon as its leg joined, and
 #     the write+fdatasync latency of a local mirror against the remote one.
 #   tests/guest/ctl_ocf.sh cycle: the agent's tests of make check with the
-#     two-host promote/demote cycle (one guest, both hosts over the loopback)
+#     two-host promote/demote cycle and ocf-tester in the two-host roles
+#     (one guest, both hosts over the loopback)
 # Ends with the lines
 #   N passed, N failed
 #   failover points: <n> host kills, <l> acknowledged writes lost, peer-loss stall <s> s
