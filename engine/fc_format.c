@@ -87,6 +87,13 @@ bool fc_page_is_zero(const void *page)
 	return true;
 }
 
+bool fc_page_is_swap(const void *page)
+{
+	const char *sig = (const char *)page + FC_PAGE_SIZE - 10;
+
+	return !memcmp(sig, "SWAPSPACE2", 10) || !memcmp(sig, "SWAP-SPACE", 10);
+}
+
 int fc_page_verify(const void *page, __u32 magic, __u64 blocknr, const __u8 *uuid)
 {
 	const struct fc_disk_header *h = page;

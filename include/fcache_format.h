@@ -371,6 +371,18 @@ const char *fc_echk_str(int err);
 bool fc_page_is_zero(const void *page);
 
 /*
+ * Does @page end with mkswap's signature ("SWAPSPACE2", or the old
+ * "SWAP-SPACE", in its last 10 bytes)?  mkswap writes it at the end of a
+ * device's first 4 KiB and zeroes the first 1 KiB: over a pool, superblock
+ * slot 0, which then fails fc_page_verify() as a torn superblock write
+ * would, and slot 1 holds the commit before the last.  A slot that fails
+ * and carries the signature is a swap area, never a torn write: neither
+ * the kernel nor fcachectl loads the commit before (docs/DESIGN.md,
+ * "Recovery").
+ */
+bool fc_page_is_swap(const void *page);
+
+/*
  * Validate a superblock's fields against each other and against the
  * device size (pass 0 for @dev_sectors to skip that test); on success fill
  * @g.  Returns 0 or -EINVAL with a static reason in *@why.

@@ -9,9 +9,10 @@
 # (saying so) with dirty data; an unassembled pool holding dirty data is
 # marked by udev-probe without a config line (FCACHE_UNLISTED), is refused
 # by wipe (and wipe refuses the flash of an active pool), and what wipefs,
-# pvcreate and mkfs.ext4 do to copies of it (wipefs: nothing; pvcreate:
-# the superblocks overwritten, check damaged, pool create refuses; mkfs.ext4
-# discards: no pool left) is what docs/FCACHECTL.md says; wipe
+# pvcreate, mkfs.ext4 and mkswap do to copies of it (wipefs: nothing;
+# pvcreate: the superblocks overwritten, check damaged, pool create refuses;
+# mkfs.ext4 discards: no pool left; mkswap: check damaged, the kernel
+# refuses the pool) is what docs/FCACHECTL.md says; wipe
 # --force-dirty erases it (check: not a pool, udev-probe marks nothing,
 # pool create formats it); bench run under setsid stops cleanly on SIGHUP.
 . "$FC_TOP/tests/guest/lib.sh"
@@ -21,8 +22,8 @@ C=$L/safety.conf
 BS=32768
 
 load_fcache || die "cannot load dm-fcache"
-set -- $(mk_brd_flash 64 4) || die "mk_brd_flash failed"
-fl=$1 fl1=$2 fl2=$3 fl3=$4
+set -- $(mk_brd_flash 64 5) || die "mk_brd_flash failed"
+fl=$1 fl1=$2 fl2=$3 fl3=$4 fl4=$5
 d1=$(mk_fast_disk 64) || die "mk_fast_disk failed"
 k1=$(basename "$d1")
 : >"$C"
@@ -74,7 +75,7 @@ err_has remove-dirty-says-why "pool p0 holds dirty data: its line stays in $C"
 grep -q '^pool p0 ' "$C" && pass remove-dirty-line-kept || fail remove-dirty-line-kept "$(cat "$C")"
 
 # ---- an unassembled pool with dirty data (item 4)
-for x in "$fl1" "$fl2" "$fl3"; do dd if="$fl" of="$x" bs=1M count=64 2>/dev/null; done
+for x in "$fl1" "$fl2" "$fl3" "$fl4"; do dd if="$fl" of="$x" bs=1M count=64 2>/dev/null; done
 rc udev-unlisted 0 "$CTL" udev-probe "$fl" -c "$L/none.conf"
 grep -qx FCACHE_FLASH=1 "$L/rc.out" && grep -qx FCACHE_UNLISTED=1 "$L/rc.out" &&
 	pass udev-unlisted-pool-marked || fail udev-unlisted-pool-marked "$(cat "$L/rc.out")"
@@ -111,6 +112,21 @@ grep -qi "contains" "$L/mkfs.out" && fail mkfs-no-warning "$(cat "$L/mkfs.out")"
 m=$?
 [ $m -eq 1 ] || [ $m -eq 3 ] && pass mkfs-no-pool-left || fail mkfs-no-pool-left "check exit $m"
 rc mkfs-pool-create-refused 1 "$CTL" pool create p3 "$fl3"
+# mkswap: superblock slot 0 fails as a torn write would, slot 1 is the
+# commit before the last; the kernel must not load it (it did), check says
+# damaged, udev-probe leaves the device to swap (libblkid finds it)
+mkswap "$fl4" >"$L/mkswap.out" 2>&1 && pass mkswap-ran || fail mkswap-ran "$(tail -n 2 "$L/mkswap.out")"
+rc mkswap-check-damaged 1 "$CTL" check "$fl4"
+grep -q "superblock slot 0 ends with mkswap's signature" "$L/rc.out" && pass mkswap-check-says-swap ||
+	fail mkswap-check-says-swap "$(head -c 300 "$L/rc.out")"
+rc mkswap-pool-create-refused 1 "$CTL" pool create p4 "$fl4"
+dmesg >"$L/dmesg.before"
+check_fails mkswap-kernel-refuses fc_pool p4 "$fl4" 64
+dmesg | grep -v -F -x -f "$L/dmesg.before" | grep -q "fcache-pool: the flash device is a swap area" &&
+	pass mkswap-kernel-says-why || fail mkswap-kernel-says-why "$(dmesg | tail -n 3 | tr '\n' ' ')"
+check_fails mkswap-no-pool-device dmsetup info p4
+rc mkswap-udev-not-marked 0 "$CTL" udev-probe "$fl4" -c "$L/none.conf"
+[ ! -s "$L/rc.out" ] && pass mkswap-udev-nothing || fail mkswap-udev-nothing "$(cat "$L/rc.out")"
 # wipe --force-dirty: no pool any more, anywhere
 rc wipe-force-dirty 0 "$CTL" wipe "$fl" --force-dirty -c "$C"
 rc wipe-check-not-a-pool 3 "$CTL" check "$fl"

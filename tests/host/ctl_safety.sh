@@ -12,8 +12,9 @@
 # pool on an image file (check: not_a_pool, exit 3; bench prepare no longer
 # sees a pool), refuses dirty data and a damaged pool without --force-dirty
 # leaving the image byte for byte as it was, leaves a file without a pool
-# alone, removes the pool's lines from the config; what blkid -p, wipefs
-# and mkfs.ext4 do to a pool image (they do not know it: no warning); check
+# alone, removes the pool's lines from the config; what blkid -p, wipefs,
+# mkfs.ext4 and mkswap do to a pool image (they do not know it: no
+# warning; after mkswap check says damaged, not the commit before); check
 # on a file under 8 KiB: not a pool (exit 3), or a pool cut short
 # (damaged), never "No space left on device".
 . "$(dirname "$0")/ctl_lib.sh"
@@ -176,6 +177,21 @@ if command -v mkfs.ext4 >/dev/null 2>&1; then
 		fail "tools: mkfs.ext4 overwrites a pool without a warning" "$(head -n 3 "$T/out")"
 	fi
 	expect_rc 3 "tools: after mkfs.ext4 check finds no pool (the dirty data is gone)" "$CTL" check "$T/mkfs.img"
+fi
+# mkswap zeroes the first KiB and signs the end of the first 4 KiB:
+# superblock slot 0 fails as a torn write would, slot 1 is the commit
+# before the last; check must not take it (the kernel refuses it too)
+if command -v mkswap >/dev/null 2>&1; then
+	cp "$T/tool.img" "$T/swap.img"
+	expect_rc 0 "tools: mkswap over a pool image runs" mkswap "$T/swap.img"
+	expect_rc 1 "tools: after mkswap check says damaged, not the commit before" "$CTL" check "$T/swap.img"
+	grep -q "superblock slot 0 ends with mkswap's signature" "$T/out" && ! grep -q "slot 1 (seq" "$T/out" &&
+		pass "tools: after mkswap check names the swap signature" ||
+		fail "tools: after mkswap check names the swap signature" "$(cat "$T/out")"
+	expect_rc 1 "tools: after mkswap check --json" "$CTL" check --json "$T/swap.img"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["outcome"] == "damaged", d' "$T/out" 2>/dev/null &&
+		pass "tools: after mkswap JSON outcome damaged" || fail "tools: after mkswap JSON outcome damaged" "$(cat "$T/out")"
+	expect_rc 1 "tools: after mkswap wipe wants --force-dirty" "$CTL" wipe "$T/swap.img" --no-persist
 fi
 
 # ---- 8. check on a file under 8 KiB

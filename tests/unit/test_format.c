@@ -2,6 +2,7 @@
 #include "include/fcache_format.h"
 #include "unit.h"
 #include <stdlib.h>
+#include <string.h>
 
 static const __u8 uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
@@ -34,6 +35,26 @@ static void test_seal_verify(void)
 	}
 	CHECK("bit flips anywhere caught", 1);
 	CHECK("page restored verifies", fc_page_verify(page, FC_ME_MAGIC, 5, uuid) == 0);
+}
+
+/* mkswap's signature ends a page: a swap area, never a torn superblock */
+static void test_swap_signature(void)
+{
+	static __u8 page[FC_PAGE_SIZE];
+
+	CHECK("swap: zero page is not swap", !fc_page_is_swap(page));
+	fc_page_seal(page, FC_SB_MAGIC, 0, 7, uuid);
+	CHECK("swap: a sealed superblock is not swap", !fc_page_is_swap(page));
+	memcpy(page + FC_PAGE_SIZE - 10, "SWAPSPACE2", 10);
+	CHECK("swap: SWAPSPACE2 at the end found", fc_page_is_swap(page));
+	CHECK("swap: the slot no longer verifies", fc_page_verify(page, FC_SB_MAGIC, 0, NULL) == FC_ECHK_CSUM);
+	memcpy(page + FC_PAGE_SIZE - 10, "SWAP-SPACE", 10);
+	CHECK("swap: the old SWAP-SPACE found", fc_page_is_swap(page));
+	memcpy(page + FC_PAGE_SIZE - 10, "SWAPSPACE3", 10);
+	CHECK("swap: another tail is not swap", !fc_page_is_swap(page));
+	memset(page, 0, sizeof(page));
+	memcpy(page + FC_PAGE_SIZE - 11, "SWAPSPACE2", 10);
+	CHECK("swap: only at the very end", !fc_page_is_swap(page));
 }
 
 static void test_geometry(void)
@@ -77,6 +98,7 @@ int main(void)
 {
 	test_crc();
 	test_seal_verify();
+	test_swap_signature();
 	test_geometry();
 	test_masks();
 	return unit_failed;
