@@ -9,7 +9,9 @@
 #      (tests/vm/debug-kernel.sh)
 #   3. builds dm-fcache.ko against it from a copy of the sources in
 #      build/debug/mod (with -g: report frames resolve to file:line);
-#      the top-level dm-fcache.ko is not touched
+#      the top-level dm-fcache.ko is not touched; and its fault-injection
+#      build (mk/fi.mk) in build/debug/mod-fi, which the run finds as
+#      build/fi/dm-fcache.ko (suite 32's fc_mirror_faults.sh, 36-38)
 #   4. runs tests/run-all.sh in build/debug/run, a snapshot of tests/ (the
 #      rest of the tree linked), so its logs, images and results never mix
 #      with a `make check` running in the tree at the same time; run-guest.sh
@@ -71,6 +73,18 @@ say "building dm-fcache.ko against $kver (log $dbg/mod.log)"
 nice -n 19 make -C "$kout" M="$mod" KCFLAGS=-g modules >"$dbg/mod.log" 2>&1 ||
 	{ tail -n 30 "$dbg/mod.log" >&2; die "module build failed"; }
 [ -f "$mod/dm-fcache.ko" ] || die "no $mod/dm-fcache.ko"
+# the fault-injection build as well (mk/fi.mk): suite 32's fc_mirror_faults.sh
+# and suites 36-38 load build/fi/dm-fcache.ko
+fimod=$dbg/mod-fi
+rm -rf "$fimod"
+mkdir -p "$fimod/kmod" "$fimod/engine" "$fimod/include"
+cp "$top"/kmod/*.c "$top"/kmod/*.h "$fimod/kmod/" && cp "$top"/engine/*.c "$top"/engine/*.h "$fimod/engine/" &&
+	cp "$top"/include/*.h "$fimod/include/" &&
+	{ cat "$top/Kbuild"; echo 'ccflags-y += -DFC_FAULT_INJECT'; } >"$fimod/Kbuild" || die "copy sources (fi)"
+say "building the fault-injection dm-fcache.ko against $kver (log $dbg/mod-fi.log)"
+nice -n 19 make -C "$kout" M="$fimod" KCFLAGS=-g modules >"$dbg/mod-fi.log" 2>&1 ||
+	{ tail -n 30 "$dbg/mod-fi.log" >&2; die "fault-injection module build failed"; }
+[ -f "$fimod/dm-fcache.ko" ] || die "no $fimod/dm-fcache.ko"
 
 # --- 4. snapshot of the tests, then run them ----------------------------------
 run=$dbg/run
@@ -83,6 +97,7 @@ for e in "$top"/* "$top"/.[!.]*; do
 	ln -s "$e" "$run/${e##*/}"
 done
 cp "$mod/dm-fcache.ko" "$run/dm-fcache.ko"
+mkdir -p "$run/build/fi" && cp "$fimod/dm-fcache.ko" "$run/build/fi/dm-fcache.ko" || die "copy the fi module"
 
 export FC_GUEST_KERNEL=$bz FC_GUEST_MODDIR=$kout/modroot FC_KO=$run/dm-fcache.ko FC_SLUB_DEBUG=FZPU
 export FC_TIMEOUT_MULT=${FC_TIMEOUT_MULT:-3}
