@@ -6,6 +6,10 @@
 #   make -j3 fuzz       the same, the three targets side by side
 #   make fuzz-build     build only
 #   make fuzz-corpus    regenerate the seed corpora (tests/fuzz/mkcorpus.sh)
+#   make fuzz-replay    no libFuzzer, no clang: each target built with cc and
+#                       ASan/UBSan around tests/fuzz/replay_main.c and run
+#                       once over its seed corpus (suite 10 of make check:
+#                       the harnesses' invariants still hold on the seeds)
 # New inputs go to build/fuzz/work/<target>/ (the committed corpus is only
 # read); a crash leaves build/fuzz/<target>-crash-* and fails the run.
 # docs/testing-details.md ("Fuzzing") has the figures of the last full run.
@@ -69,3 +73,24 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/nocov.txt $(wildcard $(TOP)
 
 fuzz-corpus:
 	@sh $(FUZZ_SRC)/mkcorpus.sh
+
+REPLAY_CC ?= cc
+REPLAY_DIR := $(TOP)/build/fuzz-replay
+REPLAY_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	-I$(TOP)/include -I$(TOP)/userspace/lib
+
+.PHONY: fuzz-replay
+
+fuzz-replay: $(FUZZ_TARGETS:%=$(REPLAY_DIR)/%)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		if $(REPLAY_DIR)/$$t $(FUZZ_SRC)/corpus/$$t >$(REPLAY_DIR)/$$t.log 2>&1; then \
+			echo "PASS: fuzz-replay/$$t ($$(tail -n 1 $(REPLAY_DIR)/$$t.log))"; \
+		else \
+			echo "FAIL: fuzz-replay/$$t ($$(grep -m 1 -E 'invariant|ERROR|runtime error' $(REPLAY_DIR)/$$t.log || tail -n 1 $(REPLAY_DIR)/$$t.log))"; \
+		fi; \
+	done
+
+$(REPLAY_DIR)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_SRC)/replay_main.c $(wildcard $(TOP)/include/*.h $(TOP)/engine/*.[ch] $(TOP)/userspace/lib/*.[ch])
+	@mkdir -p $(REPLAY_DIR)
+	@$(REPLAY_CC) $(REPLAY_CFLAGS) -o $@ $< $(FUZZ_SRC)/replay_main.c $(FUZZ_fuzz_$*_SRC)

@@ -195,12 +195,21 @@ static void fuzz_pool_msg(unsigned int argc, char **argv)
 	case FC_MSG_FLUSH:
 	case FC_MSG_CLEAR_STATS:
 	case FC_MSG_DUMP:
+	case FC_MSG_STATS:
+	case FC_MSG_PEER_OUTDATED:
 		CHECK(argc == 1);
 		break;
 	case FC_MSG_FORGET:
 		CHECK(argc == 2 && !strcmp(argv[0], "forget"));
 		CHECK(!fc_parse_volume_id(argv[1], &id, &why) && id == m.id);
 		CHECK(m.id >= 1 && m.id <= 0x7fffffffu);
+		break;
+	case FC_MSG_RESOLVE:
+		CHECK(argc == 3 && !strcmp(argv[0], "resolve"));
+		CHECK(!fc_parse_volume_id(argv[1], &id, &why) && id == m.id);
+		CHECK(m.id >= 1 && m.id <= 0x7fffffffu);
+		CHECK(m.discard == !strcmp(argv[2], "discard"));
+		CHECK(m.discard || !strcmp(argv[2], "replay"));
 		break;
 	case FC_MSG_SET:
 		CHECK(argc == 2 && m.key == argv[0] && m.val == argv[1]);
@@ -234,6 +243,9 @@ static void fuzz_vol_msg(unsigned int argc, char **argv)
 	case FC_MSG_FLUSH:
 	case FC_MSG_CLEAR_STATS:
 	case FC_MSG_INVALIDATE:
+	case FC_MSG_DETACH:
+	case FC_MSG_CANCEL_DETACH:
+	case FC_MSG_STATS:
 		CHECK(argc == 1);
 		break;
 	case FC_MSG_SET:

@@ -81,5 +81,13 @@ done <<'EOF'
 004|/dev/mapper/fast /dev/md0 1 writeback
 004|252:0 253:1 63 writethrough
 004|4294967295 4294967296 writearound passthrough 0 2147483648
+002|stats
+002|peer_outdated
+002|resolve 3 replay
+002|resolve 2147483647 discard
+002|ordered_lag 6
+003|stats
+003|detach
+003|cancel_detach
 EOF
 echo "corpus: $(ls "$out/fuzz_check" | wc -l) check, $(ls "$out/fuzz_format" | wc -l) format, $(ls "$out/fuzz_parse" | wc -l) parse seeds ($(du -sk "$out" | cut -f1) KiB)"
