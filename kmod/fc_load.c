@@ -593,11 +593,12 @@ static int read_leg_sb(struct fc_pool *pool, unsigned int leg, struct leg_sb *ls
 	ls->v[0] = fc_page_verify(sb0, FC_SB_MAGIC, 0, NULL);
 	ls->v[1] = fc_page_verify(sb1, FC_SB_MAGIC, 1, NULL);
 	/*
-	 * mkswap over the device: slot 0 fails as a torn write would, and
-	 * slot 1 is the commit before the last one.  Loading it would serve
-	 * what that commit recorded to a device now meant to be swap.
+	 * mkswap over a pool: slot 0 fails as a torn write would, and slot 1
+	 * is the commit before the last one.  Loading it would serve what
+	 * that commit recorded to a device now meant to be swap.
 	 */
-	if ((ls->v[0] && fc_page_is_swap(sb0)) || (ls->v[1] && fc_page_is_swap(sb1))) {
+	if ((ls->v[0] && !ls->v[1] && fc_page_is_swap(sb0)) ||
+	    (ls->v[1] && !ls->v[0] && fc_page_is_swap(sb1))) {
 		*error = "fcache-pool: the flash device is a swap area (mkswap's signature in its first 4 KiB): not loaded as a pool; see fcachectl check";
 		return -EINVAL;
 	}

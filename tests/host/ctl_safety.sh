@@ -192,6 +192,10 @@ if command -v mkswap >/dev/null 2>&1; then
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["outcome"] == "damaged", d' "$T/out" 2>/dev/null &&
 		pass "tools: after mkswap JSON outcome damaged" || fail "tools: after mkswap JSON outcome damaged" "$(cat "$T/out")"
 	expect_rc 1 "tools: after mkswap wipe wants --force-dirty" "$CTL" wipe "$T/swap.img" --no-persist
+	# a swap area that never held a pool is no pool, not a damaged one
+	head -c 4194304 /dev/zero >"$T/plainswap.img"
+	mkswap "$T/plainswap.img" >/dev/null 2>&1
+	expect_rc 3 "tools: a plain swap area: check says not a pool" "$CTL" check "$T/plainswap.img"
 fi
 
 # ---- 8. check on a file under 8 KiB

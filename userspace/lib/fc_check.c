@@ -221,9 +221,12 @@ int chk_read_superblock(struct ctx *c)
 		if (!c->sb_err[s] && (best < 0 || c->sb_seq[s] > c->sb_seq[best]))
 			best = s;
 	}
-	/* mkswap over the pool: not a torn write, and the slot left is stale */
+	/*
+	 * mkswap over a pool: not a torn write, and the slot left is stale
+	 * (a swap area that never held a pool has no valid slot: below)
+	 */
 	for (s = 0; s < 2; s++) {
-		if (c->sb_err[s] < 0 && fc_page_is_swap(sb[s])) {
+		if (c->sb_err[s] < 0 && !c->sb_err[!s] && fc_page_is_swap(sb[s])) {
 			chk_problem(c, 1, "superblock",
 				"superblock slot %d ends with mkswap's signature: the device was made swap over the pool, which is not loaded (the other slot holds the commit before the last one)",
 				s);
