@@ -63,28 +63,25 @@ say "kernel $kver ($bz, built in $(cat "$kout/build-seconds") s)"
 # one check-debug at a time (build/debug/mod and build/debug/run are reused)
 exec 7>"$dbg/.check.lock"
 flock -n 7 || { say "waiting for another make check-debug"; flock 7; }
+# build_module DIR WHAT [KBUILD LINE]: the module from a copy of the sources
+# in DIR (Kbuild with the extra line, if given), against the debug tree
+build_module() {
+	rm -rf "$1"
+	mkdir -p "$1/kmod" "$1/engine" "$1/include"
+	cp "$top"/kmod/*.c "$top"/kmod/*.h "$1/kmod/" && cp "$top"/engine/*.c "$top"/engine/*.h "$1/engine/" &&
+		cp "$top"/include/*.h "$1/include/" &&
+		{ cat "$top/Kbuild"; [ -z "${3:-}" ] || echo "$3"; } >"$1/Kbuild" || die "copy sources ($2)"
+	say "building the $2 against $kver (log $1.log)"
+	nice -n 19 make -C "$kout" M="$1" KCFLAGS=-g modules >"$1.log" 2>&1 ||
+		{ tail -n 30 "$1.log" >&2; die "$2 build failed"; }
+	[ -f "$1/dm-fcache.ko" ] || die "no $1/dm-fcache.ko"
+}
 mod=$dbg/mod
-rm -rf "$mod"
-mkdir -p "$mod/kmod" "$mod/engine" "$mod/include"
-cp "$top/Kbuild" "$mod/" && cp "$top"/kmod/*.c "$top"/kmod/*.h "$mod/kmod/" &&
-	cp "$top"/engine/*.c "$top"/engine/*.h "$mod/engine/" &&
-	cp "$top"/include/*.h "$mod/include/" || die "copy sources"
-say "building dm-fcache.ko against $kver (log $dbg/mod.log)"
-nice -n 19 make -C "$kout" M="$mod" KCFLAGS=-g modules >"$dbg/mod.log" 2>&1 ||
-	{ tail -n 30 "$dbg/mod.log" >&2; die "module build failed"; }
-[ -f "$mod/dm-fcache.ko" ] || die "no $mod/dm-fcache.ko"
+build_module "$mod" dm-fcache.ko
 # the fault-injection build as well (mk/fi.mk): suite 32's fc_mirror_faults.sh
 # and suites 36-38 load build/fi/dm-fcache.ko
 fimod=$dbg/mod-fi
-rm -rf "$fimod"
-mkdir -p "$fimod/kmod" "$fimod/engine" "$fimod/include"
-cp "$top"/kmod/*.c "$top"/kmod/*.h "$fimod/kmod/" && cp "$top"/engine/*.c "$top"/engine/*.h "$fimod/engine/" &&
-	cp "$top"/include/*.h "$fimod/include/" &&
-	{ cat "$top/Kbuild"; echo 'ccflags-y += -DFC_FAULT_INJECT'; } >"$fimod/Kbuild" || die "copy sources (fi)"
-say "building the fault-injection dm-fcache.ko against $kver (log $dbg/mod-fi.log)"
-nice -n 19 make -C "$kout" M="$fimod" KCFLAGS=-g modules >"$dbg/mod-fi.log" 2>&1 ||
-	{ tail -n 30 "$dbg/mod-fi.log" >&2; die "fault-injection module build failed"; }
-[ -f "$fimod/dm-fcache.ko" ] || die "no $fimod/dm-fcache.ko"
+build_module "$fimod" "fault-injection dm-fcache.ko" 'ccflags-y += -DFC_FAULT_INJECT'
 
 # --- 4. snapshot of the tests, then run them ----------------------------------
 run=$dbg/run
