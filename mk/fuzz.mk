@@ -19,9 +19,10 @@ FUZZ_RUNS ?= 1000000
 FUZZ_DIR := $(TOP)/build/fuzz
 FUZZ_SRC := $(TOP)/tests/fuzz
 FUZZ_TARGETS := fuzz_parse fuzz_check fuzz_format
-FUZZ_CFLAGS := -g -O2 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-missing-field-initializers \
-	-I$(TOP)/include -I$(TOP)/userspace/lib \
+# what the libFuzzer build and the replay build (fuzz-replay) share
+FUZZ_COMMON := -g -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	-Wall -Wextra -Werror -Wno-missing-field-initializers -I$(TOP)/include -I$(TOP)/userspace/lib
+FUZZ_CFLAGS := -O2 -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON) \
 	-fsanitize-coverage-ignorelist=$(FUZZ_SRC)/nocov.txt
 FUZZ_PKGS := clang libclang-rt-dev
 
@@ -76,14 +77,12 @@ fuzz-corpus:
 
 REPLAY_CC ?= cc
 REPLAY_DIR := $(TOP)/build/fuzz-replay
-REPLAY_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-missing-field-initializers \
-	-I$(TOP)/include -I$(TOP)/userspace/lib
+REPLAY_CFLAGS := -O1 -fsanitize=address,undefined $(FUZZ_COMMON)
 
 .PHONY: fuzz-replay
 
 fuzz-replay: $(FUZZ_TARGETS:%=$(REPLAY_DIR)/%)
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@for t in $(FUZZ_TARGETS); do \
 		if $(REPLAY_DIR)/$$t $(FUZZ_SRC)/corpus/$$t >$(REPLAY_DIR)/$$t.log 2>&1; then \
 			echo "PASS: fuzz-replay/$$t ($$(tail -n 1 $(REPLAY_DIR)/$$t.log))"; \
 		else \
