@@ -94,6 +94,15 @@ bool fc_page_is_swap(const void *page)
 	return !memcmp(sig, "SWAPSPACE2", 10) || !memcmp(sig, "SWAP-SPACE", 10);
 }
 
+int fc_sb_swap_slot(const void *sb0, const void *sb1, int err0, int err1)
+{
+	if (err0 < 0 && !err1 && fc_page_is_swap(sb0))
+		return 0;
+	if (err1 < 0 && !err0 && fc_page_is_swap(sb1))
+		return 1;
+	return -1;
+}
+
 int fc_page_verify(const void *page, __u32 magic, __u64 blocknr, const __u8 *uuid)
 {
 	const struct fc_disk_header *h = page;

@@ -383,6 +383,17 @@ bool fc_page_is_zero(const void *page);
 bool fc_page_is_swap(const void *page);
 
 /*
+ * The two superblock slots of one device as read and what fc_page_verify()
+ * said of each (a positive @err: the slot could not be read; its buffer is
+ * not looked at): the slot made swap over a pool (it fails verification and
+ * carries mkswap's signature while the other slot is a valid superblock),
+ * or -1.  A swap area that never held a
+ * pool has no valid slot and is not one.  The kernel refuses such a device
+ * and fcachectl check calls it damaged, by this one rule.
+ */
+int fc_sb_swap_slot(const void *sb0, const void *sb1, int err0, int err1);
+
+/*
  * Validate a superblock's fields against each other and against the
  * device size (pass 0 for @dev_sectors to skip that test); on success fill
  * @g.  Returns 0 or -EINVAL with a static reason in *@why.

@@ -597,8 +597,7 @@ static int read_leg_sb(struct fc_pool *pool, unsigned int leg, struct leg_sb *ls
 	 * is the commit before the last one.  Loading it would serve what
 	 * that commit recorded to a device now meant to be swap.
 	 */
-	if ((ls->v[0] && !ls->v[1] && fc_page_is_swap(sb0)) ||
-	    (ls->v[1] && !ls->v[0] && fc_page_is_swap(sb1))) {
+	if (fc_sb_swap_slot(sb0, sb1, ls->v[0], ls->v[1]) >= 0) {
 		*error = "fcache-pool: the flash device is a swap area (mkswap's signature in its first 4 KiB): not loaded as a pool; see fcachectl check";
 		return -EINVAL;
 	}

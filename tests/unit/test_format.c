@@ -57,6 +57,26 @@ static void test_swap_signature(void)
 	CHECK("swap: only at the very end", !fc_page_is_swap(page));
 }
 
+/* which slot mkswap made swap over a pool, if any */
+static void test_swap_slot(void)
+{
+	static __u8 sb[2][FC_PAGE_SIZE];
+	int e0, e1;
+
+	fc_page_seal(sb[1], FC_SB_MAGIC, 1, 7, uuid);
+	memcpy(sb[0] + FC_PAGE_SIZE - 10, "SWAPSPACE2", 10);
+	e0 = fc_page_verify(sb[0], FC_SB_MAGIC, 0, NULL);
+	e1 = fc_page_verify(sb[1], FC_SB_MAGIC, 1, NULL);
+	CHECK("swap slot: slot 0 made swap, slot 1 valid", fc_sb_swap_slot(sb[0], sb[1], e0, e1) == 0);
+	CHECK("swap slot: slot 0 unread is not looked at", fc_sb_swap_slot(NULL, sb[1], 1, e1) == -1);
+	CHECK("swap slot: mirrored on slot 1", fc_sb_swap_slot(sb[1], sb[0], e1, e0) == 1);
+	CHECK("swap slot: no valid slot, a plain swap area", fc_sb_swap_slot(sb[0], sb[0], e0, e0) == -1);
+	memset(sb[0] + FC_PAGE_SIZE - 10, 0, 10);
+	e0 = fc_page_verify(sb[0], FC_SB_MAGIC, 0, NULL);
+	CHECK("swap slot: a torn slot 0 is not swap", fc_sb_swap_slot(sb[0], sb[1], e0, e1) == -1);
+	CHECK("swap slot: two valid slots", fc_sb_swap_slot(sb[1], sb[1], 0, 0) == -1);
+}
+
 static void test_geometry(void)
 {
 	struct fc_geometry g;
@@ -99,6 +119,7 @@ int main(void)
 	test_crc();
 	test_seal_verify();
 	test_swap_signature();
+	test_swap_slot();
 	test_geometry();
 	test_masks();
 	return unit_failed;

@@ -225,15 +225,14 @@ int chk_read_superblock(struct ctx *c)
 	 * mkswap over a pool: not a torn write, and the slot left is stale
 	 * (a swap area that never held a pool has no valid slot: below)
 	 */
-	for (s = 0; s < 2; s++) {
-		if (c->sb_err[s] < 0 && !c->sb_err[!s] && fc_page_is_swap(sb[s])) {
-			chk_problem(c, 1, "superblock",
-				"superblock slot %d ends with mkswap's signature: the device was made swap over the pool, which is not loaded (the other slot holds the commit before the last one)",
-				s);
-			free(sb[0]);
-			free(sb[1]);
-			return -1;
-		}
+	s = fc_sb_swap_slot(sb[0], sb[1], c->sb_err[0], c->sb_err[1]);
+	if (s >= 0) {
+		chk_problem(c, 1, "superblock",
+			"superblock slot %d ends with mkswap's signature: the device was made swap over the pool, which is not loaded (the other slot holds the commit before the last one)",
+			s);
+		free(sb[0]);
+		free(sb[1]);
+		return -1;
 	}
 	if (best < 0) {
 		uint64_t md = 0;
