@@ -187,6 +187,15 @@ lw=$(stats_field p lag_waits)
 	fail "lag-flushes-waited" "lag_waits ${lw:-?}: no flush waited for the bound, the test did not reach it"
 grep -q "ordered write-back: .*bound ordered_lag $LAG" $T/status5 && pass "lag-status-says" ||
 	fail "lag-status-says" "fcachectl status: $(grep 'ordered' $T/status5)"
+info "fcachectl status: $(grep 'ordered write-back' $T/status5)"
+# the text's flush points: the status line's field 22, as --json's
+tb=$(sed -n 's/.*as they were \([0-9]*\) flush point.*/\1/p' $T/status5)
+if { [ -z "$tb" ] && grep -q 'the origins are current' $T/status5; } ||
+	{ [ -n "$tb" ] && [ "$tb" -ge 1 ] && [ "$tb" -le $LAG ]; }; then
+	pass "lag-status-text-behind (${tb:-0})"
+else
+	fail "lag-status-text-behind" "fcachectl status: $(grep 'ordered' $T/status5)"
+fi
 [ "$maxs" -gt 0 ] && [ "$maxs" -le $LAG ] && pass "lag-status-line ($maxs at most)" ||
 	fail "lag-status-line" "status field 22 at most $maxs: not in 1..$LAG"
 check lag-status-json python3 -c '

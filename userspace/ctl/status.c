@@ -101,13 +101,16 @@ static long long stats_value(const char *resp, const char *key)
 
 /*
  * A pool with ordered write-back (table option "ordered 1"): how far its
- * origins lag, and the bound (ordered_lag) that holds flushes back.
+ * origins lag (the status line's fields 22 and 23, the figures --json and
+ * --prometheus give), and the bound (ordered_lag) that holds flushes back,
+ * with how often it did (the "stats" message: not in the status line).
  */
 static void print_ordered(const struct fc_pool *p)
 {
+	const struct fc_pool_status *st = &p->st;
 	char *resp = NULL, buf[32];
 	struct fc_show sh;
-	long long behind, lag, waits;
+	long long waits = -1;
 	const char *ord, *bound;
 
 	if (fc_show_parse_pool(&sh, p->name, p->table))
@@ -115,29 +118,27 @@ static void print_ordered(const struct fc_pool *p)
 	ord = fc_show_get(&sh, "ordered", buf, sizeof(buf));
 	if (!ord || strcmp(ord, "1"))
 		return;
-	if (fc_dm_message(p->name, "stats", &resp) || !resp) {
-		printf("  ordered write-back: its lag is unavailable (%s)\n", resp ? "empty" : fc_dm_error());
-		free(resp);
-		return;
-	}
-	behind = stats_value(resp, "origin_behind");
-	lag = stats_value(resp, "origin_lag");
-	waits = stats_value(resp, "lag_waits");
-	free(resp);
-	bound = fc_show_get(&sh, "ordered_lag", buf, sizeof(buf));
-	if (behind < 0) {
+	if (!st->have_origin) {
 		printf("  ordered write-back: this module does not report the origins' lag\n");
 		return;
 	}
-	if (!behind)
+	if (!st->origin_behind)
 		printf("  ordered write-back: the origins are current");
 	else
-		printf("  ordered write-back: the origins hold the volumes as they were %lld flush point%s (%lld s) ago",
-		       behind, behind == 1 ? "" : "s", lag < 0 ? 0 : lag);
-	if (!bound || !strcmp(bound, "0"))
+		printf("  ordered write-back: the origins hold the volumes as they were %" PRIu64 " flush point%s (%" PRIu64 " s) ago",
+		       st->origin_behind, st->origin_behind == 1 ? "" : "s", st->origin_lag);
+	bound = fc_show_get(&sh, "ordered_lag", buf, sizeof(buf));
+	if (!bound || !strcmp(bound, "0")) {
 		printf("; no bound (ordered_lag 0)\n");
+		return;
+	}
+	if (!fc_dm_message(p->name, "stats", &resp) && resp)
+		waits = stats_value(resp, "lag_waits");
+	free(resp);
+	if (waits < 0)
+		printf("; bound ordered_lag %s\n", bound);
 	else
-		printf("; bound ordered_lag %s, flushes held by it %lld times\n", bound, waits < 0 ? 0 : waits);
+		printf("; bound ordered_lag %s, flushes held by it %lld times\n", bound, waits);
 }
 
 /* --counters: a device's "stats" message answer, wrapped, under @title. */
