@@ -387,9 +387,9 @@ bool fc_page_is_swap(const void *page);
  * said of each (a positive @err: the slot could not be read; its buffer is
  * not looked at): the slot made swap over a pool (it fails verification and
  * carries mkswap's signature while the other slot is a valid superblock),
- * or -1.  A swap area that never held a
- * pool has no valid slot and is not one.  The kernel refuses such a device
- * and fcachectl check calls it damaged, by this one rule.
+ * or -1.  A swap area that never held a pool has no valid slot and is
+ * not one.  The kernel refuses such a device and fcachectl check calls it
+ * damaged, by this one rule.
  */
 int fc_sb_swap_slot(const void *sb0, const void *sb1, int err0, int err1);
 
