@@ -1,15 +1,9 @@
 #!/bin/sh
-# fcachectl host tests: usage, exit codes, check/dump on good, damaged and
-# fuzzed pool images, the JSON schemas and the Prometheus text, the verbs
-# show/get/reset-counters/forget and pool create --force, mirrored pools and pool replace,
-# what must not lose an admin's work: pairs the kernel refuses, set's plan,
-# pool remove's config line, wipe; pool create's -c/--no-persist and its line;
-# enable of an LVM PV that LVM would see twice (tests/host/ctl_*.sh); and the
-# docs' budget and links (tests/host/docs_check.sh); scripts/deps.sh's
-# apt-get calls (tests/host/deps_check.sh).
+# fcachectl host tests, pool images and output: usage, exit codes,
+# check/dump on good, damaged and fuzzed pool images, the JSON schemas and
+# the Prometheus text (tests/host/ctl_*.sh).  The admin verbs are suite
+# 19-host-ctl-admin: the two run side by side with the other host suites.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for t in usage options check outcome fuzz config json prom verbs tunables mirror replace safety record pvfilter; do
+for t in usage options check outcome fuzz json prom; do
 	sh "$top/tests/host/ctl_$t.sh"
 done
-sh "$top/tests/host/docs_check.sh"
-sh "$top/tests/host/deps_check.sh"
