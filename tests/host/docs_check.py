@@ -3,7 +3,7 @@
 
   docs_check.py [--top DIR] [--self-test]
 
-Prints one PASS/FAIL line per check (suite 15 counts them) and exits 1 on
+Prints one PASS/FAIL line per check (suite 19-host-ctl-admin counts them) and exits 1 on
 any failure:
 
 * budget: docs/PERFORMANCE.md under 500 lines (issue 35, item 13: the
