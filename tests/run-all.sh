@@ -10,8 +10,8 @@ mkdir -p "$log"
 all=$log/all.$$.txt
 : >"$all"
 t0=$(date +%s)
-# The guests' CPU model: QEMU's max without ERMS and FSRM, a tenth faster
-# under TCG over whole scripts (tests/vm/run-guest.sh says why); the demo
+# The guests' CPU model: QEMU's max without ERMS and FSRM, 8% less guest
+# time under TCG (tests/vm/run-guest.sh says why); the demo
 # and the benchmarks keep max.  FC_GUEST_CPU=max runs the suites on max.
 export FC_GUEST_CPU=${FC_GUEST_CPU:-max,-erms,-fsrm}
 selected() {
@@ -47,9 +47,9 @@ done_host=
 if [ -n "$host" ] && [ "${FC_SERIAL:-0}" != 1 ]; then
 	s0=$(date +%s)
 	# a job a CPU: 27 s against 53 s one file at a time
-	jobs=-j$(nproc 2>/dev/null || echo 1)
-	make -s $jobs -C "$top/userspace" asan >"$log/prebuild.out" 2>&1 &&
-		make -s $jobs -C "$top/tests/unit" all >>"$log/prebuild.out" 2>&1 ||
+	pj=-j$(nproc 2>/dev/null || echo 1)
+	make -s $pj -C "$top/userspace" asan >"$log/prebuild.out" 2>&1 &&
+		make -s $pj -C "$top/tests/unit" all >>"$log/prebuild.out" 2>&1 ||
 		echo "FAIL: host-prebuild ($(tail -n 3 "$log/prebuild.out" | tr '\n' ' '))" | tee -a "$all"
 	echo "=== host suites, side by side:$host"
 	for name in $host; do

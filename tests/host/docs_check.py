@@ -3,8 +3,8 @@
 
   docs_check.py [--top DIR] [--self-test]
 
-Prints one PASS/FAIL line per check (suite 19-host-ctl-admin counts them) and exits 1 on
-any failure:
+Prints one PASS/FAIL line per check (suite 19-host-ctl-admin counts them)
+and exits 1 on any failure:
 
 * budget: docs/PERFORMANCE.md under 500 lines (issue 35, item 13: the
   current figures, how to reproduce and read them; the dated log lives in

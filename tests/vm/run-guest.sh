@@ -362,10 +362,10 @@ fi
 
 # The CPU model under TCG: max by default (what the demo and the figures of
 # docs/PERFORMANCE.md ran on).  Without ERMS and FSRM the guest kernel
-# copies with rep movsq instead of rep movsb, which TCG runs about a tenth
-# faster over a whole test script (fc_mirror.sh and ctl_replace.sh in one
-# boot: 113 s against 128 s, the same with qemu64 and SSE4.2): make check
-# runs so (tests/run-all.sh).
+# copies with rep movsq instead of rep movsb, which TCG runs faster: make
+# check's guest suites took 2203 s against 2393 s on max (the I/O-heavy
+# ones up to 17% less, the shell- and wait-bound 32-fcache-mirror no
+# less); make check runs so (tests/run-all.sh, docs/TESTING.md).
 gcpu=${FC_GUEST_CPU:-max}
 case "$gcpu" in *[!A-Za-z0-9,+_.-]*|'') die "FC_GUEST_CPU: a QEMU CPU model and its flags only" ;; esac
 if [ "$accel" = kvm ]; then
