@@ -86,6 +86,10 @@ int fc_cache_alloc(struct fc_pool *pool)
 	pool->hash_mask = (u32)(nb - 1);
 	for (i = 0; i < nb; i++)
 		pool->buckets[i] = FC_NONE;
+	for (i = 0; i < FC_MAX_VOLUMES; i++) {
+		pool->vol[i].ord_head = FC_NONE;
+		pool->vol[i].ord_tail = FC_NONE;
+	}
 	pool->free_head[0] = FC_NONE;
 	pool->free_head[1] = FC_NONE;
 	pool->pending_head = FC_NONE;
@@ -203,6 +207,7 @@ void fc_cache_free(struct fc_pool *pool)
 	bitmap_free(pool->pwarm);
 	bitmap_free(pool->ser_unwarm);
 	vfree(pool->ep);
+	vfree(pool->olink);
 	bitmap_free(pool->shadow);
 }
 
@@ -295,10 +300,12 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 		pool->nr_dirty++;
 		s->dirty++;
 		e->dirty_ts = (u16)(jiffies / HZ);
+		fc_ord_link(pool, fc_eidx(pool, e));
 	} else if (e->dirty && !dirty) {
 		pool->nr_dirty--;
 		s->dirty--;
 		pool->wcount[fc_eidx(pool, e)] = 0;
+		fc_ord_unlink(pool, fc_eidx(pool, e));
 		/* Clean (written back, discarded, dropped): no flush waits for it. */
 		if (__test_and_clear_bit(fc_eidx(pool, e), pool->flush_set)) {
 			s->flush_left--;

@@ -63,6 +63,7 @@
 /* Short read streams (fc_ra_read(), fc_fill_stream()): reads this close in time */
 #define FC_RA_WINDOW	HZ
 #define FC_RA_BYTES	(128u << 10)	/* a stream's fill: its block and those after */
+#define FC_OLINK_OFF	0xfffffffeu	/* pool->olink[i].prev: entry i not linked */
 #define FC_WALK_BATCH	4096u		/* entries a whole-array walk visits per lock hold */
 
 /* fc_entry.flags */
@@ -128,6 +129,8 @@ struct fc_vslot {
 	u64 flush_left;			/* its blocks in pool->flush_set */
 	u64 flush_errors;		/* of them, copies that failed */
 	atomic_t wb_inflight;
+	/* its dirty entries, oldest epoch first (pool->olink; pool->lock) */
+	u32 ord_head, ord_tail;
 };
 
 /*
@@ -255,6 +258,20 @@ struct fc_pool {
 	 */
 	u32 epoch;
 	u32 *ep;
+	/*
+	 * The dirty entries of each volume in the order of their epochs
+	 * (vslot ord_head/ord_tail, doubly linked through olink; FC_OLINK_OFF
+	 * in prev: not linked), allocated once ordered write-back is on or
+	 * the flash says it was (8 bytes a block): an entry is appended when
+	 * it becomes dirty, of the newest epoch then, and unlinked when
+	 * clean.  Ordered writeback takes a volume's oldest epoch from the
+	 * head, not from a walk of the entry array, once olink_ready: the
+	 * load linked what it found, sorted by epoch, or the option turned
+	 * on linked the dirty data from before it as one older epoch
+	 * (fc_ord_index_build(), fc_ord_index_enable()).
+	 */
+	struct fc_olink { u32 prev, next; } *olink;
+	bool olink_ready;
 	unsigned long *shadow;
 	u64 nr_shadows;
 	bool ord_feature;
@@ -615,6 +632,12 @@ void fc_ord_kick_locked(struct fc_pool *pool);
 u32 fc_ord_behind(struct fc_pool *pool);
 unsigned int fc_ord_origin_lag(struct fc_pool *pool);
 int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bool nowait);
+/* The per-volume lists of dirty entries by epoch (pool->lock held). */
+void fc_ord_link(struct fc_pool *pool, u32 i);
+void fc_ord_unlink(struct fc_pool *pool, u32 i);
+int fc_ord_index_build(struct fc_pool *pool);
+int fc_ord_index_enable(struct fc_pool *pool);
+void fc_ord_index_check(struct fc_pool *pool);
 /* Every entry under pool->lock, a batch per lock hold; may sleep. */
 void fc_walk_entries(struct fc_pool *pool,
 		     bool (*visit)(struct fc_pool *pool, u32 idx, void *arg), void *arg);
@@ -876,7 +899,7 @@ extern struct target_type fc_volume_target;
 extern struct target_type fc_pool_target;
 struct fc_pool *fc_pool_lookup(struct mapped_device *md);
 /* The tunables @o in force (a table resumed, a set message). */
-void fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o);
+int fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o);
 void fc_pool_put(struct fc_pool *pool);
 
 /* fc_tick.c: the commit worker and the tick */

@@ -869,8 +869,10 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 		blank &= ls[i].blank;
 	}
 	pool->g.nr_legs = nr_legs;
-	if (blank)
-		return format_new(pool, block_sectors, nr_legs, error);
+	if (blank) {
+		r = format_new(pool, block_sectors, nr_legs, error);
+		return r ?: fc_ord_index_build(pool);
+	}
 	if (nr_legs == 1 && sb_mirrored(ls[0].sb)) {
 		*error = "fcache-pool: the flash device is one leg of a mirrored pool; add mirror <other device>, or mirror - degraded 1 to run without it";
 		return -EINVAL;
@@ -899,6 +901,11 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 	if (r)
 		return r;
 	fc_cache_build_free(pool);
+	r = fc_ord_index_build(pool);
+	if (r) {
+		*error = "fcache-pool: out of memory for the dirty blocks' order";
+		return r;
+	}
 	/* Dirty data with one copy while both legs serve (a replace cut short). */
 	if (fc_redundant(pool))
 		fc_join_twins(pool);

@@ -30,6 +30,8 @@
  *    data (fc_ord_direct_waits()); discards do nothing (map_bio()).
  */
 #include <linux/mempool.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
 
 #include "fc_core.h"
 
@@ -58,7 +60,42 @@ static bool ord_no_lag(void)
 {
 	return READ_ONCE(mutant_ord_no_lag);
 }
+
+/*
+ * Another (replay-guest.sh ordered=1): a block that becomes dirty goes to
+ * the head of its volume's dirty list, not the tail, so writeback takes a
+ * later epoch first; the ordered walk must find torn origins.
+ */
+static bool mutant_ord_link_head;
+module_param(mutant_ord_link_head, bool, 0644);
+MODULE_PARM_DESC(mutant_ord_link_head, "test build: a block that becomes dirty heads its volume's dirty list (a bug on purpose)");
+
+static bool ord_link_head(void)
+{
+	return READ_ONCE(mutant_ord_link_head);
+}
+
+/*
+ * The test build checks every volume's list whole before each ordered
+ * collection (fc_ord_index_check()), unless the mutant above breaks the
+ * order on purpose (the walk, not a warning, must catch it); a release
+ * build checks only what the collection walks.
+ */
+static bool ord_index_full_check(void)
+{
+	return !ord_link_head();
+}
 #else
+static bool ord_index_full_check(void)
+{
+	return false;
+}
+
+static inline bool ord_link_head(void)
+{
+	return false;
+}
+
 static inline bool ord_in_place(void)
 {
 	return false;
@@ -260,4 +297,268 @@ bool fc_ord_direct_waits(struct fc_pool *pool, struct fc_volume *v, enum fc_acti
 	    act != FC_ACT_ORIGIN)
 		return false;
 	return pool->vol[v->slot].dirty != 0;
+}
+
+/*
+ * The dirty-entry lists (pool->olink, vslot ord_head/ord_tail;
+ * docs/DESIGN.md "Ordered write-back").  link_tail(): entry @i became
+ * dirty (pool->lock held), of the newest epoch of its volume's list.
+ */
+static void link_tail(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
+
+	pool->olink[i].next = FC_NONE;
+	pool->olink[i].prev = s->ord_tail;
+	if (s->ord_tail == FC_NONE)
+		s->ord_head = i;
+	else
+		pool->olink[s->ord_tail].next = i;
+	s->ord_tail = i;
+}
+
+/* Entry @i, dirty from before the lists, goes first: older than every linked one. */
+static void link_head(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
+
+	pool->olink[i].prev = FC_NONE;
+	pool->olink[i].next = s->ord_head;
+	if (s->ord_head == FC_NONE)
+		s->ord_tail = i;
+	else
+		pool->olink[s->ord_head].prev = i;
+	s->ord_head = i;
+}
+
+/* fc_entry_set(): entry @i became dirty (pool->lock held). */
+void fc_ord_link(struct fc_pool *pool, u32 i)
+{
+	if (!pool->olink)
+		return;
+	if (ord_link_head())
+		link_head(pool, i);
+	else
+		link_tail(pool, i);
+}
+
+/* fc_entry_set(): entry @i is clean again (pool->lock held). */
+void fc_ord_unlink(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s;
+	struct fc_olink *l;
+
+	if (!pool->olink || pool->olink[i].prev == FC_OLINK_OFF)
+		return;
+	s = &pool->vol[pool->e[i].vol];
+	l = &pool->olink[i];
+	if (l->prev == FC_NONE)
+		s->ord_head = l->next;
+	else
+		pool->olink[l->prev].next = l->next;
+	if (l->next == FC_NONE)
+		s->ord_tail = l->prev;
+	else
+		pool->olink[l->next].prev = l->prev;
+	l->prev = FC_OLINK_OFF;
+	l->next = FC_NONE;
+}
+
+static struct fc_olink *olink_alloc(struct fc_pool *pool)
+{
+	u32 nr = (u32)pool->g.nr_blocks, i;
+	struct fc_olink *l = vmalloc(array_size(nr, sizeof(*l)));
+
+	if (!l)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		l[i].prev = FC_OLINK_OFF;
+		l[i].next = FC_NONE;
+	}
+	return l;
+}
+
+static bool loaded_dirty(struct fc_pool *pool, u32 i)
+{
+	return pool->e[i].dirty && !(pool->e[i].flags & FC_E_FREE);
+}
+
+/* Sort keys: the oldest epoch first, then the entry's index. */
+static int key_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Age of loaded dirty entry @i: flush points since its epoch (the load's epoch is past all). */
+static u32 age(struct fc_pool *pool, u32 i)
+{
+	return pool->epoch - pool->ep[i];
+}
+
+/*
+ * Link the @n loaded dirty entries, their ages at most @oldest, oldest
+ * epoch first and in array order within an epoch.  When the ages take
+ * fewer values than there are entries: a count a value, then one pass
+ * (linear; 4 bytes a value and 4 an entry while it runs); else a sort of
+ * 8-byte keys (age, index).
+ */
+static int link_by_age(struct fc_pool *pool, u64 n, u32 oldest)
+{
+	u32 nr = (u32)pool->g.nr_blocks, i, b, c, *pos, *order;
+	u64 k, *keys;
+
+	if ((u64)oldest < n) {
+		pos = kvcalloc((size_t)oldest + 1, sizeof(*pos), GFP_KERNEL);
+		order = kvmalloc_array(n, sizeof(*order), GFP_KERNEL);
+		if (!pos || !order) {
+			kvfree(pos);
+			kvfree(order);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nr; i++)
+			if (loaded_dirty(pool, i))
+				pos[oldest - age(pool, i)]++;
+		for (b = 0, c = 0; b <= oldest; b++) {
+			u32 cnt = pos[b];
+
+			pos[b] = c;
+			c += cnt;
+		}
+		for (i = 0; i < nr; i++)
+			if (loaded_dirty(pool, i))
+				order[pos[oldest - age(pool, i)]++] = i;
+		for (k = 0; k < n; k++)
+			link_tail(pool, order[k]);
+		kvfree(pos);
+		kvfree(order);
+		return 0;
+	}
+	keys = kvmalloc_array(n, sizeof(*keys), GFP_KERNEL);
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0, k = 0; i < nr; i++)
+		if (loaded_dirty(pool, i))
+			keys[k++] = ((u64)~age(pool, i) << 32) | i;
+	sort(keys, n, sizeof(*keys), key_cmp, NULL);
+	for (k = 0; k < n; k++)
+		link_tail(pool, (u32)keys[k]);
+	kvfree(keys);
+	return 0;
+}
+
+/*
+ * After a load or a format (no I/O yet, no lock needed): for a pool whose
+ * flash carries the ordered feature or whose table turns the option on,
+ * the lists, every dirty entry linked, oldest epoch first.  The pool's
+ * epoch is past every loaded one, so its distance to an entry's epoch
+ * orders them (epochs wrap).  Without the feature no epoch was loaded:
+ * every dirty entry is of epoch 0, the open one, in array order.
+ */
+int fc_ord_index_build(struct fc_pool *pool)
+{
+	u32 nr = (u32)pool->g.nr_blocks, i, oldest = 0;
+	u64 n = 0;
+	int r;
+
+	if (!pool->ep || (!pool->ord_feature && !fc_ordered(pool)))
+		return 0;
+	pool->olink = olink_alloc(pool);
+	if (!pool->olink)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		if (!loaded_dirty(pool, i))
+			continue;
+		n++;
+		oldest = max(oldest, age(pool, i));
+	}
+	if (n) {
+		r = link_by_age(pool, n, oldest);
+		if (r)
+			return r;
+	}
+	pool->olink_ready = true;
+	return 0;
+}
+
+/*
+ * ordered 1 set on a running pool that has no lists yet (process context,
+ * before the option takes effect): allocate them; from then on every entry
+ * that becomes dirty is linked at its list's tail, in a new epoch (the
+ * open one is closed here).  The dirty data from before, written back in
+ * no order so far, is linked at the heads as one epoch older than all of
+ * that: a walk of the array, FC_WALK_BATCH entries a lock hold.  Ordered
+ * writeback waits for the lists (olink_ready); until that data reached the
+ * origin, the origin holds no flush point (it did not before either).
+ * 0, or -ENOMEM.
+ */
+int fc_ord_index_enable(struct fc_pool *pool)
+{
+	u32 nr = (u32)pool->g.nr_blocks, i, old;
+	struct fc_olink *l;
+
+	if (!pool->ep || READ_ONCE(pool->olink))
+		return 0;
+	l = olink_alloc(pool);
+	if (!l)
+		return -ENOMEM;
+	spin_lock_irq(&pool->lock);
+	if (pool->olink) {
+		spin_unlock_irq(&pool->lock);
+		vfree(l);
+		return 0;
+	}
+	pool->olink = l;
+	old = pool->epoch++;
+	for (i = 0; i < nr; i++) {
+		if (i && !(i % FC_WALK_BATCH)) {
+			spin_unlock_irq(&pool->lock);
+			cond_resched();
+			spin_lock_irq(&pool->lock);
+		}
+		if (!loaded_dirty(pool, i) || l[i].prev != FC_OLINK_OFF)
+			continue;
+		pool->ep[i] = old;
+		link_head(pool, i);
+	}
+	pool->olink_ready = true;
+	spin_unlock_irq(&pool->lock);
+	queue_work(pool->wq, &pool->wb_work);
+	return 0;
+}
+
+/*
+ * The test build, before each ordered collection (pool->lock held): every
+ * list whole.  Each entry dirty, of its list's volume, linked both ways,
+ * epochs never going back; as many entries as the volume has dirty.  A
+ * list that disagrees would let writeback take a later epoch first: a
+ * torn origin.
+ */
+void fc_ord_index_check(struct fc_pool *pool)
+{
+	unsigned int vol;
+
+	if (!ord_index_full_check() || !pool->olink_ready)
+		return;
+	for (vol = 0; vol < FC_MAX_VOLUMES; vol++) {
+		struct fc_vslot *s = &pool->vol[vol];
+		u32 i = s->ord_head, prev = FC_NONE;
+		u64 n = 0;
+
+		for (; i != FC_NONE && n <= s->dirty; prev = i, i = pool->olink[i].next, n++) {
+			struct fc_entry *e = &pool->e[i];
+
+			if (WARN_ONCE(!e->dirty || e->vol != vol || (e->flags & FC_E_FREE) ||
+				      pool->olink[i].prev != prev ||
+				      (prev != FC_NONE && fc_epoch_before(pool->ep[i], pool->ep[prev])),
+				      "fcache: volume slot %u: dirty list broken at entry %u (dirty %u vol %u flags %#x epoch %u, before it %u)",
+				      vol, i, e->dirty, e->vol, e->flags, pool->ep[i],
+				      prev == FC_NONE ? 0 : pool->ep[prev]))
+				return;
+		}
+		WARN_ONCE(n != s->dirty || s->ord_tail != prev,
+			  "fcache: volume slot %u: %llu entries in its dirty list, %llu dirty", vol, n,
+			  s->dirty);
+	}
 }

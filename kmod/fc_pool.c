@@ -429,7 +429,10 @@ static int pool_preresume(struct dm_target *ti)
 	int r;
 
 	/* The table being resumed brings its tunables. */
-	fc_pool_set_opts(pool, &pc->opts);
+	if (fc_pool_set_opts(pool, &pc->opts)) {
+		DMERR("ordered 1: out of memory for the dirty blocks' lists (8 bytes a cache block)");
+		return -ENOMEM;
+	}
 	if (fc_acks_held(pool))
 		DMWARN("fence_hold: the pool runs on one copy; flushes and FUA writes wait until the other copy is recorded outdated (message peer_outdated)");
 	if (!pc->replace_bdev)

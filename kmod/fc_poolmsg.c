@@ -213,15 +213,22 @@ const char *const fc_stat_names[FC_ST_NR] = {
 	[FC_ST_WRITE_RO_REFUSED] = "write_ro_refused",
 };
 
-/* The table being resumed, or a set message, brings the tunables. */
-void fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o)
+/*
+ * The table being resumed, or a set message, brings the tunables; ordered
+ * 1 first needs the dirty blocks' lists (fc_ord_index_enable(): -ENOMEM,
+ * nothing changed, if they cannot be had).
+ */
+int fc_pool_set_opts(struct fc_pool *pool, const struct fc_pool_opts *o)
 {
+	if (o->val[FC_OPT_ORDERED] && fc_ord_index_enable(pool))
+		return -ENOMEM;
 	spin_lock_irq(&pool->lock);
 	pool->opts = *o;
 	/* Ordered write-back: the superblocks say so from the next commit on. */
 	if (fc_ordered(pool))
 		pool->ord_feature = true;
 	spin_unlock_irq(&pool->lock);
+	return 0;
 }
 
 u64 fc_stat_read(struct fc_pool *pool, int slot, enum fc_stat st)
@@ -317,8 +324,11 @@ int fc_pool_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("pool message refused: ordered 1 needs a one-device pool");
 			return -EINVAL;
 		}
+		if (fc_pool_set_opts(pool, &o)) {
+			DMWARN("pool message refused: ordered 1: out of memory for the dirty blocks' lists (8 bytes a cache block)");
+			return -ENOMEM;
+		}
 		pc->opts = o;
-		fc_pool_set_opts(pool, &o);
 		queue_work(pool->wq, &pool->wb_work);
 		/* fence_hold 0 lets held flushes go */
 		fc_kick_held(pool);

@@ -646,76 +646,60 @@ static int wb_commit(struct fc_pool *pool)
 /*
  * Ordered write-back (docs/DESIGN.md "Ordered write-back"): collect, for
  * each volume, idle dirty blocks of its oldest epoch only (at most @max in
- * all).  One walk of the array, FC_WALK_BATCH entries a lock hold: the
- * candidates of each volume's oldest epoch so far are kept in @items and
- * taken at the end if still so.  When a volume's oldest epoch is the open
- * one it is closed (a flush point at no request) if @close: writeback is
- * due; else that volume waits.
+ * all), from the head of the volume's dirty list (pool->olink, oldest
+ * epoch first): the work is the batch's, not the entry array's, and at
+ * most FC_WALK_BATCH entries a volume are looked at.  When a volume's
+ * oldest epoch is the open one it is closed (a flush point at no request)
+ * if @close: writeback is due; else that volume waits.
  */
 static unsigned int collect_ordered(struct fc_pool *pool, struct wb_item *items,
 				    unsigned int max, bool close)
 {
-	u32 min[FC_MAX_VOLUMES], nr = (u32)pool->g.nr_blocks, i, k, n = 0, kept = 0;
-	u64 seen = 0;	/* volumes with dirty data (bit per slot) */
-	u16 ts = (u16)(jiffies / HZ), now = ts;
+	u16 now = (u16)(jiffies / HZ), ts = now;
+	unsigned int vol, n = 0, seen;
 	bool any = false;
+	u32 oldest, min, i;
 
 	spin_lock_irq(&pool->lock);
-	for (i = 0; i < nr; i++) {
-		struct fc_entry *e = &pool->e[i];
-		u8 vol = e->vol;
+	fc_ord_index_check(pool);
+	oldest = pool->epoch;
+	for (vol = 0; vol < FC_MAX_VOLUMES; vol++) {
+		struct fc_vslot *s = &pool->vol[vol];
 
-		if (i && !(i % FC_WALK_BATCH)) {
-			spin_unlock_irq(&pool->lock);
-			cond_resched();
-			spin_lock_irq(&pool->lock);
-		}
-		if (!e->dirty || (e->flags & FC_E_FREE))
+		i = s->ord_head;
+		if (i == FC_NONE)
 			continue;
-		if (!(seen & BIT_ULL(vol)) || fc_epoch_before(pool->ep[i], min[vol])) {
-			/* An older epoch of this volume: its candidates so far go. */
-			if (seen & BIT_ULL(vol)) {
-				for (k = 0; k < n; )
-					if (items[k].vol == vol)
-						items[k] = items[--n];
-					else
-						k++;
-			}
-			seen |= BIT_ULL(vol);
-			min[vol] = pool->ep[i];
-		}
-		if (pool->ep[i] != min[vol])
-			continue;
-		if ((s16)(e->dirty_ts - ts) < 0 || !any)
-			ts = e->dirty_ts;
+		min = pool->ep[i];
+		if (fc_epoch_before(min, oldest))
+			oldest = min;
+		/* Its oldest data (for the lag in seconds): the list's head. */
+		if (!any || (s16)(pool->e[i].dirty_ts - ts) < 0)
+			ts = pool->e[i].dirty_ts;
 		any = true;
-		if (n < max) {
-			items[n].eidx = i;
-			items[n].vol = vol;
-			n++;
-		}
-	}
-	/* Take the candidates still dirty, idle and of their volume's oldest epoch. */
-	for (k = 0; k < n; k++) {
-		struct fc_entry *e = &pool->e[items[k].eidx];
-		u8 vol = items[k].vol;
-
-		if (e->vol != vol || !may_copy(pool, e) || pool->ep[items[k].eidx] != min[vol])
+		if (!s->wb_allowed || !s->active)
 			continue;
-		if (min[vol] == pool->epoch) {
-			if (!close)
+		for (seen = 0; i != FC_NONE && n < max && seen < FC_WALK_BATCH;
+		     i = pool->olink[i].next, seen++) {
+			struct fc_entry *e = &pool->e[i];
+
+			if (pool->ep[i] != min)
+				break;
+			if (WARN_ON_ONCE(!e->dirty || e->vol != vol))
+				break;
+			if (!may_copy(pool, e))
 				continue;
-			pool->epoch++;
+			if (min == pool->epoch) {
+				if (!close)
+					break;
+				pool->epoch++;
+			}
+			take(pool, e, &items[n++]);
 		}
-		take(pool, e, &items[kept++]);
 	}
-	WRITE_ONCE(pool->ord_origin_ts, any ? ts : now);
-	for (k = 0, i = pool->epoch; k < FC_MAX_VOLUMES; k++)
-		if ((seen & BIT_ULL(k)) && fc_epoch_before(min[k], i))
-			i = min[k];
-	WRITE_ONCE(pool->ord_origin_epoch, i);
+	WRITE_ONCE(pool->ord_origin_ts, ts);
+	WRITE_ONCE(pool->ord_origin_epoch, oldest);
 	spin_unlock_irq(&pool->lock);
-	return kept;
+	return n;
 }
 
 /*
@@ -843,6 +827,15 @@ void fc_wb_work(struct work_struct *ws)
 	st = fc_wb_decide(&in, &max);
 	pool->wb_state = st;
 	if (fc_wb_ordered(pool)) {
+		/*
+		 * The dirty blocks' lists come with the option, before it
+		 * takes effect (fc_ord_index_enable()); their walk of the
+		 * array queues us again when it ends.
+		 */
+		if (!READ_ONCE(pool->olink_ready)) {
+			mutex_unlock(&pool->wb_lock);
+			return;
+		}
 		/* Writes wait for it (ord_wait): at full pace. */
 		if (READ_ONCE(pool->ord_wait.head))
 			max = max_t(u32, max, in.jobs);

@@ -138,8 +138,10 @@ mutant warm_no_wait "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 warm=1
 # the pool option ordered 1: the origin alone (every flash device lost) is
 # the volume at one flush point plus writes of the window after it;
 # FC_CRASH_ORDERED_POINTS=0 skips it; then its mutants ord_in_place
-# (rewrites of older epochs in place) must leave torn origins, ord_no_lag
-# (ordered_lag not enforced) origins older than the bound
+# (rewrites of older epochs in place) and ord_link_head (blocks that become
+# dirty head their volume's dirty list: later epochs written back first)
+# must leave torn origins, ord_no_lag (ordered_lag not enforced) origins
+# older than the bound
 owant=${FC_CRASH_ORDERED_POINTS:-500}
 olag=${FC_CRASH_ORDERED_LAG:-4}
 [ "$olag" = 0 ] && olag=
@@ -165,6 +167,7 @@ if [ "$owant" -gt 0 ]; then
 		rc=1
 	fi
 	mutant ord_in_place "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 ordered=1
+	mutant ord_link_head "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 ordered=1
 	mutant ord_no_lag "${FC_CRASH_MUTANT_POINTS:-40}" "64 32" 60 ordered=1 ordered_lag=4
 	# a filesystem on the origin alone, the flash destroyed at 20 moments
 	fres=$top/build/vm/results-crash-ordered-fs

@@ -27,7 +27,14 @@
 #     origin fails (dm error): the bound holds no flush back (the writer's
 #     O_DSYNC writes return), and once it is back the flush message
 #     brings it to the last write.  The test build's mutant ord_no_lag
-#     (the bound not enforced) fails part 5.
+#     (the bound not enforced) fails part 5;
+#  6. ordered 1 set on a running pool holding dirty data written back in
+#     no order (the dirty blocks' lists are built then, that data as one
+#     epoch older than the rest): the same writer goes on, and every copy
+#     of the origin frozen once that data is on it (stats origin_epoch past
+#     the epoch the option began) holds the volume after some write; the
+#     test build checks the lists whole before every ordered batch (a
+#     kernel warning fails dmesg-clean).
 FC_T=fc_ordered
 . "$FC_TOP/tests/guest/lib.sh"
 
@@ -50,12 +57,24 @@ esac
 modprobe dm-delay || die "no dm-delay" setup
 fl=$(mk_fast_disk 8) && fl2=$(mk_fast_disk 8) && org=$(mk_fast_disk 16) &&
 	org2=$(mk_fast_disk 16) && fl3=$(mk_fast_disk 8) && fl4=$(mk_fast_disk 8) &&
-	fl5=$(mk_fast_disk 8) && org3=$(mk_fast_disk 16) || die "disks"
+	fl5=$(mk_fast_disk 8) && org3=$(mk_fast_disk 16) && fl6=$(mk_fast_disk 8) &&
+	org4=$(mk_fast_disk 16) || die "disks"
 OS=$(dev_sectors "$org")
 # od: the origin, writes delayed 20 ms (writeback lags behind the writer)
 check origin-delay dm_create od "0 $OS delay $org 0 0 $org 0 20"
 
 rm_both() { dm_remove v && dm_remove p; }
+# check_copies NAME PREFIX N LOG: copies PREFIX0..PREFIX(N-1) of the origin
+# each hold the volume after one write of LOG, never a mix
+check_copies() {
+	_i=0 _torn=0
+	while [ $_i -lt "$3" ]; do
+		python3 "$W" check "$2$_i" "$4" $NB >"$2$_i.check" || _torn=$((_torn + 1))
+		info "origin copy $_i: $(cat "$2$_i.check")"
+		_i=$((_i + 1))
+	done
+	[ $_torn = 0 ] && pass "$1 ($3 copies)" || fail "$1" "$_torn of $3 copies of the origin are torn"
+}
 shadows() { stats_field p shadow_blocks; }
 ord_json() {
 	"$CTL" check --json "$1" 2>/dev/null |
@@ -76,14 +95,7 @@ while [ $i -lt 6 ]; do
 	i=$((i + 1))
 done
 wait $wp && pass "writer" || fail "writer" "the writer failed"
-i=0 torn=0
-while [ $i -lt 6 ]; do
-	python3 "$W" check $T/o$i $T/log $NB >$T/c$i || torn=$((torn + 1))
-	info "origin copy $i: $(cat $T/c$i)"
-	i=$((i + 1))
-done
-[ $torn = 0 ] && pass "origin-always-a-flush-point (6 copies)" ||
-	fail "origin-always-a-flush-point" "$torn of 6 copies of the origin are torn"
+check_copies origin-always-a-flush-point $T/o 6 $T/log
 
 # ---- 2. redirects and the volume's data ---------------------------------------
 red=$(stats_field p redirects)
@@ -225,6 +237,50 @@ dd if=/dev/mapper/ol of=$T/o10 bs=1M count=2 iflag=direct status=none
 check lag-origin-final python3 "$W" check $T/o10 $T/log5 $NB --final
 check lag-teardown rm_both
 dm_remove ol
+
+# ---- 6. ordered 1 set on a running pool with dirty data ---------------------
+# writes to the origin delayed 100 ms: the data from before the option
+# takes seconds to reach it
+check live-origin dm_create oe "0 $OS delay $org4 0 0 $org4 0 100"
+check live-pool-up fc_pool p "$fl6" 64 $OPTS
+check live-vol-up fc_vol v p /dev/mapper/oe 5 writeback sequential_cutoff 0
+: >$T/log6
+check live-writer-unordered python3 "$W" write /dev/mapper/v $T/log6 240 $NB 15
+d0=$(dmsetup status p | awk '{ print $7 }')
+[ "${d0:-0}" -gt 0 ] && pass "live-dirty-before ($d0 blocks)" ||
+	fail "live-dirty-before" "dirty_blocks ${d0:-?}: nothing for the option to order"
+check live-ordered-on dmsetup message p 0 ordered 1
+e0=$(stats_field p epoch)
+python3 "$W" write /dev/mapper/v $T/log6 100 $NB 16 &
+wp=$!
+# copies of the origin once the data from before the option is on it
+i=0 k=0 before=0
+while [ $k -lt 4 ] && [ $i -lt 120 ]; do
+	sleep 0.5
+	i=$((i + 1))
+	oep=$(stats_field p origin_epoch)
+	if [ "${oep:-0}" -lt "$e0" ]; then
+		before=$((before + 1))
+		continue
+	fi
+	copy_frozen oe "$org4" "$T/e$k" || fail "live-freeze-$k" "could not copy the origin"
+	k=$((k + 1))
+done
+wait $wp && pass "live-writer" || fail "live-writer" "the writer failed"
+[ $before -gt 0 ] && pass "live-older-data-first ($before polls)" ||
+	fail "live-older-data-first" "origin_epoch was past $e0 at once: the data from before was not seen"
+[ $k = 4 ] && pass "live-origin-copies" ||
+	fail "live-origin-copies" "$k of 4 copies taken: the data from before the option never reached the origin"
+check_copies live-origin-a-flush-point $T/e "$k" $T/log6
+ew=$(stats_field p epochs_written)
+[ "${ew:-0}" -gt 0 ] && pass "live-epochs-written ($ew)" || fail "live-epochs-written" "epochs_written ${ew:-?}"
+dd if=/dev/mapper/v of=$T/vol7 bs=1M count=2 iflag=direct status=none
+check live-volume-reads-last-writes python3 "$W" check $T/vol7 $T/log6 $NB --final
+check live-flush timeout 120 dmsetup message p 0 flush
+dd if=/dev/mapper/oe of=$T/o11 bs=1M count=2 iflag=direct status=none
+check live-origin-final python3 "$W" check $T/o11 $T/log6 $NB --final
+check live-teardown rm_both
+dm_remove oe
 dm_remove od
 dmesg_clean
 finish
