@@ -21,7 +21,9 @@
  * (pool->wcount), and two bitmaps per metadata page (negligible): ~27
  * bytes per cache block, 864 MiB per TiB at 32 KiB blocks.
  * A mirrored pool adds 4 bytes a block (the twin links) and five bitmaps
- * (twin_used, unsynced, joining, twinless, resync_failed).
+ * (twin_used, unsynced, joining, twinless, resync_failed); a one-device
+ * pool 4 (pool->ep, the epoch of dirty data) and a bitmap (shadow), and 8
+ * more (pool->olink, the dirty lists) once ordered write-back is on.
  */
 #include <linux/vmalloc.h>
 #include <linux/log2.h>
@@ -273,6 +275,107 @@ void fc_cache_insert_loaded(struct fc_pool *pool, u32 idx)
 	fc_lone_update(pool, idx);
 }
 
+#ifdef FC_FAULT_INJECT
+/*
+ * A deliberate bug for the crash harness (replay-guest.sh ordered=1): a
+ * block that becomes dirty goes to the head of its volume's dirty list,
+ * not the tail, so writeback takes a later epoch first; the ordered walk
+ * must find torn origins.  With it the whole-list check is off (the walk,
+ * not a warning, must catch it).
+ */
+static bool mutant_ord_link_head;
+module_param(mutant_ord_link_head, bool, 0644);
+MODULE_PARM_DESC(mutant_ord_link_head, "test build: a block that becomes dirty heads its volume's dirty list (a bug on purpose)");
+
+static bool ord_link_head(void)
+{
+	return READ_ONCE(mutant_ord_link_head);
+}
+
+/* The test build checks every dirty list whole before each ordered collection. */
+static bool ord_index_full_check(void)
+{
+	return !ord_link_head();
+}
+#else
+static inline bool ord_link_head(void)
+{
+	return false;
+}
+
+static inline bool ord_index_full_check(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * Ordered write-back's dirty-block lists (pool->olink, vslot
+ * ord_head/ord_tail; fc_ordered.c builds them, docs/DESIGN.md "Ordered
+ * write-back"): each volume's dirty entries in the order of their epochs.
+ * fc_olink_tail(): entry @i became dirty, of the newest epoch of its
+ * volume's list.
+ */
+void fc_olink_tail(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
+
+	pool->olink[i].next = FC_NONE;
+	pool->olink[i].prev = s->ord_tail;
+	if (s->ord_tail == FC_NONE)
+		s->ord_head = i;
+	else
+		pool->olink[s->ord_tail].next = i;
+	s->ord_tail = i;
+}
+
+/* Entry @i goes first: older than every linked one. */
+void fc_olink_head(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
+
+	pool->olink[i].prev = FC_NONE;
+	pool->olink[i].next = s->ord_head;
+	if (s->ord_head == FC_NONE)
+		s->ord_tail = i;
+	else
+		pool->olink[s->ord_head].prev = i;
+	s->ord_head = i;
+}
+
+/* fc_entry_set(): entry @i became dirty. */
+static void olink_dirty(struct fc_pool *pool, u32 i)
+{
+	if (!pool->olink)
+		return;
+	if (ord_link_head())
+		fc_olink_head(pool, i);
+	else
+		fc_olink_tail(pool, i);
+}
+
+/* fc_entry_set(): entry @i is clean again (linked or, before the lists were whole, not). */
+static void olink_clean(struct fc_pool *pool, u32 i)
+{
+	struct fc_vslot *s;
+	struct fc_olink *l;
+
+	if (!pool->olink || pool->olink[i].prev == FC_OLINK_OFF)
+		return;
+	s = &pool->vol[pool->e[i].vol];
+	l = &pool->olink[i];
+	if (l->prev == FC_NONE)
+		s->ord_head = l->next;
+	else
+		pool->olink[l->prev].next = l->next;
+	if (l->next == FC_NONE)
+		s->ord_tail = l->prev;
+	else
+		pool->olink[l->next].prev = l->prev;
+	l->prev = FC_OLINK_OFF;
+	l->next = FC_NONE;
+}
+
 /* Set an entry's bitmaps, keeping every counter and the page dirty bit right. */
 void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 {
@@ -300,12 +403,12 @@ void fc_entry_set(struct fc_pool *pool, struct fc_entry *e, u8 valid, u8 dirty)
 		pool->nr_dirty++;
 		s->dirty++;
 		e->dirty_ts = (u16)(jiffies / HZ);
-		fc_ord_link(pool, fc_eidx(pool, e));
+		olink_dirty(pool, fc_eidx(pool, e));
 	} else if (e->dirty && !dirty) {
 		pool->nr_dirty--;
 		s->dirty--;
 		pool->wcount[fc_eidx(pool, e)] = 0;
-		fc_ord_unlink(pool, fc_eidx(pool, e));
+		olink_clean(pool, fc_eidx(pool, e));
 		/* Clean (written back, discarded, dropped): no flush waits for it. */
 		if (__test_and_clear_bit(fc_eidx(pool, e), pool->flush_set)) {
 			s->flush_left--;
@@ -615,4 +718,39 @@ void fc_invalidate_volume(struct fc_pool *pool, u8 vol, bool drop_all)
 	struct invalidate_walk w = { .vol = vol, .drop_all = drop_all };
 
 	fc_walk_entries(pool, invalidate_one, &w);
+}
+
+/*
+ * The test build, before each ordered collection (pool->lock held): every
+ * list whole.  Each entry dirty, of its list's volume, linked both ways,
+ * epochs never going back; as many entries as the volume has dirty.  A
+ * list that disagrees would let writeback take a later epoch first: a
+ * torn origin.
+ */
+void fc_ord_index_check(struct fc_pool *pool)
+{
+	unsigned int vol;
+
+	if (!ord_index_full_check() || !pool->olink_ready)
+		return;
+	for (vol = 0; vol < FC_MAX_VOLUMES; vol++) {
+		struct fc_vslot *s = &pool->vol[vol];
+		u32 i = s->ord_head, prev = FC_NONE;
+		u64 n = 0;
+
+		for (; i != FC_NONE && n <= s->dirty; prev = i, i = pool->olink[i].next, n++) {
+			struct fc_entry *e = &pool->e[i];
+
+			if (WARN_ONCE(!e->dirty || e->vol != vol || (e->flags & FC_E_FREE) ||
+				      pool->olink[i].prev != prev ||
+				      (prev != FC_NONE && fc_epoch_before(pool->ep[i], pool->ep[prev])),
+				      "fcache: volume slot %u: dirty list broken at entry %u (dirty %u vol %u flags %#x epoch %u, before it %u)",
+				      vol, i, e->dirty, e->vol, e->flags, pool->ep[i],
+				      prev == FC_NONE ? 0 : pool->ep[prev]))
+				return;
+		}
+		WARN_ONCE(n != s->dirty || s->ord_tail != prev,
+			  "fcache: volume slot %u: %llu entries in its dirty list, %llu dirty", vol, n,
+			  s->dirty);
+	}
 }

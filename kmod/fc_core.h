@@ -632,11 +632,12 @@ void fc_ord_kick_locked(struct fc_pool *pool);
 u32 fc_ord_behind(struct fc_pool *pool);
 unsigned int fc_ord_origin_lag(struct fc_pool *pool);
 int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bool nowait);
-/* The per-volume lists of dirty entries by epoch (pool->lock held). */
-void fc_ord_link(struct fc_pool *pool, u32 i);
-void fc_ord_unlink(struct fc_pool *pool, u32 i);
+/* The per-volume lists of dirty entries by epoch: built (fc_ordered.c) */
 int fc_ord_index_build(struct fc_pool *pool);
 int fc_ord_index_enable(struct fc_pool *pool);
+/* and kept (fc_cache.c, pool->lock held) */
+void fc_olink_tail(struct fc_pool *pool, u32 i);
+void fc_olink_head(struct fc_pool *pool, u32 i);
 void fc_ord_index_check(struct fc_pool *pool);
 /* Every entry under pool->lock, a batch per lock hold; may sleep. */
 void fc_walk_entries(struct fc_pool *pool,

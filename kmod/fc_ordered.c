@@ -60,42 +60,7 @@ static bool ord_no_lag(void)
 {
 	return READ_ONCE(mutant_ord_no_lag);
 }
-
-/*
- * Another (replay-guest.sh ordered=1): a block that becomes dirty goes to
- * the head of its volume's dirty list, not the tail, so writeback takes a
- * later epoch first; the ordered walk must find torn origins.
- */
-static bool mutant_ord_link_head;
-module_param(mutant_ord_link_head, bool, 0644);
-MODULE_PARM_DESC(mutant_ord_link_head, "test build: a block that becomes dirty heads its volume's dirty list (a bug on purpose)");
-
-static bool ord_link_head(void)
-{
-	return READ_ONCE(mutant_ord_link_head);
-}
-
-/*
- * The test build checks every volume's list whole before each ordered
- * collection (fc_ord_index_check()), unless the mutant above breaks the
- * order on purpose (the walk, not a warning, must catch it); a release
- * build checks only what the collection walks.
- */
-static bool ord_index_full_check(void)
-{
-	return !ord_link_head();
-}
 #else
-static bool ord_index_full_check(void)
-{
-	return false;
-}
-
-static inline bool ord_link_head(void)
-{
-	return false;
-}
-
 static inline bool ord_in_place(void)
 {
 	return false;
@@ -299,71 +264,6 @@ bool fc_ord_direct_waits(struct fc_pool *pool, struct fc_volume *v, enum fc_acti
 	return pool->vol[v->slot].dirty != 0;
 }
 
-/*
- * The dirty-entry lists (pool->olink, vslot ord_head/ord_tail;
- * docs/DESIGN.md "Ordered write-back").  link_tail(): entry @i became
- * dirty (pool->lock held), of the newest epoch of its volume's list.
- */
-static void link_tail(struct fc_pool *pool, u32 i)
-{
-	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
-
-	pool->olink[i].next = FC_NONE;
-	pool->olink[i].prev = s->ord_tail;
-	if (s->ord_tail == FC_NONE)
-		s->ord_head = i;
-	else
-		pool->olink[s->ord_tail].next = i;
-	s->ord_tail = i;
-}
-
-/* Entry @i, dirty from before the lists, goes first: older than every linked one. */
-static void link_head(struct fc_pool *pool, u32 i)
-{
-	struct fc_vslot *s = &pool->vol[pool->e[i].vol];
-
-	pool->olink[i].prev = FC_NONE;
-	pool->olink[i].next = s->ord_head;
-	if (s->ord_head == FC_NONE)
-		s->ord_tail = i;
-	else
-		pool->olink[s->ord_head].prev = i;
-	s->ord_head = i;
-}
-
-/* fc_entry_set(): entry @i became dirty (pool->lock held). */
-void fc_ord_link(struct fc_pool *pool, u32 i)
-{
-	if (!pool->olink)
-		return;
-	if (ord_link_head())
-		link_head(pool, i);
-	else
-		link_tail(pool, i);
-}
-
-/* fc_entry_set(): entry @i is clean again (pool->lock held). */
-void fc_ord_unlink(struct fc_pool *pool, u32 i)
-{
-	struct fc_vslot *s;
-	struct fc_olink *l;
-
-	if (!pool->olink || pool->olink[i].prev == FC_OLINK_OFF)
-		return;
-	s = &pool->vol[pool->e[i].vol];
-	l = &pool->olink[i];
-	if (l->prev == FC_NONE)
-		s->ord_head = l->next;
-	else
-		pool->olink[l->prev].next = l->next;
-	if (l->next == FC_NONE)
-		s->ord_tail = l->prev;
-	else
-		pool->olink[l->next].prev = l->prev;
-	l->prev = FC_OLINK_OFF;
-	l->next = FC_NONE;
-}
-
 static struct fc_olink *olink_alloc(struct fc_pool *pool)
 {
 	u32 nr = (u32)pool->g.nr_blocks, i;
@@ -430,7 +330,7 @@ static int link_by_age(struct fc_pool *pool, u64 n, u32 oldest)
 			if (loaded_dirty(pool, i))
 				order[pos[oldest - age(pool, i)]++] = i;
 		for (k = 0; k < n; k++)
-			link_tail(pool, order[k]);
+			fc_olink_tail(pool, order[k]);
 		kvfree(pos);
 		kvfree(order);
 		return 0;
@@ -443,7 +343,7 @@ static int link_by_age(struct fc_pool *pool, u64 n, u32 oldest)
 			keys[k++] = ((u64)~age(pool, i) << 32) | i;
 	sort(keys, n, sizeof(*keys), key_cmp, NULL);
 	for (k = 0; k < n; k++)
-		link_tail(pool, (u32)keys[k]);
+		fc_olink_tail(pool, (u32)keys[k]);
 	kvfree(keys);
 	return 0;
 }
@@ -520,45 +420,10 @@ int fc_ord_index_enable(struct fc_pool *pool)
 		if (!loaded_dirty(pool, i) || l[i].prev != FC_OLINK_OFF)
 			continue;
 		pool->ep[i] = old;
-		link_head(pool, i);
+		fc_olink_head(pool, i);
 	}
 	pool->olink_ready = true;
 	spin_unlock_irq(&pool->lock);
 	queue_work(pool->wq, &pool->wb_work);
 	return 0;
-}
-
-/*
- * The test build, before each ordered collection (pool->lock held): every
- * list whole.  Each entry dirty, of its list's volume, linked both ways,
- * epochs never going back; as many entries as the volume has dirty.  A
- * list that disagrees would let writeback take a later epoch first: a
- * torn origin.
- */
-void fc_ord_index_check(struct fc_pool *pool)
-{
-	unsigned int vol;
-
-	if (!ord_index_full_check() || !pool->olink_ready)
-		return;
-	for (vol = 0; vol < FC_MAX_VOLUMES; vol++) {
-		struct fc_vslot *s = &pool->vol[vol];
-		u32 i = s->ord_head, prev = FC_NONE;
-		u64 n = 0;
-
-		for (; i != FC_NONE && n <= s->dirty; prev = i, i = pool->olink[i].next, n++) {
-			struct fc_entry *e = &pool->e[i];
-
-			if (WARN_ONCE(!e->dirty || e->vol != vol || (e->flags & FC_E_FREE) ||
-				      pool->olink[i].prev != prev ||
-				      (prev != FC_NONE && fc_epoch_before(pool->ep[i], pool->ep[prev])),
-				      "fcache: volume slot %u: dirty list broken at entry %u (dirty %u vol %u flags %#x epoch %u, before it %u)",
-				      vol, i, e->dirty, e->vol, e->flags, pool->ep[i],
-				      prev == FC_NONE ? 0 : pool->ep[prev]))
-				return;
-		}
-		WARN_ONCE(n != s->dirty || s->ord_tail != prev,
-			  "fcache: volume slot %u: %llu entries in its dirty list, %llu dirty", vol, n,
-			  s->dirty);
-	}
 }

@@ -648,16 +648,17 @@ static int wb_commit(struct fc_pool *pool)
  * each volume, idle dirty blocks of its oldest epoch only (at most @max in
  * all), from the head of the volume's dirty list (pool->olink, oldest
  * epoch first): the work is the batch's, not the entry array's, and at
- * most FC_WALK_BATCH entries a volume are looked at.  When a volume's
- * oldest epoch is the open one it is closed (a flush point at no request)
- * if @close: writeback is due; else that volume waits.
+ * most FC_WALK_BATCH entries a volume are looked at (for the oldest data's
+ * age too, ord_origin_ts).  When a volume's oldest epoch is the open one
+ * it is closed (a flush point at no request) if @close: writeback is due;
+ * else that volume waits.
  */
 static unsigned int collect_ordered(struct fc_pool *pool, struct wb_item *items,
 				    unsigned int max, bool close)
 {
 	u16 now = (u16)(jiffies / HZ), ts = now;
 	unsigned int vol, n = 0, seen;
-	bool any = false;
+	bool any = false, take_ok;
 	u32 oldest, min, i;
 
 	spin_lock_irq(&pool->lock);
@@ -672,27 +673,23 @@ static unsigned int collect_ordered(struct fc_pool *pool, struct wb_item *items,
 		min = pool->ep[i];
 		if (fc_epoch_before(min, oldest))
 			oldest = min;
-		/* Its oldest data (for the lag in seconds): the list's head. */
-		if (!any || (s16)(pool->e[i].dirty_ts - ts) < 0)
-			ts = pool->e[i].dirty_ts;
-		any = true;
-		if (!s->wb_allowed || !s->active)
-			continue;
-		for (seen = 0; i != FC_NONE && n < max && seen < FC_WALK_BATCH;
-		     i = pool->olink[i].next, seen++) {
+		take_ok = s->wb_allowed && s->active && (close || min != pool->epoch);
+		for (seen = 0; i != FC_NONE && seen < FC_WALK_BATCH; i = pool->olink[i].next, seen++) {
 			struct fc_entry *e = &pool->e[i];
 
 			if (pool->ep[i] != min)
 				break;
 			if (WARN_ON_ONCE(!e->dirty || e->vol != vol))
 				break;
-			if (!may_copy(pool, e))
+			/* The oldest data of the epochs not on the origins: the lag in seconds. */
+			if (!any || (s16)(e->dirty_ts - ts) < 0)
+				ts = e->dirty_ts;
+			any = true;
+			if (!take_ok || n >= max || !may_copy(pool, e))
 				continue;
-			if (min == pool->epoch) {
-				if (!close)
-					break;
+			/* The open epoch: closed, a flush point at no request. */
+			if (min == pool->epoch)
 				pool->epoch++;
-			}
 			take(pool, e, &items[n++]);
 		}
 	}
