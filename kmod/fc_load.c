@@ -903,7 +903,7 @@ int fc_meta_open(struct fc_pool *pool, u32 block_sectors, unsigned int nr_legs, 
 	fc_cache_build_free(pool);
 	r = fc_ord_index_build(pool);
 	if (r) {
-		*error = "fcache-pool: out of memory for the dirty blocks' order";
+		*error = "fcache-pool: out of memory for the dirty blocks' lists (ordered write-back, 8 bytes a cache block)";
 		return r;
 	}
 	/* Dirty data with one copy while both legs serve (a replace cut short). */

@@ -382,21 +382,30 @@ int fc_ord_index_build(struct fc_pool *pool)
 	return 0;
 }
 
+/* fc_ord_index_enable()'s walk: dirty data from before the lists, epoch *@arg. */
+static bool link_before(struct fc_pool *pool, u32 i, void *arg)
+{
+	if (loaded_dirty(pool, i) && pool->olink[i].prev == FC_OLINK_OFF) {
+		pool->ep[i] = *(u32 *)arg;
+		fc_olink_head(pool, i);
+	}
+	return true;
+}
+
 /*
  * ordered 1 set on a running pool that has no lists yet (process context,
  * before the option takes effect): allocate them; from then on every entry
  * that becomes dirty is linked at its list's tail, in a new epoch (the
  * open one is closed here).  The dirty data from before, written back in
  * no order so far, is linked at the heads as one epoch older than all of
- * that: a walk of the array, FC_WALK_BATCH entries a lock hold.  Ordered
- * writeback waits for the lists (olink_ready); until that data reached the
- * origin, the origin holds no flush point (it did not before either).
- * 0, or -ENOMEM.
+ * that (fc_walk_entries()).  Ordered writeback waits for the lists
+ * (olink_ready); until that data reached the origin, the origin holds no
+ * flush point (it did not before either).  0, or -ENOMEM.
  */
 int fc_ord_index_enable(struct fc_pool *pool)
 {
-	u32 nr = (u32)pool->g.nr_blocks, i, old;
 	struct fc_olink *l;
+	u32 old;
 
 	if (!pool->ep || READ_ONCE(pool->olink))
 		return 0;
@@ -411,17 +420,9 @@ int fc_ord_index_enable(struct fc_pool *pool)
 	}
 	pool->olink = l;
 	old = pool->epoch++;
-	for (i = 0; i < nr; i++) {
-		if (i && !(i % FC_WALK_BATCH)) {
-			spin_unlock_irq(&pool->lock);
-			cond_resched();
-			spin_lock_irq(&pool->lock);
-		}
-		if (!loaded_dirty(pool, i) || l[i].prev != FC_OLINK_OFF)
-			continue;
-		pool->ep[i] = old;
-		fc_olink_head(pool, i);
-	}
+	spin_unlock_irq(&pool->lock);
+	fc_walk_entries(pool, link_before, &old);
+	spin_lock_irq(&pool->lock);
 	pool->olink_ready = true;
 	spin_unlock_irq(&pool->lock);
 	queue_work(pool->wq, &pool->wb_work);
