@@ -314,9 +314,7 @@ static int commit_flush(struct fc_pool *pool, bool nothing, bool sb_flush, u64 *
 	int r;
 
 	/* Read before the flush is sent: it covers every write counted. */
-	spin_lock_irq(&pool->lock);
-	*fw = pool->fw_done;
-	spin_unlock_irq(&pool->lock);
+	*fw = atomic64_read(&pool->fw_done);
 	/*
 	 * Nothing to record and no flash write since the last flush: no I/O
 	 * at all.  Else the flush goes to every leg in service at once.
@@ -456,7 +454,7 @@ static int do_commit(struct fc_pool *pool, bool clean, bool *committed)
 	pflush = fc_redundant(pool) && !skip_commit_flush();
 	/* One leg in service: a commit that fits one batch is one round trip. */
 	onewrite = !fc_redundant(pool) && !skip_commit_flush();
-	fw = pool->fw_done;
+	fw = atomic64_read(&pool->fw_done);
 	failed = pool->failed_legs;
 	spin_unlock_irq(&pool->lock);
 	flags = (clean ? FC_SB_CLEAN : 0) | (pool->needs_check ? FC_SB_NEEDS_CHECK : 0);

@@ -304,11 +304,13 @@ struct fc_pool {
 	 * the changes of metadata (fc_mark_page_dirty()), md_committed the
 	 * count the last successful commit covers: equal, no commit is
 	 * needed.  fw_done counts the volumes' flash writes completed
-	 * without REQ_FUA, fw_synced the count the last flush of the flash
-	 * covered: equal, no flash flush is needed.
+	 * without REQ_FUA (atomic: a quick write counts itself without the
+	 * lock, before its end_io returns), fw_synced the count the last
+	 * flush of the flash covered: equal, no flash flush is needed.
 	 */
 	u64 md_gen, md_committed;
-	u64 fw_done, fw_synced;
+	atomic64_t fw_done;
+	u64 fw_synced;
 	u32 ow_inflight[FC_STRIPES];	/* origin writes of uncached blocks */
 	u32 ow_big;			/* multi-block origin writes, discards */
 	struct fc_ghost ghost;
@@ -384,8 +386,11 @@ struct fc_pool {
 	u64 st_groups, st_group_bios, st_group_max;
 	/* the commit worker's runs that needed no commit (commit_lock) */
 	u64 st_syncs;
-	/* flushes done at map, no I/O; FUA writes that waited for no commit (pool->lock) */
-	u64 st_sync_free, st_fua_direct;
+	/*
+	 * flushes done at map, no I/O; FUA writes that waited for no commit;
+	 * quick writes (FC_BF_QUICK, counted at map) (pool->lock)
+	 */
+	u64 st_sync_free, st_fua_direct, st_quick;
 	/* writeback statistics: written under wb_lock */
 	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns, st_wb_raced;
 	u64 st_wb_aged, st_wb_skipped, st_wb_hot;
@@ -463,6 +468,7 @@ enum fc_bio_kind {
 #define FC_BF_IN_PLACE	0x100	/* writethrough in place: read-only metadata (ro_write()) */
 #define FC_BF_FUA_DIRECT 0x200	/* FUA write kept on the flash: its block is committed dirty */
 #define FC_BF_ORD_POINT	0x400	/* a FUA write counted in ord_points (ordered_lag) */
+#define FC_BF_QUICK	0x800	/* a write to dirty sub-blocks: end_io takes no lock (fc_quick_write()) */
 #define FC_BF_TWIN_READ	0x1000	/* a read its block failed: from the twin (rd_twin), once */
 
 struct fc_bio {

@@ -192,7 +192,7 @@ void fc_resync(struct fc_pool *pool)
 			__clear_bit(i, pool->unsynced);
 			pool->nr_unsynced--;
 			/* The copy is volatile until the next flush (sync_free()). */
-			pool->fw_done++;
+			atomic64_inc(&pool->fw_done);
 			/* A joining twin holds the data now: the flash may name it. */
 			if (test_bit(i, pool->joining)) {
 				fc_joining_clear(pool, (u32)i);

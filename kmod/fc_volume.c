@@ -529,12 +529,32 @@ static void count_stats(struct fc_pool *pool, int slot, u32 count)
 }
 
 /*
+ * A write whose end_io needs no pool->lock (FC_BF_QUICK, fc_end_io()):
+ * every sub-block it touches is dirty already, so valid, and its end
+ * changes no bit of the entry; no REQ_FUA (no commit waited for, no flush
+ * point at its end); one copy (no twin to settle); no copy of the block
+ * running (FC_E_WB; none starts while the write is in flight:
+ * fc_entry_idle()); not an ordered pool (epochs, redirects).  Whatever
+ * else changes an entry's bits (a discard, write-around, writethrough,
+ * an invalidation, an eviction, a move to the twin) waits for the entry
+ * to be idle first, so the bits stay as seen here until the write ends.
+ */
+static bool quick_write(struct fc_pool *pool, const struct fc_bio *fb, const struct fc_entry *e,
+			u8 mask, u32 twin)
+{
+	return !(fb->opf & REQ_FUA) && twin == FC_NONE && (e->dirty & mask) == mask &&
+	       !(e->flags & FC_E_WB) && !fc_wb_ordered(pool);
+}
+
+/*
  * FC_ACT_FLASH_READ, FC_ACT_FLASH_WRITE: to the entry's flash block.
  * Returns the block a write goes to as well (its twin), or FC_NONE.
  */
 static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, struct fc_entry *e,
 		    const struct fc_decision *d)
 {
+	u32 twin;
+
 	if (d->act == FC_ACT_FLASH_WRITE) {
 		/* Writeback vs a new write: bump the generation at map too. */
 		fc_entry_bump(e);
@@ -561,7 +581,14 @@ static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, st
 	e->flags |= FC_E_REF;
 	fb->eidx = fc_eidx(pool, e);
 	fb->gen = e->gen;
-	return fb->kind == FC_BK_FLASH_WRITE ? fc_twin_of(pool, fb->eidx) : FC_NONE;
+	if (fb->kind != FC_BK_FLASH_WRITE)
+		return FC_NONE;
+	twin = fc_twin_of(pool, fb->eidx);
+	if (quick_write(pool, fb, e, fb->mask, twin)) {
+		fb->flags |= FC_BF_QUICK;
+		pool->st_quick++;
+	}
+	return twin;
 }
 
 static void origin_whole(struct fc_pool *pool, struct fc_bio *fb, bool write,

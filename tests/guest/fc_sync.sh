@@ -14,7 +14,12 @@
 #   fsync-idle      fsync, nothing written since the last one: no I/O
 #   fsync-rewrite   a write to committed dirty sub-blocks, then fsync: the
 #                   data write and one flush of the flash, no commit (an
-#                   empty REQ_PREFLUSH write counts as a write and a flush)
+#                   empty REQ_PREFLUSH write counts as a write and a flush);
+#                   on one device the write is a quick one (its end takes
+#                   no pool lock, `quick_writes`), which must still count
+#                   for the fsync: the test build's mutant quick_unsynced,
+#                   which does not, is run too and must fail the count
+#                   (mutant-quick-unsynced-caught)
 #   dsync-direct    an O_DSYNC write to committed dirty sub-blocks: one
 #                   write (FUA), no flush, no commit (the block layer's
 #                   flush after it, blkdev_write_iter(), costs nothing)
@@ -78,7 +83,7 @@ snap() {
 	for _d in $FLASH $ORIG; do
 		eval "s_$_d=\"$(io $_d)\""
 	done
-	c0=$(ctr commits) sf0=$(ctr sync_free) fd0=$(ctr fua_direct)
+	c0=$(ctr commits) sf0=$(ctr sync_free) fd0=$(ctr fua_direct) qw0=$(ctr quick_writes)
 }
 
 # delta DEV: "writes flushes" since snap
@@ -87,8 +92,9 @@ delta() {
 	echo "$(($3 - $1)) $(($4 - $2))"
 }
 
-# expect CASE WRITES FLUSHES COMMITS ORIGIN_FLUSHES SYNC_FREE FUA_DIRECT:
-# the flash counts of every leg, the origin's flushes, the pool's counters
+# expect CASE WRITES FLUSHES COMMITS ORIGIN_FLUSHES SYNC_FREE FUA_DIRECT
+# [QUICK_WRITES]: the flash counts of every leg, the origin's flushes, the
+# pool's counters (quick_writes 0 unless given); the answer in $got
 expect() {
 	_case=$1
 	shift
@@ -97,10 +103,14 @@ expect() {
 		_got="$_got $(delta $_d)"
 		_want="$_want $1 $2"
 	done
-	set -- "$@" $(delta $ORIG)
-	_got="$_got $(($(ctr commits) - c0)) $8 $(($(ctr sync_free) - sf0)) $(($(ctr fua_direct) - fd0))"
-	_want="$_want $3 $4 $5 $6"
-	info "$TAG $_case: per leg (writes flushes), commits, origin flushes, sync_free, fua_direct:$_got"
+	_qw=${7:-0}
+	set -- "$1" "$2" "$3" "$4" "$5" "$6" "$_qw" $(delta $ORIG)
+	_got="$_got $(($(ctr commits) - c0)) $9 $(($(ctr sync_free) - sf0)) $(($(ctr fua_direct) - fd0))"
+	_got="$_got $(($(ctr quick_writes) - qw0))"
+	_want="$_want $3 $4 $5 $6 $7"
+	info "$TAG $_case: per leg (writes flushes), commits, origin flushes, sync_free, fua_direct, quick_writes:$_got"
+	got=$_got
+	[ -n "${EXPECT_QUIET:-}" ] && return 0
 	if [ "$_got" = "$_want" ]; then
 		pass "$TAG-$_case (flash writes $1, flushes $2 per leg; commits $3; origin flushes $4)"
 	else
@@ -130,8 +140,31 @@ run_cases() {
 	snap; fsync_vol
 	expect fsync-idle 0 0 0 0 1 0
 	# (an empty REQ_PREFLUSH write counts as a write and a flush in stat)
+	# a write to a dirty sub-block: quick on one device (a mirrored pool's
+	# dirty blocks have twins)
+	qexp=1 wrote2=0
+	[ $# = 2 ] && qexp=0
 	snap; wr 1 $F/a && fsync_vol
-	expect fsync-rewrite 2 1 0 0 0 0
+	expect fsync-rewrite 2 1 0 0 0 0 $qexp
+	# the test build: the mutant that leaves quick writes out of the
+	# next flush's reckoning must fail this count (the fsync flushes nothing)
+	_mp=/sys/module/dm_fcache/parameters/mutant_quick_unsynced
+	if [ $qexp = 1 ] && [ -w $_mp ]; then
+		echo 1 >$_mp
+		wrote2=1
+		snap; wr 2 $F/a && fsync_vol
+		EXPECT_QUIET=1
+		expect mutant-quick-unsynced 2 1 0 0 0 0 1
+		EXPECT_QUIET=
+		echo 0 >$_mp
+		case $got in
+		" 2 1 "*) fail "$TAG-mutant-quick-unsynced-caught" "the counts did not change:$got" ;;
+		*) pass "$TAG-mutant-quick-unsynced-caught (per leg writes, flushes and counters:$got)" ;;
+		esac
+		# its write is on the flash all the same: flush it for the checks below
+		snap; wr 2 $F/a && fsync_vol
+		expect fsync-rewrite-again 2 1 0 0 0 0 1
+	fi
 	snap; wr 9 $F/b dsync
 	expect dsync-direct 1 0 0 0 1 1
 	# a new block: the data, then one page and the superblock (one device:
@@ -152,6 +185,7 @@ run_cases() {
 		dd if=/dev/mapper/$VOL of=$F/got bs=32k count=8 iflag=direct status=none
 		cp $F/base $F/want
 		dd if=$F/a of=$F/want bs=4k seek=1 conv=notrunc status=none
+		[ $wrote2 = 1 ] && dd if=$F/a of=$F/want bs=4k seek=2 conv=notrunc status=none
 		dd if=$F/b of=$F/want bs=4k seek=9 conv=notrunc status=none
 		cmp -s $F/got $F/want || _ok=0
 		dd if=/dev/mapper/$VOL of=$F/got bs=4k count=1 skip=800 iflag=direct status=none

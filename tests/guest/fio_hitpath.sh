@@ -22,19 +22,25 @@
 #     KO (another build, a path the guest sees), 5 rounds, each module
 #     first in turn, each the time per call of 4000 4 KiB reads and writes
 #     (ftrace, as profile); the median of the rounds' ratios.
+#   A/B of fio (abfio=KO): this module against KO on fcache alone, R
+#     rounds (each module first in turn, each set up and warmed afresh):
+#     4 KiB random writes and the 70/30 mix at depth 32, 16 KiB random
+#     writes at depth 32, 4 KiB random writes at depth 1; the IOPS of
+#     each, and the median of the rounds' ratios (this / KO)
 #   engine=io_uring: fio's io_uring engine instead of libaio (io_uring
 #     submits inline to a device that takes REQ_NOWAIT, else from a worker
 #     thread: dm-linear and fcache take it, dm-cache and dm-writecache not)
-#   fio_hitpath.sh [SECONDS [ROUNDS [profile=0|1] [pg=N] [ab=KO] [engine=E]]]   (defaults 5, 3)
+#   fio_hitpath.sh [SECONDS [ROUNDS [profile=0|1] [pg=N] [ab=KO] [abfio=KO] [engine=E]]]   (defaults 5, 3)
 . "$FC_TOP/tests/guest/lib.sh"
 T=${1:-5} R=${2:-3}
-PROF=0 PG=2 AB= ENGINE=libaio
+PROF=0 PG=2 AB= ABFIO= ENGINE=libaio
 if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 for a in "$@"; do
 	case "$a" in
 	profile=*) PROF=${a#profile=} ;;
 	pg=*) PG=${a#pg=} ;;
 	ab=*) AB=${a#ab=} ;;
+	abfio=*) ABFIO=${a#abfio=} ;;
 	engine=*) ENGINE=${a#engine=} ;;
 	*) die "unknown argument $a" ;;
 	esac
@@ -124,6 +130,60 @@ cfgs="linear fcache dmcache dmwc"
 pats="4k:randread 4k:randwrite 4k:randrw 16k:randread 16k:randwrite 16k:randrw"
 res=/tmp/hitpath.res
 : >"$res"
+
+# ---- A/B (ab=, abfio=): this module against another build ------------------------
+ab_this=$FC_KO
+# ab_order ROUND: the modules' order in a round (each first in turn: the
+# guest drifts within a round too)
+ab_order() { if [ $(($1 % 2)) = 1 ]; then echo "other this"; else echo "this other"; fi; }
+# ab_setup WHICH OTHER_KO: that module loaded (this: the one the guest
+# started with), fcache set up and warmed; ab_back: this module again
+ab_setup() {
+	unload_fcache || die "rmmod"
+	if [ "$1" = this ]; then FC_KO=$ab_this; else FC_KO=$2; fi
+	load_fcache || die "insmod $FC_KO"
+	setup fcache
+}
+ab_back() {
+	FC_KO=$ab_this
+	unload_fcache && load_fcache || die "insmod $FC_KO"
+}
+
+# ---- A/B of fio: this module against another build, fcache alone ----------------
+if [ -n "$ABFIO" ]; then
+	[ -f "$ABFIO" ] || die "no module $ABFIO"
+	abres=/tmp/abfio.res
+	: >"$abres"
+	abpats="4k:randwrite:32 4k:randrw:32 16k:randwrite:32 4k:randwrite:1"
+	i=0
+	while [ $i -lt "$R" ]; do
+		for k in $(ab_order $i); do
+			ab_setup $k "$ABFIO"
+			for p in $abpats; do
+				_b=${p%%:*} _q=${p##*:} _rw=${p#*:}
+				_rw=${_rw%:*}
+				set -- $(fio_one "$dev" "$_b" "$_rw" "$_q")
+				echo "$k $p $((i + 1)) $1" >>"$abres"
+			done
+			say "   abfio round $((i + 1)) $k: $(stats_field hpool quick_writes | sed 's/^/quick_writes /')"
+			teardown fcache
+		done
+		i=$((i + 1))
+	done
+	ab_back
+	say "A/B of fio IOPS on fcache, $R rounds of $T s, each module first in turn (this: $ab_this, other: $ABFIO)"
+	for p in $abpats; do
+		_t=$(awk -v p="$p" '$1 == "this" && $2 == p { printf "%s ", $4 }' "$abres")
+		_o=$(awk -v p="$p" '$1 == "other" && $2 == p { printf "%s ", $4 }' "$abres")
+		_r=$(awk -v p="$p" '$2 == p { v[$1, $3] = $4 } END { for (j = 1; v["this", j] != ""; j++)
+			printf "%.3f ", v["this", j] / v["other", j] }' "$abres")
+		say "$(printf '  %-16s this %s(median %s)  other %s(median %s)  this/other by round: %s-> median %s' \
+			"$p" "$_t" "$(echo $_t | median)" "$_o" "$(echo $_o | median)" "$_r" "$(echo $_r | median)")"
+	done
+fi
+# abfio alone: no table of every configuration
+[ -n "$ABFIO" ] && R=0
+
 i=0
 while [ $i -lt "$R" ]; do
 	# rotate the order: no configuration always first after the boot
@@ -241,32 +301,24 @@ fi
 # ---- A/B: this module's fc_map and fc_end_io against another build's ---------
 if [ -n "$AB" ]; then
 	[ -f "$AB" ] || die "no module $AB"
-	this=$FC_KO
 	i=0
 	while [ $i -lt 5 ]; do
-		# each first in turn: the guest drifts within a round too
-		ks="this other"
-		[ $((i % 2)) = 1 ] && ks="other this"
-		for k in $ks; do
-			unload_fcache || die "rmmod"
-			if [ $k = this ]; then FC_KO=$this; else FC_KO=$AB; fi
-			load_fcache || die "insmod $FC_KO"
-			setup fcache
+		for k in $(ab_order $i); do
+			ab_setup $k "$AB"
 			graph "$k" randread 1 4000 "fc_map fc_end_io"
 			graph "$k" randwrite 1 4000 "fc_map fc_end_io"
 			teardown fcache
 		done
 		i=$((i + 1))
 	done
-	FC_KO=$this
-	unload_fcache && load_fcache || die "insmod $FC_KO"
+	ab_back
 	am() { awk -v c="$1" -v rw="$2" -v f="$3" '$1 == c && $2 == rw && $3 == f { printf "%s ", $4 }' "$gres" | median; }
 	# the ratio of each round (this / other, the two runs side by side), then their median
 	ar() {
 		awk -v rw="$1" -v f="$2" '$2 == rw && $3 == f { v[$1, ++n[$1]] = $4 }
 			END { for (j = 1; j <= n["this"]; j++) printf "%.3f ", v["this", j] / v["other", j] }' "$gres"
 	}
-	say "A/B, us per call (ftrace, 5 rounds, each module first in turn; this: $this, other: $AB)"
+	say "A/B, us per call (ftrace, 5 rounds, each module first in turn; this: $ab_this, other: $AB)"
 	for rw in randread randwrite; do
 		for fn in fc_map fc_end_io; do
 			say "$(printf '  4k %-9s %-10s this %6s  other %6s  (medians); this/other by round: %s-> median %s' $rw $fn \
