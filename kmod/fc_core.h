@@ -388,9 +388,10 @@ struct fc_pool {
 	u64 st_syncs;
 	/*
 	 * flushes done at map, no I/O; FUA writes that waited for no commit;
-	 * quick writes (FC_BF_QUICK, counted at map) (pool->lock)
+	 * quick writes (FC_BF_QUICK, counted at map); flushes sent on to the
+	 * flash at map (FC_BK_FLUSH) (pool->lock)
 	 */
-	u64 st_sync_free, st_fua_direct, st_quick;
+	u64 st_sync_free, st_fua_direct, st_quick, st_flush_direct;
 	/* writeback statistics: written under wb_lock */
 	u64 st_wb_batches, st_wb_blocks, st_wb_ios, st_wb_merged, st_wb_ns, st_wb_raced;
 	u64 st_wb_aged, st_wb_skipped, st_wb_hot;
@@ -455,6 +456,7 @@ enum fc_bio_kind {
 	FC_BK_ORIGIN_WRITE,	/* uncached write to the origin (stripe held) */
 	FC_BK_ORIGIN,		/* anything else to the origin */
 	FC_BK_WT,		/* writethrough: origin first, then the flash */
+	FC_BK_FLUSH,		/* a REQ_PREFLUSH sent on to the flash (flush_direct()) */
 };
 
 #define FC_BF_FUA	0x01	/* FUA write to flash: wait for commit */
@@ -484,6 +486,7 @@ struct fc_bio {
 	u32 filled_twin;	/* FC_BF_TWIN_FILLED: the twin block the fill wrote */
 	u32 rd_twin;		/* FC_BF_TWIN_READ: the twin read, or FC_NONE */
 	atomic_t copies;	/* FC_BF_TWIN: copies in flight (submit_mirrored()) */
+	u64 fw;			/* FC_BK_FLUSH: fw_done when it was sent */
 	struct work_struct work;	/* deferred processing (fill_wq) */
 };
 

@@ -284,6 +284,23 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	case FC_BK_WT:
 		r = end_wt(pool, v, bio, error, &kick);
 		break;
+	case FC_BK_FLUSH:
+		/* A flush sent on to the flash (flush_direct()) covers fb->fw. */
+		if (!*error) {
+			if (fb->fw > pool->fw_synced)
+				pool->fw_synced = fb->fw;
+			break;
+		}
+		/*
+		 * Failed: the commit worker flushes again and settles a
+		 * failure as it does its own (it waits as a FUA write does:
+		 * the origin needed no flush when this one was sent).
+		 */
+		atomic64_inc(&pool->flash_write_errors);
+		fb->kind = FC_BK_NONE;
+		fc_wait_commit_locked(pool, bio);
+		r = DM_ENDIO_INCOMPLETE;
+		break;
 	default:
 		break;
 	}

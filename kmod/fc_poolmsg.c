@@ -269,9 +269,10 @@ static int pool_stats(struct fc_pool *pool, char *result, unsigned int maxlen)
 	DMEMIT(" group_commits=%llu group_bios=%llu group_max=%llu",
 	       READ_ONCE(pool->st_groups), READ_ONCE(pool->st_group_bios),
 	       READ_ONCE(pool->st_group_max));
-	DMEMIT(" syncs=%llu sync_free=%llu fua_direct=%llu quick_writes=%llu",
+	DMEMIT(" syncs=%llu sync_free=%llu fua_direct=%llu quick_writes=%llu flush_direct=%llu",
 	       READ_ONCE(pool->st_syncs), READ_ONCE(pool->st_sync_free),
-	       READ_ONCE(pool->st_fua_direct), READ_ONCE(pool->st_quick));
+	       READ_ONCE(pool->st_fua_direct), READ_ONCE(pool->st_quick),
+	       READ_ONCE(pool->st_flush_direct));
 	DMEMIT(" writeback_batches=%llu writeback_blocks=%llu writeback_ios=%llu writeback_merged=%llu writeback_us=%llu",
 	       READ_ONCE(pool->st_wb_batches), READ_ONCE(pool->st_wb_blocks),
 	       READ_ONCE(pool->st_wb_ios), READ_ONCE(pool->st_wb_merged),

@@ -59,6 +59,20 @@ static void wt_hold(void)
 }
 
 /*
+ * A deliberate bug for the tests (fc_sync.sh, the crash walk): a flush that
+ * flush_direct() would send on to the flash completes at once, as if the
+ * flash had been flushed.
+ */
+static bool mutant_flush_direct_none;
+module_param(mutant_flush_direct_none, bool, 0644);
+MODULE_PARM_DESC(mutant_flush_direct_none, "test build: a flush sent on to the flash completes without it (a bug on purpose)");
+
+static bool flush_direct_none(void)
+{
+	return READ_ONCE(mutant_flush_direct_none);
+}
+
+/*
  * The next fault_twin_write copies of mirrored writes to the twin fail
  * as if the device had (BLK_STS_IOERR), without reaching it; the next
  * bio the worker decides again after a flash error (retry_bio(), which
@@ -91,6 +105,11 @@ static void retry_hold(struct fc_bio *fb)
 #else
 static inline void wt_hold(void)
 {
+}
+
+static inline bool flush_direct_none(void)
+{
+	return false;
 }
 
 static inline bool twin_write_fault(void)
@@ -909,36 +928,71 @@ again:
 }
 
 /*
+ * A REQ_PREFLUSH that needs a flush of the flash and nothing else (pool->lock
+ * held): every metadata change is committed (a commit running now has not
+ * ended: it does not count), no write of this table reached the origin
+ * since its last flush, and the pool is one device in rw mode.  It goes on
+ * to the flash as it is, with no trip through the commit worker; its end
+ * moves fw_synced (fc_end_io()).  A mirrored pool's flush needs both legs
+ * (the worker's).
+ */
+static bool flush_direct(struct fc_pool *pool, struct fc_volume *v)
+{
+	return !fc_mirrored(pool) && READ_ONCE(pool->md_mode) == FC_MD_RW &&
+	       pool->md_gen == pool->md_committed &&
+	       atomic64_read(&v->ow_done) == atomic64_read(&v->ow_synced);
+}
+
+/*
  * REQ_PREFLUSH (always empty here: num_flush_bios = 1): group commit,
  * which flushes the flash, then the flush goes on to the origin, in every
  * mode.  Unless nothing it must make durable is volatile: every write
  * acknowledged so far is counted by now (end_io runs before the
  * acknowledgement), and fc_sync_free() says all of them are on stable
- * media.  From fc_map(), or the worker for a flush that waited for
- * ordered write-back's lag bound.
+ * media; or only the flash's cache holds some (flush_direct()): then it
+ * goes on to the flash (FC_DONE_REMAP).  From fc_map(), or the worker for
+ * a flush that waited for ordered write-back's lag bound.
  */
-static void map_flush(struct fc_volume *v, struct bio *bio)
+static int map_flush(struct fc_volume *v, struct bio *bio)
 {
 	struct fc_pool *pool = v->pool;
+	struct fc_bio *fb = fc_bio(bio);
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	/* ordered_lag: no new flush point while the origins lack too many. */
-	if (unlikely(fc_ord_lag_gate(pool, bio, fc_bio(bio), false))) {
+	if (unlikely(fc_ord_lag_gate(pool, bio, fb, false))) {
 		spin_unlock_irqrestore(&pool->lock, flags);
-		return;
+		return FC_DONE_SUBMITTED;
 	}
 	/* A flush point: later writes are of a new epoch (fc_ordered.c). */
 	pool->epoch++;
-	if (fc_sync_free(pool, v) && !fc_acks_held(pool)) {
+	if (fc_acks_held(pool)) {
+		/* the worker waits for the peer's record */
+	} else if (fc_sync_free(pool, v)) {
 		pool->st_sync_free++;
 		spin_unlock_irqrestore(&pool->lock, flags);
 		bio_endio(bio);
-		return;
+		return FC_DONE_SUBMITTED;
+	} else if (flush_direct(pool, v)) {
+		/* Read before it is sent: it covers every write counted. */
+		fb->fw = atomic64_read(&pool->fw_done);
+		fb->kind = FC_BK_FLUSH;
+		pool->st_flush_direct++;
+		if (unlikely(flush_direct_none())) {
+			pool->fw_synced = fb->fw;
+			spin_unlock_irqrestore(&pool->lock, flags);
+			bio_endio(bio);
+			return FC_DONE_SUBMITTED;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+		bio_set_dev(bio, pool->leg[0].bdev);
+		return FC_DONE_REMAP;
 	}
 	bio_list_add(&pool->flush_bios, bio);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	fc_queue_commit(pool);
+	return FC_DONE_SUBMITTED;
 }
 
 static int map_bio(struct fc_volume *v, struct bio *bio, struct fc_bio *fb, bool worker)
@@ -983,7 +1037,9 @@ static void fc_bio_work(struct work_struct *ws)
 		return;
 	}
 	if (fb->opf & REQ_PREFLUSH) {
-		map_flush(fb->v, bio);	/* it waited for ordered_lag */
+		/* it waited for ordered_lag */
+		if (map_flush(fb->v, bio) == FC_DONE_REMAP)
+			submit_bio_noacct(bio);
 		return;
 	}
 	retry_hold(fb);
@@ -1033,7 +1089,8 @@ int fc_map(struct dm_target *ti, struct bio *bio)
 
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		fc_stat_inc(pool, v->slot, FC_ST_FLUSHES);
-		map_flush(v, bio);
+		if (map_flush(v, bio) == FC_DONE_REMAP)
+			return DM_MAPIO_REMAPPED;
 		return DM_MAPIO_SUBMITTED;
 	}
 	switch (map_bio(v, bio, fb, false)) {

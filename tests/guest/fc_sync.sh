@@ -17,9 +17,11 @@
 #                   empty REQ_PREFLUSH write counts as a write and a flush);
 #                   on one device the write is a quick one (its end takes
 #                   no pool lock, `quick_writes`), which must still count
-#                   for the fsync: the test build's mutant quick_unsynced,
-#                   which does not, is run too and must fail the count
-#                   (mutant-quick-unsynced-caught)
+#                   for the fsync, which goes on to the flash without the
+#                   commit worker (flush_direct): the test build's mutants
+#                   quick_unsynced (the write not counted) and
+#                   flush_direct_none (that flush completed unsent) are
+#                   run too and must fail the count
 #   dsync-direct    an O_DSYNC write to committed dirty sub-blocks: one
 #                   write (FUA), no flush, no commit (the block layer's
 #                   flush after it, blkdev_write_iter(), costs nothing)
@@ -84,6 +86,7 @@ snap() {
 		eval "s_$_d=\"$(io $_d)\""
 	done
 	c0=$(ctr commits) sf0=$(ctr sync_free) fd0=$(ctr fua_direct) qw0=$(ctr quick_writes)
+	fx0=$(ctr flush_direct)
 }
 
 # delta DEV: "writes flushes" since snap
@@ -93,8 +96,9 @@ delta() {
 }
 
 # expect CASE WRITES FLUSHES COMMITS ORIGIN_FLUSHES SYNC_FREE FUA_DIRECT
-# [QUICK_WRITES]: the flash counts of every leg, the origin's flushes, the
-# pool's counters (quick_writes 0 unless given); the answer in $got
+# [QUICK_WRITES [FLUSH_DIRECT]]: the flash counts of every leg, the origin's
+# flushes, the pool's counters (the last two 0 unless given); the answer in
+# $got
 expect() {
 	_case=$1
 	shift
@@ -103,12 +107,11 @@ expect() {
 		_got="$_got $(delta $_d)"
 		_want="$_want $1 $2"
 	done
-	_qw=${7:-0}
-	set -- "$1" "$2" "$3" "$4" "$5" "$6" "$_qw" $(delta $ORIG)
-	_got="$_got $(($(ctr commits) - c0)) $9 $(($(ctr sync_free) - sf0)) $(($(ctr fua_direct) - fd0))"
-	_got="$_got $(($(ctr quick_writes) - qw0))"
-	_want="$_want $3 $4 $5 $6 $7"
-	info "$TAG $_case: per leg (writes flushes), commits, origin flushes, sync_free, fua_direct, quick_writes:$_got"
+	set -- "$1" "$2" "$3" "$4" "$5" "$6" "${7:-0}" "${8:-0}" $(delta $ORIG)
+	_got="$_got $(($(ctr commits) - c0)) ${10} $(($(ctr sync_free) - sf0)) $(($(ctr fua_direct) - fd0))"
+	_got="$_got $(($(ctr quick_writes) - qw0)) $(($(ctr flush_direct) - fx0))"
+	_want="$_want $3 $4 $5 $6 $7 $8"
+	info "$TAG $_case: per leg (writes flushes), commits, origin flushes, sync_free, fua_direct, quick_writes, flush_direct:$_got"
 	got=$_got
 	[ -n "${EXPECT_QUIET:-}" ] && return 0
 	if [ "$_got" = "$_want" ]; then
@@ -142,29 +145,34 @@ run_cases() {
 	# (an empty REQ_PREFLUSH write counts as a write and a flush in stat)
 	# a write to a dirty sub-block: quick on one device (a mirrored pool's
 	# dirty blocks have twins)
+	# a write to a dirty sub-block: quick on one device (a mirrored pool's
+	# dirty blocks have twins), and the fsync after it goes on to the
+	# flash without the commit worker (flush_direct; mirrored: the worker)
 	qexp=1 wrote2=0
 	[ $# = 2 ] && qexp=0
 	snap; wr 1 $F/a && fsync_vol
-	expect fsync-rewrite 2 1 0 0 0 0 $qexp
-	# the test build: the mutant that leaves quick writes out of the
-	# next flush's reckoning must fail this count (the fsync flushes nothing)
-	_mp=/sys/module/dm_fcache/parameters/mutant_quick_unsynced
-	if [ $qexp = 1 ] && [ -w $_mp ]; then
+	expect fsync-rewrite 2 1 0 0 0 0 $qexp $qexp
+	# the test build: a mutant that leaves the quick write out of the next
+	# flush's reckoning, or one that completes that flush without sending
+	# it to the flash, must fail this count (the fsync flushes nothing)
+	for _m in quick_unsynced flush_direct_none; do
+		_mp=/sys/module/dm_fcache/parameters/mutant_$_m
+		[ $qexp = 1 ] && [ -w $_mp ] || continue
 		echo 1 >$_mp
 		wrote2=1
 		snap; wr 2 $F/a && fsync_vol
 		EXPECT_QUIET=1
-		expect mutant-quick-unsynced 2 1 0 0 0 0 1
+		expect mutant-$_m 2 1 0 0 0 0 1 1
 		EXPECT_QUIET=
 		echo 0 >$_mp
 		case $got in
-		" 2 1 "*) fail "$TAG-mutant-quick-unsynced-caught" "the counts did not change:$got" ;;
-		*) pass "$TAG-mutant-quick-unsynced-caught (per leg writes, flushes and counters:$got)" ;;
+		" 2 1 "*) fail "$TAG-mutant-$_m-caught" "the counts did not change:$got" ;;
+		*) pass "$TAG-mutant-$_m-caught (per leg writes, flushes and counters:$got)" ;;
 		esac
 		# its write is on the flash all the same: flush it for the checks below
 		snap; wr 2 $F/a && fsync_vol
-		expect fsync-rewrite-again 2 1 0 0 0 0 1
-	fi
+		expect fsync-rewrite-after-$_m 2 1 0 0 0 0 1 1
+	done
 	snap; wr 9 $F/b dsync
 	expect dsync-direct 1 0 0 0 1 1
 	# a new block: the data, then one page and the superblock (one device:
