@@ -177,8 +177,7 @@ int fc_ro_flush(struct fc_pool *pool)
 static void flash_synced(struct fc_pool *pool, u64 fw)
 {
 	spin_lock_irq(&pool->lock);
-	if (fw > pool->fw_synced)
-		pool->fw_synced = fw;
+	fc_flash_synced_locked(pool, fw);
 	spin_unlock_irq(&pool->lock);
 }
 

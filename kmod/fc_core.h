@@ -895,7 +895,18 @@ void fc_wt_submit_flash(struct fc_volume *v, struct bio *bio);
 /* fc_endio.c: completion */
 /* The target's end_io method: settle the entry, retry or hold the bio. */
 int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
+bool fc_sync_flash_only(struct fc_pool *pool, struct fc_volume *v);
 bool fc_sync_free(struct fc_pool *pool, struct fc_volume *v);
+
+/*
+ * The flash holds every volume flash write counted up to @fw: a flush
+ * sent after fw_done read @fw completed (pool->lock held).
+ */
+static inline void fc_flash_synced_locked(struct fc_pool *pool, u64 fw)
+{
+	if (fw > pool->fw_synced)
+		pool->fw_synced = fw;
+}
 
 /* fc_volume.c: the map path */
 void fc_worker(struct work_struct *ws);

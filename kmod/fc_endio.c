@@ -33,8 +33,18 @@
  */
 bool fc_sync_free(struct fc_pool *pool, struct fc_volume *v)
 {
+	return fc_sync_flash_only(pool, v) && atomic64_read(&pool->fw_done) == pool->fw_synced;
+}
+
+/*
+ * fc_sync_free() but for the flash's cache: every metadata change
+ * committed, no origin write of this table since its last flush, rw mode
+ * (pool->lock held).  A REQ_PREFLUSH then needs at most a flush of the
+ * flash (flush_direct() in fc_volume.c).
+ */
+bool fc_sync_flash_only(struct fc_pool *pool, struct fc_volume *v)
+{
 	return READ_ONCE(pool->md_mode) == FC_MD_RW && pool->md_gen == pool->md_committed &&
-		atomic64_read(&pool->fw_done) == pool->fw_synced &&
 		atomic64_read(&v->ow_done) == atomic64_read(&v->ow_synced);
 }
 
@@ -287,8 +297,7 @@ int fc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	case FC_BK_FLUSH:
 		/* A flush sent on to the flash (flush_direct()) covers fb->fw. */
 		if (!*error) {
-			if (fb->fw > pool->fw_synced)
-				pool->fw_synced = fb->fw;
+			fc_flash_synced_locked(pool, fb->fw);
 			break;
 		}
 		/*

@@ -559,9 +559,9 @@ static void count_stats(struct fc_pool *pool, int slot, u32 count)
  * to be idle first, so the bits stay as seen here until the write ends.
  */
 static bool quick_write(struct fc_pool *pool, const struct fc_bio *fb, const struct fc_entry *e,
-			u8 mask, u32 twin)
+			u32 twin)
 {
-	return !(fb->opf & REQ_FUA) && twin == FC_NONE && (e->dirty & mask) == mask &&
+	return !(fb->opf & REQ_FUA) && twin == FC_NONE && (e->dirty & fb->mask) == fb->mask &&
 	       !(e->flags & FC_E_WB) && !fc_wb_ordered(pool);
 }
 
@@ -603,7 +603,7 @@ static u32 to_flash(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, st
 	if (fb->kind != FC_BK_FLASH_WRITE)
 		return FC_NONE;
 	twin = fc_twin_of(pool, fb->eidx);
-	if (quick_write(pool, fb, e, fb->mask, twin)) {
+	if (quick_write(pool, fb, e, twin)) {
 		fb->flags |= FC_BF_QUICK;
 		pool->st_quick++;
 	}
@@ -938,9 +938,7 @@ again:
  */
 static bool flush_direct(struct fc_pool *pool, struct fc_volume *v)
 {
-	return !fc_mirrored(pool) && READ_ONCE(pool->md_mode) == FC_MD_RW &&
-	       pool->md_gen == pool->md_committed &&
-	       atomic64_read(&v->ow_done) == atomic64_read(&v->ow_synced);
+	return !fc_mirrored(pool) && fc_sync_flash_only(pool, v);
 }
 
 /*
