@@ -12,7 +12,8 @@
 #   default the first of BLOCK_SIZES), legfail_writeback=1 (writeback
 #   left running while leg1 fails: its read error must fail the leg,
 #   docs/testing-details.md), syncpath=0|1 (1, the default: phases 1b and 2b,
-#   below), resync_delay=MS (the origin behind
+#   below), ckpt_points=N (per block size, the checkpoints of 3. walked:
+#   default all of them), resync_delay=MS (the origin behind
 #   dm-delay and writeback_jobs 1 from the failure until the first writer
 #   ends: the degraded pool's drain is slow, so dirty blocks are left for
 #   the resync to copy), warm=1 (the one-device walks with warm_restart 1
@@ -52,7 +53,10 @@
 #     with writeback at full speed copying the same blocks meanwhile.
 #  3. the crash points (FLUSH/FUA entries; POINTS/#sizes per size, two thirds
 #     plain prefixes, one third random-subset variants, half of those with a
-#     torn write) are replayed in log order, incrementally, onto a fresh
+#     torn write), and the checkpoints of phases 1b and 2b (the crash
+#     point just before each fdatasync's mark: the state the call
+#     promised, where a flush that did not reach the flash shows), are
+#     replayed in log order, incrementally, onto a fresh
 #     device and each state is checked on a throw-away snapshot of it by
 #     tests/crash/cw_point.c (one process for the whole walk: fcachectl
 #     check's code on the flash slice, pool + volume load, every sector read
@@ -100,6 +104,7 @@ for kv in "$@"; do
 	legfail_writeback=*) LEGFAIL_WB=${kv#*=} ;;
 	resync_delay=*) RESYNC_DELAY=${kv#*=} ;;
 	syncpath=*) SYNCPATH=${kv#*=} ;;
+	ckpt_points=*) CKPT_POINTS=${kv#*=} ;;
 	perdev=*) PERDEV=${kv#*=} ;;
 	warm=*) WARM=${kv#*=} ;;
 	ordered=*) ORDERED=${kv#*=} ;;
@@ -386,9 +391,13 @@ mirror_phase4() {
 # counts of flushes and FUA writes that needed no commit
 sync_phase() {
 	[ "$SYNCPATH" = 1 ] || return 0
+	# the phase's bounds in the log: its checkpoints get crash points of
+	# their own (ckpt_points=, below)
+	dmsetup message lw 0 mark "x-sync-$1" || step_failed "phase $1 mark"
 	# shellcheck disable=SC2086
 	"$B/cw_work" run /dev/mapper/fvol "$W/state" "$W/oracle" lw "$(( (TXNS + 1) / 2 ))" \
 		--hot 12 --redo-span 64 --twice --ckpt 3 $READS $_nd 2>"$W/cw.err" || step_failed "phase $1" "$W/cw.err"
+	dmsetup message lw 0 mark "x-end-$1" || step_failed "phase $1 end mark"
 	info "bs$bs after phase $1: $(dmsetup message fpool 0 stats | tr ' ' '\n' | grep -E '^(commits|syncs|sync_free|fua_direct)=' | tr '\n' ' ')"
 }
 
@@ -530,7 +539,24 @@ run_size() {
 		awk -v n="$ps" -v N="$NW" '$2 > 0 { i = c++; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
 			"$W/cp.part" >>"$W/sel.sub"
 	done
-	info "bs$bs$MTAG: $(wc -l <"$W/list") log entries, $npts crash points, $nmarks durability marks${MTAG:+, x-legfail at entry $fl, x-replace at entry $fr}; replaying $(wc -l <"$W/sel.plain") prefixes + $(wc -l <"$W/sel.sub") subset variants"
+	# checkpoint points: in the sync path's phases, the last crash point
+	# before each fdatasync's mark (the oracle's 'A' marks), so the state
+	# just after the call returned.  A flush that completes without
+	# reaching the flash (or is skipped as not needed when it is) leaves
+	# the rewrites before it out of every such point: each one is a check
+	# of that fdatasync, where the spread points above meet one by chance
+	awk 'FNR == NR { if ($1 == "M" && $3 == "A") a[$2] = 1; next }
+		/^#/ { next }
+		$4 == "MARK" && $5 ~ /^x-end-/ { s = 0; next }
+		$4 == "MARK" && $5 ~ /^x-sync-/ { s = 1; next }
+		$4 ~ /FLUSH|FUA/ { p = $1; next }
+		$4 == "MARK" && s && ($5 in a) && p != "" && p != last { print p; last = p }' \
+		"$W/oracle" "$W/list" >"$W/cp.ckpt"
+	nck=$(wc -l <"$W/cp.ckpt") ck=${CKPT_POINTS:-$nck}
+	awk -v n="$ck" -v N="$nck" '{ i = NR - 1; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
+		"$W/cp.ckpt" >"$W/sel.ckpt"
+	sort -n -u "$W/sel.plain" "$W/sel.ckpt" >"$W/sel.all" && mv "$W/sel.all" "$W/sel.plain"
+	info "bs$bs$MTAG: $(wc -l <"$W/list") log entries, $npts crash points, $nmarks durability marks${MTAG:+, x-legfail at entry $fl, x-replace at entry $fr}; replaying $(wc -l <"$W/sel.plain") prefixes ($(wc -l <"$W/sel.ckpt") of $nck checkpoints of the sync path's phases among them) + $(wc -l <"$W/sel.sub") subset variants"
 	walk "$W/sel.plain" "$W/sel.sub" ""
 	if [ "$NEGPOINTS" -gt 0 ]; then
 		# negative control: the same walk over a few prefixes of the

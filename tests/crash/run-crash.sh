@@ -12,10 +12,10 @@
 # must be caught: a mirrored one with mutant_flush_one_leg (commits flush
 # one leg only), a one-device one with mutant_keep_clean (an unclean load
 # keeps the clean blocks too: issue 38's warm restart done naively), and
-# two of FC_CRASH_QUICK_POINTS (800) with mutant_quick_unsynced (a quick
+# two of FC_CRASH_QUICK_POINTS (100) with mutant_quick_unsynced (a quick
 # write, to dirty sub-blocks, not reckoned with by the next flush) and
 # mutant_flush_direct_none (a flush sent on to the flash from map
-# completed without it).
+# completed without it), caught at the sync path's checkpoints.
 # Then a warm walk (FC_CRASH_WARM_POINTS, 200: warm_restart 1, blocks read
 # in kept at each crash), its line before the last one
 #   warm points: <n> replayed, <s> stale reads
@@ -116,12 +116,14 @@ mutant flush_one_leg "${FC_CRASH_MUTANT_POINTS:-40}" 64 20 mirror=1
 # reused, a write around it or in place since the commit) must be seen
 mutant keep_clean "${FC_CRASH_MUTANT_POINTS:-40}" 64 60
 # issue 34's quick writes (their end takes no pool lock): one the next
-# flush does not reckon with must be seen (stale data after the crash);
-# the walk sees it at a few points in a hundred, so 800
-mutant quick_unsynced "${FC_CRASH_QUICK_POINTS:-800}" "64 32" 60
+# flush does not reckon with must be seen (stale data after the crash):
+# at the checkpoints of the sync path's phases (replay-guest.sh walks the
+# crash point before each of their fdatasyncs; the spread points alone met
+# it at a few in a hundred)
+mutant quick_unsynced "${FC_CRASH_QUICK_POINTS:-100}" "64 32" 60
 # issue 33's sync path: a flush that needs only the flash's, sent on to it
 # from map, completed unsent must be seen the same way
-mutant flush_direct_none "${FC_CRASH_QUICK_POINTS:-800}" "64 32" 60
+mutant flush_direct_none "${FC_CRASH_QUICK_POINTS:-100}" "64 32" 60
 # issue 38's warm restart: one-device walks with warm_restart 1 (blocks
 # read in kept after each crash, every one checked against the oracle and
 # the origin); its own line, and a mutant that lets writes to warm blocks

@@ -10,12 +10,15 @@
 # workload runs; the origin is slowed while the leg is out, so dirty
 # blocks are left for the resync to copy while the writer runs on) at
 # FC_REPLAY_MIRROR_POINTS (12; 200 under check-long) points of block size
-# 64, each checked as the pair, leg0 alone and the other leg alone; plus two controls that must fail: a negative control
+# 64, each checked as the pair, leg0 alone and the other leg alone; each
+# walk also takes FC_REPLAY_CKPT_POINTS (4) checkpoints of the sync path
+# (the crash point just before an fdatasync returned); plus two controls
+# that must fail: a negative control
 # (verified against a sync that had not returned) and a kernel mutant (the
 # test build with mutant_skip_commit_flush: commits skip their flush).
 # See docs/TESTING.md, "Replay at every flush point".  Knobs:
 # FC_REPLAY_POINTS, FC_REPLAY_MIRROR_POINTS, FC_REPLAY_SIZES,
-# FC_REPLAY_TXNS, FC_REPLAY_SEED.
+# FC_REPLAY_TXNS, FC_REPLAY_SEED, FC_REPLAY_CKPT_POINTS.
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-replay || exit 0
 if [ ! -f "$SUITE_TOP/build/fclog/dm-fclog.ko" ]; then
@@ -39,7 +42,7 @@ mkdir -p "$res"
 t0=$(date +%s)
 guest_run fcache-replay --results "$res" --timeout $((900 + want * 6 + mwant * 10)) \
 	tests/crash/replay-guest.sh "$want" "$seed" "${FC_REPLAY_SIZES:-64 32}" "${FC_REPLAY_TXNS:-20}" negative=4 \
-	mirror_points="$mwant" resync_delay=100
+	mirror_points="$mwant" resync_delay=100 ckpt_points="${FC_REPLAY_CKPT_POINTS:-4}"
 el=$(($(date +%s) - t0))
 if [ -s "$res/counts" ]; then
 	read -r n l s c <"$res/counts"
@@ -68,7 +71,7 @@ else
 	rm -rf "$mres"
 	mkdir -p "$mres"
 	FC_KO=$fi_ko guest_run fcache-replay-mutant --results "$mres" --timeout 900 \
-		tests/crash/replay-guest.sh "${FC_REPLAY_MUTANT_POINTS:-30}" "$seed" 64 "${FC_REPLAY_TXNS:-20}" mutant=skip_commit_flush
+		tests/crash/replay-guest.sh "${FC_REPLAY_MUTANT_POINTS:-30}" "$seed" 64 "${FC_REPLAY_TXNS:-20}" mutant=skip_commit_flush ckpt_points=2
 	# check-long: the mutant only a log per device sees (make check-crash
 	# runs it too)
 	if [ "${FC_LONG:-0}" = 1 ]; then
