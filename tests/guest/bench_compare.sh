@@ -21,7 +21,7 @@ flash=$(mk_brd_flash 32) || die "mk_brd_flash failed"
 
 configs=baseline,fcache-writeback,dm-cache,dm-writecache
 "$CTL" bench compare --origin "$md" --flash "$flash" --anchors --size 64 \
-	--users 4,16 --time 3 --warmup 2 --report-interval 1 --buffer-pool 2 \
+	--users 4,16 --time 2 --warmup 1 --report-interval 1 --buffer-pool 2 \
 	--trace fcache-writeback --output "$out" >"$L/compare.out" 2>"$L/compare.err"
 rc=$?
 cp "$L/compare.out" "$L/compare.err" /results/ 2>/dev/null

@@ -2,8 +2,8 @@
 # dm-fcache: a flush is a state the writeback worker drives, not one long
 # message call (issue 32, item 6).
 #  A. Suspend during a flush: with the dirty data going to a slow origin
-#     (dm-delay, 100 ms a write, so a flush of 512 scattered blocks takes
-#     ~15 s), a suspend of the pool during a pool flush (a1), of the volume
+#     (dm-delay, 50 ms a write, so a flush of 512 scattered blocks takes
+#     ~7 s), a suspend of the pool during a pool flush (a1), of the volume
 #     during the volume's flush (a2) and of the pool during the volume's
 #     flush (a3) each completes within FLUSH_SUSPEND_MAX seconds; after the
 #     resume the flush still ends with no dirty block (a3: the volume's
@@ -21,7 +21,7 @@ FC_T=fc_flushstall
 
 CTL=$FC_TOP/userspace/fcachectl
 MAX=${FLUSH_SUSPEND_MAX:-5}		# seconds a suspend may take
-DELAY_MS=100
+DELAY_MS=50
 
 load_fcache || die "insmod failed" module-load
 modprobe dm-delay || die "no dm-delay" dm-delay

@@ -91,19 +91,22 @@ else
 	fail hot-blocks-skipped "writebacks +$((wb - wb0)), expected $cold_blocks..$((cold_blocks + 8 * HOT))"
 fi
 field_is hot-still-dirty /dev/mapper/wbv $V_DIRTY -ge $((HOT / 2))
-wait $hp		# (a background shell function: kill would miss fio)
+# done with the writer: stop its fio (a child of the background shell
+# function: kill $hp would miss it) rather than wait out its 20 s
+pkill -P $hp fio
+wait $hp
 
 # 2. max_dirty_age 4: the hot blocks go out under the same load, each at
 # most about once per 3 s (the age counts in whole seconds; a copy that
 # loses the race with a rewrite restarts the age, see 5).  The bound grows
 # with the elapsed time: a slow machine only loosens it.
 check age-set dmsetup message wbp 0 max_dirty_age 4
-hot_writer 20 &
+hot_writer 14 &
 hp=$!
 sleep 2
 wb0=$(status_field wbv $V_WRITEBACKS)
 cp0=$(stats_field wbp writeback_blocks) rc0=$(stats_field wbp writeback_raced) t0=$(date +%s)
-sleep 16
+sleep 10
 wb1=$(status_field wbv $V_WRITEBACKS)
 cp1=$(stats_field wbp writeback_blocks) rc1=$(stats_field wbp writeback_raced) t1=$(date +%s)
 wait $hp
@@ -216,11 +219,11 @@ flash3=$(mk_fast_disk 32) &&
 check age-pool fc_pool wrp "$flash3" 64 writeback_low 0 writeback_high 95 max_dirty_age 4
 check age-vol fc_vol wrv wrp "$slow" 1 writeback sequential_cutoff 0
 vol=/dev/mapper/wrv
-hot_writer 24 &
+hot_writer 16 &
 hp=$!
 sleep 4
 cp0=$(stats_field wrp writeback_blocks) rc0=$(stats_field wrp writeback_raced) t0=$(date +%s)
-sleep 16
+sleep 10
 cp1=$(stats_field wrp writeback_blocks) rc1=$(stats_field wrp writeback_raced) t1=$(date +%s)
 wait $hp
 copies=$((cp1 - cp0)) raced=$((rc1 - rc0)) bound=$((HOT * ((t1 - t0) / 3 + 2)))

@@ -4,5 +4,6 @@
 # serving, issue 32 item 7).
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-faults || exit 0
-guest_run fcache-faults --timeout 420 tests/guest/fc_faults.sh
-guest_run fcache-meta-ro --timeout 300 tests/guest/fc_meta_ro.sh
+# one boot for both (run_many.sh puts the guest back between them)
+guest_run fcache-faults --timeout 720 tests/guest/run_many.sh tests/guest/fc_faults.sh \
+	tests/guest/fc_meta_ro.sh

@@ -14,17 +14,16 @@ need_module ctl-guest || exit 0
 # every verb and its refusals; in-place enable/disable under a mounted ext4;
 # issue 13 part 1: show/get, reset-counters, forget, pool create --force;
 # issue 35 (~45 s): set refuses half-way pairs whole, pool remove and the
-# config, wipe and udev-probe on an unassembled pool, other tools on one, SIGHUP
-guest_run ctl-basic --timeout 720 tests/guest/run_many.sh tests/guest/ctl_basic.sh \
-	tests/guest/ctl_inplace.sh tests/guest/ctl_verbs.sh tests/guest/ctl_safety.sh
+# config, wipe and udev-probe on an unassembled pool, other tools on one, SIGHUP;
+# issue 35, items 9 and 12 (~30 s): pool create -c/--no-persist on a real pool,
+# enable of a pvcreated origin refused without the global_filter line;
+# issue 37's OCF resource agent (ocf/fcache, ~100 s): ocf-tester, data
+# across stop and start, refusals, a degraded pool
+guest_run ctl-basic --timeout 1080 tests/guest/run_many.sh tests/guest/ctl_basic.sh \
+	tests/guest/ctl_inplace.sh tests/guest/ctl_verbs.sh tests/guest/ctl_safety.sh \
+	tests/guest/ctl_pvfilter.sh tests/guest/ctl_ocf.sh
 # issue 9: LVM commands on a cached PV, DETACHED volumes, config persistence
 guest_run ctl-lvm --timeout 900 tests/guest/ctl_lvm.sh
-# issue 35, items 9 and 12 (~30 s): pool create -c/--no-persist on a real pool,
-# enable of a pvcreated origin refused without the global_filter line; in
-# the same boot, issue 37's OCF resource agent (ocf/fcache, ~100 s):
-# ocf-tester, data across stop and start, refusals, a degraded pool
-guest_run ctl-pvfilter --timeout 420 tests/guest/run_many.sh tests/guest/ctl_pvfilter.sh \
-	tests/guest/ctl_ocf.sh
 
 # up/down across a reboot: two guest runs on the same persistent disks
 img=$SUITE_TOP/build/vm/ctl-updown
