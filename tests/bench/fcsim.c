@@ -44,6 +44,23 @@
  * pieces md split a request into; a write-around or a writeback is of data
  * written again later in the trace (it could have stayed dirty) or never.
  * The optimum of the same trace and flash (bench_opt.c) is printed below.
+ *
+ * --journal S models ordered write-back through a journal beside the origin
+ * (issue 38, docs/DESIGN.md "Ordered write-back"), in place of the worker
+ * above: every S seconds of trace time the volume's dirty data is cut at a
+ * flush point and goes to the origin as one atomic step, first as one
+ * sequential journal write (its requests as md splits a stream: C_JOURNAL),
+ * then in place, sorted and merged as a batch is; once the journal is
+ * durable the flash's copies are clean.  No write goes around the cache (a
+ * write around it would pass the journal), and no write ever waits: the
+ * writes the model must still send around (no clean block to evict) are
+ * counted apart, and the model means little if there are many.  What it
+ * answers is the spindle budget: origin requests a transaction and a second
+ * of trace time against the defaults' on the same trace.  --log-mb L: the
+ * journal is a log of L MiB that is not applied batch by batch: a block
+ * stays in it (a read miss of it reads it there, one origin read as from
+ * its place) until the log is full, when every block in it goes in place
+ * once, sorted and merged (whole blocks), and the log starts again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -91,6 +108,7 @@ enum cause {
 	C_WB_REWRITTEN,		/* writebacks of data written again later in the trace */
 	C_WB_FINAL,		/* writebacks of data never written again */
 	C_WRITE_SPLIT,		/* write pieces beyond one a request */
+	C_JOURNAL,		/* --journal: the journal's writes */
 	C_NR
 };
 
@@ -106,6 +124,7 @@ static const char *const cause_name[C_NR] = {
 	"writebacks of data rewritten later",
 	"writebacks of data never rewritten",
 	"write requests split (max_sectors, chunks)",
+	"journal writes (--journal)",
 };
 
 struct opts {
@@ -119,6 +138,8 @@ struct opts {
 	bool no_ghost;		/* every read miss admitted */
 	bool old_ra;		/* main's read-ahead before fc_ra_blocks() */
 	bool no_opt;
+	double journal_s;	/* --journal: a batch every S seconds */
+	uint64_t log_mb;	/* --log-mb: applied when this full, not each batch */
 };
 
 struct sim {
@@ -154,7 +175,13 @@ struct sim {
 	uint64_t cause[C_NR];
 	uint64_t wb_batches, wb_blocks, wb_ios, wb_merged, wb_raced, wb_hot, wb_aged;
 	uint64_t txns, max_dirty_seen;
+	double t_span;		/* seconds of trace time */
 	uint64_t dirty_sum, dirty_samples, throttled_samples;
+	/* --journal */
+	double next_cut;
+	uint64_t j_batches, j_blocks, j_sectors, j_max_blocks;
+	uint8_t *in_log;	/* --log-mb: origin block -> in the log */
+	uint64_t *log_list, log_n, log_sectors, log_applies, log_applied;
 };
 
 static void die(const char *m)
@@ -543,6 +570,106 @@ static void wb_advance(struct sim *s, double t)
 	}
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --log-mb: the log is full: every block in it goes in place once. */
+static void log_apply(struct sim *s)
+{
+	uint32_t bs = s->g.block_sectors, maxrun = WB_RUN_BYTES / (bs * 512u);
+	uint64_t k, m;
+
+	qsort(s->log_list, s->log_n, sizeof(*s->log_list), u64_cmp);
+	for (k = 0; k < s->log_n; k += m) {
+		for (m = 1; m < maxrun && k + m < s->log_n &&
+		     s->log_list[k + m] == s->log_list[k] + m; m++)
+			;
+		wb_cause(s, s->log_list[k], true, s->log_list[k] * bs, m * bs);
+		s->wb_ios++;
+	}
+	for (k = 0; k < s->log_n; k++)
+		s->in_log[s->log_list[k]] = 0;
+	s->log_applies++;
+	s->log_applied += s->log_n;
+	s->log_n = 0;
+	s->log_sectors = 0;
+}
+
+/* --log-mb: a batch's blocks (entry indexes @it) join the log */
+static void log_add(struct sim *s, const uint32_t *it, uint32_t n, uint64_t jsec)
+{
+	uint32_t k;
+
+	if (s->log_sectors + jsec > s->o.log_mb * 2048)
+		log_apply(s);
+	for (k = 0; k < n; k++) {
+		uint64_t b = s->e[it[k]].oblock;
+
+		if (!s->in_log[b]) {
+			s->in_log[b] = 1;
+			s->log_list[s->log_n++] = b;
+		}
+	}
+	s->log_sectors += jsec;
+}
+
+/*
+ * --journal: one batch at a flush point.  Every dirty block goes to the
+ * journal (its dirty sub-blocks, one sequential stream), then in place as
+ * start_batch() sends a batch; all of it is clean once the journal is.
+ */
+static void journal_batch(struct sim *s, double t)
+{
+	uint32_t i, n = 0, *it = s->wb.eidx;
+	uint64_t jsec = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		struct ent *e = &s->e[i];
+
+		if (!(e->flags & E_HASHED) || !e->dirty)
+			continue;
+		it[n++] = i;
+		jsec += (uint64_t)__builtin_popcount(e->dirty) * s->g.subblock_sectors;
+	}
+	if (!n)
+		return;
+	s->j_batches++;
+	s->j_blocks += n;
+	s->j_sectors += jsec;
+	if (n > s->j_max_blocks)
+		s->j_max_blocks = n;
+	/* the journal: a stream from sector 0 of its region, plus its header */
+	origin_io(s, C_JOURNAL, true, 0, jsec + 8);
+	if (s->o.log_mb) {
+		log_add(s, it, n, jsec);
+		goto clean;
+	}
+	/* in place: sorted, merged runs (start_batch()), then all clean */
+	start_batch(s, n);
+	s->wb_batches--;	/* counted as journal batches */
+	s->wb_blocks -= n;
+clean:
+	for (i = 0; i < n; i++) {
+		struct ent *e = &s->e[it[i]];
+
+		e->flags &= ~E_WB;
+		entry_set(s, e, e->valid, 0, t);
+		s->st[FC_ST_WRITEBACKS]++;
+	}
+}
+
+static void journal_advance(struct sim *s, double t)
+{
+	while (t >= s->next_cut) {
+		journal_batch(s, s->next_cut);
+		s->next_cut += s->o.journal_s;
+	}
+}
+
 /* ---------------------------------------------------------- the data path */
 
 static void facts_of(struct sim *s, struct fc_facts *f, struct ent *e)
@@ -644,8 +771,10 @@ static void do_bio(struct sim *s, bool write, bool fua, uint64_t sector, uint32_
 	f.md_rw = true;
 	f.block_sectors = bs;
 	f.subblock_sectors = s->g.subblock_sectors;
-	f.wb_high = s->o.high;
+	f.wb_high = s->o.journal_s > 0 ? 101 : s->o.high;
 	f.seq = fc_seq_check(&s->seq, sector, sectors, 1024 * 2);
+	if (s->o.journal_s > 0 && write)
+		f.seq = false;	/* ordered: a stream's writes are cached too */
 	f.cacheable = (block + 1) * bs <= s->nblocks_dev * bs;
 	if (!write) {
 		uint8_t m = fc_subblock_mask(f.off, f.len, f.subblock_sectors);
@@ -755,6 +884,18 @@ static void report(struct sim *s, const struct bench_opt *o, bool have_opt)
 	printf("origin requests: %llu (reads %llu, writes %llu), %.3f per transaction (reads %.3f, writes %.3f); %llu transactions\n",
 	       (unsigned long long)(rd + wr), (unsigned long long)rd, (unsigned long long)wr,
 	       (rd + wr) / tx, rd / tx, wr / tx, (unsigned long long)s->txns);
+	if (s->o.journal_s > 0)
+		printf("journal: a batch every %.1f s: %llu batches, %llu blocks (%.0f a batch, at most %llu of %u), %.1f MiB journalled; origin writes %.1f a second of trace time\n",
+		       s->o.journal_s, (unsigned long long)s->j_batches,
+		       (unsigned long long)s->j_blocks,
+		       s->j_batches ? (double)s->j_blocks / s->j_batches : 0,
+		       (unsigned long long)s->j_max_blocks, s->nr, s->j_sectors / 2048.0,
+		       s->t_span > 0 ? wr / s->t_span : 0);
+	if (s->o.log_mb)
+		printf("log: %llu MiB, applied %llu times (%llu blocks in place), %llu blocks in it at the end (%.1f MiB of it used)\n",
+		       (unsigned long long)s->o.log_mb, (unsigned long long)s->log_applies,
+		       (unsigned long long)s->log_applied, (unsigned long long)s->log_n,
+		       s->log_sectors / 2048.0);
 	printf("%-48s %9s %9s\n", "cause", "requests", "per txn");
 	for (i = 0; i < C_NR; i++)
 		printf("%-48s %9llu %9.3f\n", cause_name[i], (unsigned long long)s->cause[i],
@@ -773,6 +914,7 @@ static void usage(void)
 		"usage: fcsim [--high PCT] [--low PCT] [--max-age S] [--jobs N] [--block-kib K]\n"
 		"             [--flash-size MB] [--wb-rate OPS] [--max-sectors N] [--chunk-kib K]\n"
 		"             [--ra-kib K] [--old-ra] [--hot-writes N] [--no-ghost] [--no-optimum]\n"
+		"             [--journal S [--log-mb L]]\n"
 		"             TRACE\n"
 		"defaults: the pool's (writeback_high 80, low 50, max_dirty_age 60, 32 jobs),\n"
 		"16 KiB blocks, the trace's flash, 70 writeback writes a second, the demo's\n"
@@ -788,7 +930,9 @@ int main(int argc, char **argv)
 		{ "jobs", 1, 0, 'j' }, { "block-kib", 1, 0, 'b' }, { "flash-size", 1, 0, 'f' },
 		{ "wb-rate", 1, 0, 'r' }, { "max-sectors", 1, 0, 'm' }, { "chunk-kib", 1, 0, 'c' },
 		{ "no-optimum", 0, 0, 'n' }, { "ra-kib", 1, 0, 'A' }, { "hot-writes", 1, 0, 'H' },
-		{ "no-ghost", 0, 0, 'G' }, { "old-ra", 0, 0, 'O' }, { 0, 0, 0, 0 },
+		{ "no-ghost", 0, 0, 'G' }, { "old-ra", 0, 0, 'O' }, { "journal", 1, 0, 'J' },
+		{ "log-mb", 1, 0, 'L' },
+		{ 0, 0, 0, 0 },
 	};
 	struct sim *s = xcalloc(1, sizeof(*s));
 	struct bench_trace_hdr h;
@@ -820,10 +964,13 @@ int main(int argc, char **argv)
 		case 'H': s->o.hot_writes = (uint32_t)atoi(optarg); break;
 		case 'G': s->o.no_ghost = true; break;
 		case 'O': s->o.old_ra = true; break;
+		case 'J': s->o.journal_s = atof(optarg); break;
+		case 'L': s->o.log_mb = strtoull(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
-	if (optind + 1 != argc || s->o.wb_rate <= 0)
+	if (optind + 1 != argc || s->o.wb_rate <= 0 || s->o.journal_s < 0 ||
+	    (s->o.log_mb && s->o.journal_s <= 0))
 		usage();
 	rec = read_trace(argv[optind], &h, &n);
 	flash = s->o.flash_mb ? s->o.flash_mb << 20 : h.flash_bytes;
@@ -836,6 +983,10 @@ int main(int argc, char **argv)
 	s->e = xcalloc(s->nr, sizeof(*s->e));
 	s->map = xcalloc(s->nblocks_dev, sizeof(*s->map));
 	s->last_write = xcalloc(s->nblocks_dev, sizeof(*s->last_write));
+	if (s->o.log_mb) {
+		s->in_log = xcalloc(s->nblocks_dev, 1);
+		s->log_list = xcalloc(s->nblocks_dev, sizeof(*s->log_list));
+	}
 	memset(s->map, 0xff, s->nblocks_dev * sizeof(*s->map));
 	s->free_head = NONE;
 	for (i = s->nr; i-- > 0;)
@@ -846,9 +997,9 @@ int main(int argc, char **argv)
 	s->ra_slots = xcalloc(FC_RA_SLOTS, sizeof(*s->ra_slots));
 	fc_ra_init(&s->ra, s->ra_slots);
 	s->hot_writes = (uint8_t)s->o.hot_writes;
-	s->wb.eidx = xcalloc(WB_MAX_BATCH, sizeof(uint32_t));
-	s->wb.gen = xcalloc(WB_MAX_BATCH, sizeof(uint32_t));
-	s->wb.mask = xcalloc(WB_MAX_BATCH, 1);
+	s->wb.eidx = xcalloc(s->nr > WB_MAX_BATCH ? s->nr : WB_MAX_BATCH, sizeof(uint32_t));
+	s->wb.gen = xcalloc(s->nr > WB_MAX_BATCH ? s->nr : WB_MAX_BATCH, sizeof(uint32_t));
+	s->wb.mask = xcalloc(s->nr > WB_MAX_BATCH ? s->nr : WB_MAX_BATCH, 1);
 	for (i = 0; i < n; i++) {
 		const struct bench_trace_rec *r = &rec[i];
 		uint64_t b = r->off / (s->g.block_sectors * 512u), e;
@@ -860,6 +1011,7 @@ int main(int argc, char **argv)
 			s->last_write[b] = (uint32_t)i + 1;
 	}
 	s->next_tick = n ? rec[0].t_ns / 1e9 + 1.0 : 0;
+	s->next_cut = n ? rec[0].t_ns / 1e9 + s->o.journal_s : 0;
 	for (i = 0; i < n; i++) {
 		const struct bench_trace_rec *r = &rec[i];
 		double t = r->t_ns / 1e9;
@@ -867,7 +1019,10 @@ int main(int argc, char **argv)
 		uint32_t len = r->len >> 9, bs = s->g.block_sectors;
 
 		s->idx = i + 1;
-		wb_advance(s, t);
+		if (s->o.journal_s > 0)
+			journal_advance(s, t);
+		else
+			wb_advance(s, t);
 		switch (r->op) {
 		case BENCH_TR_COMMIT:
 			s->txns++;
@@ -901,6 +1056,7 @@ int main(int argc, char **argv)
 
 		have_opt = bench_opt_compute(rec, n, &in, &o) == 0;
 	}
+	s->t_span = n ? (rec[n - 1].t_ns - rec[0].t_ns) / 1e9 : 0;
 	report(s, &o, have_opt);
 	free(rec);
 	return 0;
