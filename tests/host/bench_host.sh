@@ -11,25 +11,6 @@ H=$top/tests/host
 BT_NAME=host
 . "$top/tests/host/bench_lib.sh"
 
-# py NAME FILE EXPR : python assertion over the JSON results d
-py() {
-	if python3 - "$2" "$3" >"$T/py.err" 2>&1 <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-c = d["configs"][0]
-s = c["steps"][0]
-k = s["counts"]
-types = d["workload"]["transaction_types"]
-by = k["transactions_by_type"]
-ok = eval(sys.argv[2])
-if not ok:
-    print("assertion false:", sys.argv[2])
-    print({x: k[x] for x in k if x != "transactions_by_type"}, by)
-    sys.exit(1)
-EOF
-	then pass "$1"; else fail "$1" "$(tail -n 2 "$T/py.err" | tr '\n' ' ')"; fi
-}
-
 F=$T/data.img
 RUN="--warmup 0 --time 2 --report-interval 1 --users 16"
 

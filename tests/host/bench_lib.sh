@@ -50,3 +50,24 @@ else
 	fail asan-build "$(tail -n 3 "$T/build.log" | tr '\n' ' ')"
 	CTL=$top/userspace/fcachectl
 fi
+
+# py NAME FILE EXPR : python assertion over the JSON results d (bench_host.sh,
+# bench_host_compare.sh): c its first configuration, s its first step, k the
+# step's counts, types the transaction types, by the counts by type
+py() {
+	if python3 - "$2" "$3" >"$T/py.err" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["configs"][0]
+s = c["steps"][0]
+k = s["counts"]
+types = d["workload"]["transaction_types"]
+by = k["transactions_by_type"]
+ok = eval(sys.argv[2])
+if not ok:
+    print("assertion false:", sys.argv[2])
+    print({x: k[x] for x in k if x != "transactions_by_type"}, by)
+    sys.exit(1)
+EOF
+	then pass "$1"; else fail "$1" "$(tail -n 2 "$T/py.err" | tr '\n' ' ')"; fi
+}
