@@ -442,8 +442,6 @@ static uint32_t start_batch(struct sim *s, uint32_t n)
 		s->wb.gen[k] = e->gen;
 		s->wb.mask[k] = e->dirty;
 	}
-	s->wb_batches++;
-	s->wb_blocks += n;
 	for (k = 0; k < n; k++) {
 		struct ent *e = &s->e[it[k]];
 		uint32_t m = 1, i, j;
@@ -526,6 +524,8 @@ static void wb_step(struct sim *s, double t, bool first)
 	if (!n)
 		return;
 	ios = start_batch(s, n);
+	s->wb_batches++;
+	s->wb_blocks += n;
 	s->wb.n = n;
 	s->wb.st = st;
 	s->wb.running = true;
@@ -644,15 +644,11 @@ static void journal_batch(struct sim *s, double t)
 		s->j_max_blocks = n;
 	/* the journal: a stream from sector 0 of its region, plus its header */
 	origin_io(s, C_JOURNAL, true, 0, jsec + 8);
-	if (s->o.log_mb) {
+	/* in the log, or in place as a batch goes (start_batch()); then all clean */
+	if (s->o.log_mb)
 		log_add(s, it, n, jsec);
-		goto clean;
-	}
-	/* in place: sorted, merged runs (start_batch()), then all clean */
-	start_batch(s, n);
-	s->wb_batches--;	/* counted as journal batches */
-	s->wb_blocks -= n;
-clean:
+	else
+		start_batch(s, n);
 	for (i = 0; i < n; i++) {
 		struct ent *e = &s->e[it[i]];
 
