@@ -401,6 +401,12 @@ sync_phase() {
 	info "bs$bs after phase $1: $(dmsetup message fpool 0 stats | tr ' ' '\n' | grep -E '^(commits|syncs|sync_free|fua_direct)=' | tr '\n' ' ')"
 }
 
+# spread N FILE: the first fields of N of FILE's lines, evenly spread (all if
+# N is at least their number, always the last one)
+spread() {
+	awk -v n="$1" -v N="$(wc -l <"$2")" '{ i = NR - 1; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' "$2"
+}
+
 # run_size BS MTAG PER: the workload and the walks of one block size;
 # MTAG "" one device, "-mirror" a mirrored pool
 run_size() {
@@ -533,9 +539,8 @@ run_size() {
 		fi
 		awk -v p=$part -v f="$fl" -v r="$fr" '(p == "lo" && (f == 0 || $1 < f)) ||
 			(p == "mid" && $1 > f && $1 < r) || (p == "hi" && $1 > r)' "$W/cpoints" >"$W/cp.part"
-		N=$(wc -l <"$W/cp.part") NW=$(awk '$2 > 0' "$W/cp.part" | wc -l)
-		awk -v n="$pp" -v N="$N" '{ i = NR - 1; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
-			"$W/cp.part" >>"$W/sel.plain"
+		NW=$(awk '$2 > 0' "$W/cp.part" | wc -l)
+		spread "$pp" "$W/cp.part" >>"$W/sel.plain"
 		awk -v n="$ps" -v N="$NW" '$2 > 0 { i = c++; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
 			"$W/cp.part" >>"$W/sel.sub"
 	done
@@ -552,9 +557,8 @@ run_size() {
 		$4 ~ /FLUSH|FUA/ { p = $1; next }
 		$4 == "MARK" && s && ($5 in a) && p != "" && p != last { print p; last = p }' \
 		"$W/oracle" "$W/list" >"$W/cp.ckpt"
-	nck=$(wc -l <"$W/cp.ckpt") ck=${CKPT_POINTS:-$nck}
-	awk -v n="$ck" -v N="$nck" '{ i = NR - 1; if (n >= N || int(i * n / N) != int((i + 1) * n / N)) print $1 }' \
-		"$W/cp.ckpt" >"$W/sel.ckpt"
+	nck=$(wc -l <"$W/cp.ckpt")
+	spread "${CKPT_POINTS:-$nck}" "$W/cp.ckpt" >"$W/sel.ckpt"
 	sort -n -u "$W/sel.plain" "$W/sel.ckpt" >"$W/sel.all" && mv "$W/sel.all" "$W/sel.plain"
 	info "bs$bs$MTAG: $(wc -l <"$W/list") log entries, $npts crash points, $nmarks durability marks${MTAG:+, x-legfail at entry $fl, x-replace at entry $fr}; replaying $(wc -l <"$W/sel.plain") prefixes ($(wc -l <"$W/sel.ckpt") of $nck checkpoints of the sync path's phases among them) + $(wc -l <"$W/sel.sub") subset variants"
 	walk "$W/sel.plain" "$W/sel.sub" ""
