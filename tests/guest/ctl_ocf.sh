@@ -1,9 +1,10 @@
 #!/bin/sh
 # The OCF resource agent ocf/fcache (issue 37, item 3), one host, a mirrored
 # pool with two volumes from a config file:
-#   - ocf-tester (resource-agents) passes it: meta-data valid against
-#     ra-api-1.dtd, validate-all, probe and monitor of a stopped and a
-#     started resource, start and stop twice each;
+#   - meta-data valid against ra-api-1.dtd, validate-all, probe and monitor
+#     of a stopped and a started resource, start and stop twice each (with
+#     the argument "cycle", make check-cluster, ocf-tester (resource-agents)
+#     passes it);
 #   - the data written through a started volume survives stop and start
 #     byte for byte (stop is fcachectl down: dirty data stays on the flash);
 #   - a stop while a volume is open fails and leaves everything up (the
@@ -76,11 +77,32 @@ said() {
 }
 
 # ---- ocf-tester ------------------------------------------------------------
-if ocf-tester -n fc_test -o config=$C -o fcachectl=$CTL "$RA" >$T/tester 2>&1 &&
-	grep -q "passed all tests" $T/tester; then
-	pass ocf-tester
+# make check-cluster runs ocf-tester itself (73 s of make check's time);
+# make check the points of its protocol the rest of this script does not:
+# meta-data valid against ra-api-1.dtd (the DTD its meta-data names),
+# validate-all, a probe of a stopped resource, start of a started one and
+# stop of a stopped one succeed
+if [ "$MODE" = cycle ]; then
+	if ocf-tester -n fc_test -o config=$C -o fcachectl=$CTL "$RA" >$T/tester 2>&1 &&
+		grep -q "passed all tests" $T/tester; then
+		pass ocf-tester
+	else
+		fail ocf-tester "$(grep -v '^\*' $T/tester | tail -n 4 | tr '\n' ' ')"
+	fi
 else
-	fail ocf-tester "$(grep -v '^\*' $T/tester | tail -n 4 | tr '\n' ' ')"
+	rc_is meta-data 0 meta-data
+	if (cd /usr/share/resource-agents && xmllint --noout --valid - <$T/out) >$T/lint 2>&1; then
+		pass meta-data-valid-dtd
+	else
+		fail meta-data-valid-dtd "$(head -n 4 $T/lint | tr '\n' ' ')"
+	fi
+	rc_is validate-all 0 validate-all
+	rc_is probe-stopped 7 monitor OCF_RESKEY_CRM_meta_interval=0
+	rc_is start-first 0 start
+	rc_is start-started 0 start
+	rc_is monitor-first 0 monitor
+	rc_is stop-first 0 stop
+	rc_is stop-stopped 0 stop
 fi
 rc_is stopped-after-tester 7 monitor
 
