@@ -241,20 +241,28 @@ check r-remove-pool-2 dm_remove mp
 # Every primary block of a fresh mirrored pool is on the first device
 # (placement takes the device with more free blocks, the first on a tie)
 # and its twin on the second.  A 4 KiB write W to block B is in flight when
-# the first device fails: its copy on the second device is held 10 s (a
-# dm-delay leg), so B's entry is busy and cannot move to its twin yet.  A
-# read of a block C on the failed device shows the failure; then a read
+# the first device fails: its copy on the second device is held (a
+# dm-delay leg) until the spanning bio is in flight, so B's entry is busy
+# and cannot move to its twin yet.  A read of a block C on the failed device shows the failure; then a read
 # (or write) across the boundary of B and B + 1 arrives: it must wait for
 # B's entry and be cut at the boundary, never be sent to the origin whole
 # past the dirty data in the flash (it was: parked before the cut, the
 # worker took it for uncached).  The origin holds zeros there; the flash
 # holds the data.  The spanning bio is one 8 KiB request (dd bs=8k).
-# delay_writes MS: l1 (a dm-delay of d1) holds each write MS ms
+# delay_writes MS: l1 (a dm-delay of d1) holds each write MS ms (a reload
+# to 0 sends the writes held so far: dm-delay flushes them as it suspends)
 delay_writes() {
 	dm_reload l1 "0 $(dev_sectors "$d1") delay $d1 0 0 $d1 0 $1" &&
 		dmsetup suspend l1 && dmsetup resume l1
 }
-# span_case KIND(read|write)
+# in_io PID NR: PID sleeps in system call NR (0 read, 1 write on x86-64)
+# uninterruptibly: its I/O reached the volume and waits there
+in_io() {
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = D ] &&
+		[ "$(cut -d ' ' -f 1 "/proc/$1/syscall" 2>/dev/null)" = "$2" ]
+}
+# span_case KIND(read|write): the hold lasts until the spanning bio is in
+# flight (it waits for B), then is released; never a race against a clock
 span_case() {
 	k=$1
 	for d in "$d0" "$d1"; do dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null; done
@@ -269,7 +277,7 @@ span_case() {
 	# B and B + 1, and C (2 MiB): dirty, first device, twins on the second
 	check "span-$k-write-b" dd if=$IMG/sp of=/dev/mapper/mv bs=64k seek=16 count=1 oflag=direct conv=notrunc status=none
 	check "span-$k-write-c" dd if=$IMG/sc of=/dev/mapper/mv bs=128k seek=16 count=1 oflag=direct conv=notrunc status=none
-	check "span-$k-hold-twins" delay_writes 10000
+	check "span-$k-hold-twins" delay_writes 600000
 	check "span-$k-swap-error" swap_error l0
 	w=$(status_field mv $V_WRITES)
 	dd if=$IMG/sq of=/dev/mapper/mv bs=4k seek=256 count=1 oflag=direct conv=notrunc status=none &
@@ -282,19 +290,24 @@ span_case() {
 	dd if=$IMG/sq of=$IMG/spexp bs=4k count=1 conv=notrunc status=none
 	if [ "$k" = read ]; then
 		dd if=$IMG/sp of=$IMG/srexp bs=4k skip=7 count=2 status=none
-		check "span-read" dd if=/dev/mapper/mv of=$IMG/sr bs=8k skip=$((263 * 4096)) count=1 \
-			iflag=direct,skip_bytes status=none
-		check "span-read-exact" cmp $IMG/sr $IMG/srexp
+		dd if=/dev/mapper/mv of=$IMG/sr bs=8k skip=$((263 * 4096)) count=1 \
+			iflag=direct,skip_bytes status=none &
+		sp=$!
+		check "span-$k-waits" poll_until 600 in_io $sp 0
 	else
-		check "span-write" dd if=$IMG/ss of=/dev/mapper/mv bs=8k seek=$((263 * 4096)) count=1 \
-			oflag=direct,seek_bytes conv=notrunc status=none
+		dd if=$IMG/ss of=/dev/mapper/mv bs=8k seek=$((263 * 4096)) count=1 \
+			oflag=direct,seek_bytes conv=notrunc status=none &
+		sp=$!
+		check "span-$k-waits" poll_until 600 in_io $sp 1
 		dd if=$IMG/ss of=$IMG/spexp bs=4k seek=7 count=2 conv=notrunc status=none
 	fi
+	check "span-$k-release-twins" delay_writes 0
+	if wait $sp; then pass "span-$k"; else fail "span-$k" "the spanning $k failed"; fi
+	if [ "$k" = read ]; then check "span-read-exact" cmp $IMG/sr $IMG/srexp; fi
 	if wait $wp; then pass "span-$k-w-done"; else fail "span-$k-w-done" "the write to B failed"; fi
 	if wait $cpid; then pass "span-$k-c-read"; else fail "span-$k-c-read" "the read of C failed"; fi
 	check "span-$k-blocks-exact" sh -c "dd if=/dev/mapper/mv bs=64k skip=16 count=1 iflag=direct status=none | cmp - $IMG/spexp"
 	check "span-$k-c-exact" sh -c "dd if=/dev/mapper/mv bs=128k skip=16 count=1 iflag=direct status=none | cmp - $IMG/sc"
-	check "span-$k-release-twins" delay_writes 0
 	check "span-$k-remove-vol" dm_remove mv
 	check "span-$k-remove-pool" dm_remove mp
 	dm_remove l0; dm_remove l1
