@@ -243,8 +243,9 @@ check r-remove-pool-2 dm_remove mp
 # and its twin on the second.  A 4 KiB write W to block B is in flight when
 # the first device fails: its copy on the second device is held (a
 # dm-delay leg) until the spanning bio is in flight, so B's entry is busy
-# and cannot move to its twin yet.  A read of a block C on the failed device shows the failure; then a read
-# (or write) across the boundary of B and B + 1 arrives: it must wait for
+# and cannot move to its twin yet.  A read of a block C on the failed
+# device shows the failure; then a read (or write) across the boundary of
+# B and B + 1 arrives: it must wait for
 # B's entry and be cut at the boundary, never be sent to the origin whole
 # past the dirty data in the flash (it was: parked before the cut, the
 # worker took it for uncached).  The origin holds zeros there; the flash

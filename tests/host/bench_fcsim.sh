@@ -4,18 +4,16 @@
 # of issue 38 in docs/bench-details.md), built with ASan and UBSan, on a
 # trace of `bench run --trace` against a file: the counters it replays are
 # the trace's; the causes add up to the origin requests; with --journal no
-# write goes around the cache above writeback_high and a batch is one journal write; a log larger
-# than all it takes is never applied in place, a small one is; --log-mb
-# without --journal and a file that is not a trace are refused.
+# write goes around the cache above writeback_high and a batch is one
+# journal write; a log larger than all it takes is never applied in place,
+# a small one is; --log-mb without --journal and a file that is not a trace
+# are refused.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BT_NAME=fcsim
 . "$top/tests/host/bench_lib.sh"
 
-SIM=$T/fcsim
-if cc -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wall -Wextra -Werror \
-	-I"$top" -o "$SIM" "$top/tests/bench/fcsim.c" "$top/engine/fc_decide.c" \
-	"$top/engine/fc_policy.c" "$top/engine/fc_format.c" "$top/userspace/bench/bench_opt.c" \
-	-lm >"$T/cc.log" 2>&1; then
+SIM=$top/tests/bench/fcsim-asan
+if make -s -C "$top/tests/bench" fcsim-asan >"$T/cc.log" 2>&1; then
 	pass build
 else
 	fail build "$(head -n 5 "$T/cc.log" | tr '\n' ' ')"
@@ -43,6 +41,9 @@ sim() {
 counter() { sed -n "s/^counters: .* $2=\([0-9]*\).*/\1/p; s/^counters: $2=\([0-9]*\).*/\1/p" "$1" | head -n 1; }
 # row FILE TEXT: the requests of the cause row that starts with TEXT
 row() { awk -v t="$2" 'index($0, t) == 1 { print $(NF - 1) }' "$1"; }
+# rows FILE TEXT: the requests of every cause row that starts with TEXT,
+# added up (0 if none)
+rows() { awk -v t="$2" 'index($0, t) == 1 { s += $(NF - 1) } END { print s + 0 }' "$1"; }
 # causes_add_up NAME FILE: the cause rows sum to "origin requests: N"
 causes_add_up() {
 	_tot=$(sed -n 's/^origin requests: \([0-9]*\) .*/\1/p' "$2")
@@ -65,7 +66,7 @@ eq default-no-journal "$(row "$T/def" "journal writes")" 0
 sim journal "$T/j" --journal 0.5
 eq journal-reads-are-the-traces "$(counter "$T/j" reads)" "$tr_reads"
 causes_add_up journal-causes-add-up "$T/j"
-arounds=$(grep '^write-arounds above high' "$T/j" | awk '{ s += $(NF - 1) } END { print s + 0 }')
+arounds=$(rows "$T/j" "write-arounds above high")
 # (the writes it must still send around, no clean block to evict, are
 # counted apart: "other")
 eq journal-no-write-around-above-high "$arounds" 0
@@ -73,17 +74,17 @@ batches=$(sed -n 's/^journal: a batch every [0-9.]* s: \([0-9]*\) batches.*/\1/p
 if [ "${batches:-0}" -gt 0 ]; then pass "journal-batches ($batches)"; else
 	fail journal-batches "$(grep '^journal:' "$T/j" | head -n 1)"; fi
 eq journal-a-write-a-batch "$(row "$T/j" "journal writes")" "$batches"
-wb=$(grep '^writebacks of' "$T/j" | awk '{ s += $(NF - 1) } END { print s + 0 }')
+wb=$(rows "$T/j" "writebacks of")
 if [ "$wb" -gt 0 ]; then pass "journal-applied-in-place ($wb)"; else
 	fail journal-applied-in-place "no writeback row counts a request"; fi
 
 # a log larger than all it is given is never applied; a 1 MiB one wraps
 sim log-large "$T/jl" --journal 0.5 --log-mb 100000
 causes_add_up log-large-causes-add-up "$T/jl"
-wbl=$(grep '^writebacks of' "$T/jl" | awk '{ s += $(NF - 1) } END { print s + 0 }')
+wbl=$(rows "$T/jl" "writebacks of")
 eq log-large-never-applied "$wbl" 0
 sim log-small "$T/js" --journal 0.5 --log-mb 1
-wbs=$(grep '^writebacks of' "$T/js" | awk '{ s += $(NF - 1) } END { print s + 0 }')
+wbs=$(rows "$T/js" "writebacks of")
 if [ "$wbs" -gt 0 ]; then pass "log-small-applied ($wbs)"; else
 	fail log-small-applied "a 1 MiB log, no request in place"; fi
 # the journal's own requests do not depend on what the log does with them
