@@ -245,10 +245,9 @@ check r-remove-pool-2 dm_remove mp
 # dm-delay leg) until the spanning bio is in flight, so B's entry is busy
 # and cannot move to its twin yet.  A read of a block C on the failed
 # device shows the failure; then a read (or write) across the boundary of
-# B and B + 1 arrives: it must wait for
-# B's entry and be cut at the boundary, never be sent to the origin whole
-# past the dirty data in the flash (it was: parked before the cut, the
-# worker took it for uncached).  The origin holds zeros there; the flash
+# B and B + 1 arrives: it must wait for B's entry and be cut at the
+# boundary, never be sent to the origin whole past the dirty data in the
+# flash (it was: parked before the cut, the worker took it for uncached).  The origin holds zeros there; the flash
 # holds the data.  The spanning bio is one 8 KiB request (dd bs=8k).
 # delay_writes MS: l1 (a dm-delay of d1) holds each write MS ms (a reload
 # to 0 sends the writes held so far: dm-delay flushes them as it suspends)
