@@ -7,9 +7,9 @@
 #include "../include/fcache_format.h"
 
 #ifdef __KERNEL__
-__u32 fc_crc32c(const void *buf, size_t len)
+__u32 fc_crc32c_update(__u32 crc, const void *buf, size_t len)
 {
-	return ~crc32c(~0u, buf, len);
+	return ~crc32c(~crc, buf, len);
 }
 #else
 static __u32 crc_table[256];
@@ -26,10 +26,10 @@ static void crc_init(void)
 	}
 }
 
-__u32 fc_crc32c(const void *buf, size_t len)
+__u32 fc_crc32c_update(__u32 crc, const void *buf, size_t len)
 {
 	const __u8 *p = buf;
-	__u32 c = ~0u;
+	__u32 c = ~crc;
 
 	if (!crc_table[1])
 		crc_init();
@@ -39,6 +39,11 @@ __u32 fc_crc32c(const void *buf, size_t len)
 }
 #endif
 
+__u32 fc_crc32c(const void *buf, size_t len)
+{
+	return fc_crc32c_update(0, buf, len);
+}
+
 static __u32 csum_salt(__u32 magic)
 {
 	switch (magic) {
@@ -46,6 +51,10 @@ static __u32 csum_salt(__u32 magic)
 		return FC_SB_CSUM_XOR;
 	case FC_VT_MAGIC:
 		return FC_VT_CSUM_XOR;
+	case FC_LS_MAGIC:
+		return FC_LS_CSUM_XOR;
+	case FC_LR_MAGIC:
+		return FC_LR_CSUM_XOR;
 	default:
 		return FC_ME_CSUM_XOR;
 	}
@@ -64,14 +73,21 @@ void fc_page_seal(void *page, __u32 magic, __u64 blocknr, __u64 seq, const __u8 
 void fc_page_seal_flags(void *page, __u32 magic, __u64 blocknr, __u64 seq,
 			const __u8 uuid[16], __u32 hdr_flags)
 {
+	fc_page_seal_version(page, magic, FC_FORMAT_VERSION, blocknr, seq, uuid, hdr_flags);
+}
+
+void fc_page_seal_version(void *page, __u32 magic, __u32 version, __u64 blocknr, __u64 seq,
+			  const __u8 uuid[16], __u32 hdr_flags)
+{
 	struct fc_disk_header *h = page;
 
 	h->magic = cpu_to_le32(magic);
-	h->version = cpu_to_le32(FC_FORMAT_VERSION);
+	h->version = cpu_to_le32(version);
 	h->flags = cpu_to_le32(hdr_flags);
 	h->blocknr = cpu_to_le64(blocknr);
 	h->seq = cpu_to_le64(seq);
-	memcpy(h->uuid, uuid, sizeof(h->uuid));
+	if (uuid != h->uuid)
+		memcpy(h->uuid, uuid, sizeof(h->uuid));
 	memset(h->pad, 0, sizeof(h->pad));
 	h->csum = cpu_to_le32(page_csum(page, magic));
 }
@@ -105,13 +121,19 @@ int fc_sb_swap_slot(const void *sb0, const void *sb1, int err0, int err1)
 
 int fc_page_verify(const void *page, __u32 magic, __u64 blocknr, const __u8 *uuid)
 {
+	return fc_page_verify_version(page, magic, FC_FORMAT_VERSION, blocknr, uuid);
+}
+
+int fc_page_verify_version(const void *page, __u32 magic, __u32 version, __u64 blocknr,
+			   const __u8 *uuid)
+{
 	const struct fc_disk_header *h = page;
 
 	if (le32_to_cpu(h->magic) != magic)
 		return fc_page_is_zero(page) ? FC_ECHK_ZERO : FC_ECHK_MAGIC;
 	if (le32_to_cpu(h->csum) != page_csum(page, magic))
 		return FC_ECHK_CSUM;
-	if (le32_to_cpu(h->version) != FC_FORMAT_VERSION)
+	if (le32_to_cpu(h->version) != version)
 		return FC_ECHK_VERSION;
 	if (le64_to_cpu(h->blocknr) != blocknr)
 		return FC_ECHK_BLOCKNR;

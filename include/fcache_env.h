@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fcache environment header: the only place where the shared logic in
- * engine/ (fc_format.c, fc_policy.c, fc_decide.c, fc_parse.c) learns
+ * engine/ (fc_format.c, fc_policy.c, fc_decide.c, fc_parse.c, fc_olog.c) learns
  * whether it is built into the kernel module or into userspace (fcachectl,
  * host unit tests): no file in engine/ includes a kernel header itself.
  * Shared code uses only: fixed-width types (__u8.. __u64, __le32, __le64),

@@ -145,11 +145,15 @@
 #define FC_SB_MAGIC		0x42534346u	/* "FCSB" */
 #define FC_VT_MAGIC		0x54564346u	/* "FCVT" */
 #define FC_ME_MAGIC		0x454d4346u	/* "FCME" */
+#define FC_LS_MAGIC		0x534c4346u	/* "FCLS": ordered log superblock (fcache_olog.h) */
+#define FC_LR_MAGIC		0x524c4346u	/* "FCLR": ordered log record header */
 
 /* Each block type salts its checksum so a page of one type never passes as another. */
 #define FC_SB_CSUM_XOR		0x5b1c0a7eu
 #define FC_VT_CSUM_XOR		0x7a1b2c3du
 #define FC_ME_CSUM_XOR		0x3e5d6f70u
+#define FC_LS_CSUM_XOR		0x4c0a5e11u
+#define FC_LR_CSUM_XOR		0x6d2f1c37u
 
 #define FC_MIN_BLOCK_SECTORS	8u	/* 4 KiB */
 #define FC_MAX_BLOCK_SECTORS	2048u	/* 1 MiB */
@@ -326,12 +330,17 @@ int fc_geometry_compute_legs(struct fc_geometry *g, const __u64 *leg_sectors,
 
 /* Standard CRC32C (Castagnoli) of @len bytes. */
 __u32 fc_crc32c(const void *buf, size_t len);
+/* The same in steps: fc_crc32c(A + B) is fc_crc32c_update(fc_crc32c(A), B); start at 0. */
+__u32 fc_crc32c_update(__u32 crc, const void *buf, size_t len);
 
 /* Seal a page: set header fields and checksum. @page is FC_PAGE_SIZE bytes. */
 void fc_page_seal(void *page, __u32 magic, __u64 blocknr, __u64 seq, const __u8 uuid[16]);
 /* The same with header flags (FC_HDR_*). */
 void fc_page_seal_flags(void *page, __u32 magic, __u64 blocknr, __u64 seq,
 			const __u8 uuid[16], __u32 hdr_flags);
+/* The same for a format of its own version (the ordered log's, fcache_olog.h). */
+void fc_page_seal_version(void *page, __u32 magic, __u32 version, __u64 blocknr, __u64 seq,
+			  const __u8 uuid[16], __u32 hdr_flags);
 
 /* The superblock's md_seq (its seq for a pool without FC_FEAT_INCOMPAT_MDSEQ). */
 __u64 fc_sb_md_seq(const struct fc_disk_superblock *sb);
@@ -357,6 +366,9 @@ bool fc_sb_page_landed(const struct fc_disk_superblock *sb, __u64 l, const void 
  * (when @uuid is non-NULL) are right, else a negative FC_ECHK_* code.
  */
 int fc_page_verify(const void *page, __u32 magic, __u64 blocknr, const __u8 *uuid);
+/* The same for a format of its own @version. */
+int fc_page_verify_version(const void *page, __u32 magic, __u32 version, __u64 blocknr,
+			   const __u8 *uuid);
 
 #define FC_ECHK_MAGIC	(-1)
 #define FC_ECHK_VERSION	(-2)

@@ -62,8 +62,10 @@ fi
 # man page: renders, no groff warnings
 if groff -Tutf8 -man -ww -z "$top/man/fcachectl.8" 2>"$T/groff.err" && [ ! -s "$T/groff.err" ]; then pass "install: man page renders cleanly"
 else fail "install: man page renders cleanly" "$(head -n 3 "$T/groff.err" | tr '\n' ' ')"; fi
-for v in pool enable disable status set flush check dump wipe up down; do
-	grep -q "^\.B $v\|^\.B pool $v\|^\.B pool create" "$top/man/fcachectl.8" || fail "install: man page documents $v"
+for v in pool enable disable status set flush check dump wipe up down ordered-log; do
+	# the man page writes a hyphen as \-
+	grep -q "^\.B $v\|^\.B pool $v\|^\.B pool create" "$top/man/fcachectl.8" ||
+		sed 's/\\-/-/g' "$top/man/fcachectl.8" | grep -q "^\.B $v " || fail "install: man page documents $v"
 done
 pass "install: man page documents every verb"
 # completion

@@ -51,7 +51,7 @@ ctl_build() {
 # with the compiler's output in $T/cc.log
 ctl_confedit_build() {
 	make -s -C "$top/userspace" fcachectl >/dev/null 2>&1
-	_objs=$(ls "$top"/userspace/obj/fc_format.o "$top"/userspace/obj/fc_parse.o "$top"/userspace/obj/lib/*.o \
+	_objs=$(ls "$top"/userspace/obj/fc_*.o "$top"/userspace/obj/lib/*.o \
 		"$top"/userspace/obj/ctl/*.o | grep -v '/fcachectl.o$')
 	cc -O1 -g -Wall -Wextra -Werror -std=gnu11 -I"$top/include" -I"$top/userspace/lib" -I"$top/userspace/ctl" \
 		$(pkg-config --cflags devmapper blkid) -o "$BIN/ctl_confedit" "$top/tests/host/ctl_confedit.c" \

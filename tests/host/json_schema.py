@@ -201,10 +201,16 @@ SHOW = {
     },
     "defaults": ["str"],
 }
+ORDERED_LOG = {
+    "schema": "str", "schema_version": "int", "device": "str", "uuid": "str", "log_pages": "int",
+    "origin_pages": "int", "pool_uuid": "str", "vol_id": "int", "head": "int", "head_seq": "int",
+    "records": "int", "records_to_apply": "int", "pages_to_apply": "int", "walk_stop": "str",
+    "epoch": "int", "time_ns": "int", "age_s": "num|null", "replayed": "bool", "dry_run": "bool",
+}
 SCHEMAS = {
     "fcache.status": STATUS, "fcache.pool-list": POOL_LIST, "fcache.check": CHECK,
     "fcache.dump": DUMP, "fcache.bench": BENCH, "fcache.show": SHOW,
-    "fcache.check-pair": CHECK_PAIR,
+    "fcache.check-pair": CHECK_PAIR, "fcache.ordered-log": ORDERED_LOG,
 }
 ERROR = {"schema": "str", "schema_version": "int", "error": "str"}
 OUTCOMES = ("clean", "leftovers", "damaged", "not_a_pool")

@@ -250,6 +250,26 @@ static const struct fc_cmd cmds[] = {
 	  "dump FLASHDEV [--json]\n"
 	  "  Prints the superblock, the volume table and every cache entry, as\n"
 	  "  recovery would read them.  Exit status as check." },
+	{ "ordered-log", cmd_ordered_log, 0, "the log beside an origin: format, show, replay",
+	  "ordered-log format LOGDEV --origin ORIGIN [--force]\n"
+	  "       ordered-log show LOGDEV [--json]\n"
+	  "       ordered-log replay LOGDEV ORIGIN [--dry-run] [--json]\n"
+	  "  The ordered log of a volume in ordered write-back: a device of its own\n"
+	  "  beside the origin, holding records of whole flush points (docs/DESIGN.md,\n"
+	  "  \"The origin's log\").  With the flash lost, the origin plus the log's\n"
+	  "  complete records replayed over it is the volume at a flush point.\n"
+	  "  format  write an empty log for ORIGIN (its size is recorded) on LOGDEV;\n"
+	  "          refused over a log holding records not applied, or a damaged\n"
+	  "          one, unless --force\n"
+	  "  show    the log: its head, the records a replay would apply, why the\n"
+	  "          walk of its ring ended, and the flush point the origin reaches\n"
+	  "          with them (epoch, time, age)\n"
+	  "  replay  the flash is lost: write those records onto ORIGIN in order,\n"
+	  "          flush it, then move the log's head past them (a replay cut\n"
+	  "          short is run again: it writes the same bytes).  ORIGIN must be\n"
+	  "          the size the log records.  --dry-run: say what it would do\n"
+	  "  Devices in use (an assembled volume's) are refused.  Exit status: 0 ok,\n"
+	  "  1 failed or damaged, 3 LOGDEV holds no ordered log." },
 	{ "wipe", cmd_wipe, 1, "erase the fcache pool on a device that is not in use",
 	  "wipe DEVICE [--force-dirty] [-c FILE | --no-persist]\n"
 	  "  Erases the fcache pool on DEVICE (a flash device or an image file) so\n"

@@ -87,6 +87,7 @@ int cmd_udev_probe(int argc, char **argv);
 int cmd_complete(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 int cmd_wipe(int argc, char **argv);
+int cmd_ordered_log(int argc, char **argv);
 
 /* util.c */
 int fc_valid_name(const char *name);			/* usable dm name */
