@@ -201,3 +201,98 @@ void fc_olog_walk_trim(struct fc_olog_walk *w)
 	w->done_used = 0;
 	w->done_records = 0;
 }
+
+static unsigned int popcount8(__u8 m)
+{
+	unsigned int k = 0;
+
+	for (; m; m &= m - 1)
+		k++;
+	return k;
+}
+
+/* Order of candidate indices: by origin block, then by position (epoch order). */
+static bool cand_before(const struct fc_olog_cand *c, __u32 a, __u32 b)
+{
+	return c[a].oblock < c[b].oblock || (c[a].oblock == c[b].oblock && a < b);
+}
+
+static void sift_down(const struct fc_olog_cand *c, __u32 *x, unsigned int i, unsigned int n)
+{
+	unsigned int k;
+	__u32 t;
+
+	while ((k = 2 * i + 1) < n) {
+		if (k + 1 < n && cand_before(c, x[k], x[k + 1]))
+			k++;
+		if (!cand_before(c, x[i], x[k]))
+			return;
+		t = x[i];
+		x[i] = x[k];
+		x[k] = t;
+		i = k;
+	}
+}
+
+/* Heapsort @x[0..@n) by cand_before() (no allocation, no libc). */
+static void sort_cands(const struct fc_olog_cand *c, __u32 *x, unsigned int n)
+{
+	unsigned int i;
+	__u32 t;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(c, x, i, n);
+	for (i = n; i-- > 1;) {
+		t = x[0];
+		x[0] = x[i];
+		x[i] = t;
+		sift_down(c, x, 0, i);
+	}
+}
+
+unsigned int fc_olog_plan(struct fc_olog_cand *c, unsigned int n, __u32 pages_per_sub,
+			  __u32 max, __u32 *scratch, __u32 *pages)
+{
+	__u32 *prev = scratch, *ord = scratch + n, used = 0, used_ok = 0;
+	unsigned int i, take = 0;
+
+	/* prev[i]: the version before @c[i] of its block, or ~0 */
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	sort_cands(c, ord, n);
+	for (i = 0; i < n; i++)
+		prev[ord[i]] = i && c[ord[i - 1]].oblock == c[ord[i]].oblock ? ord[i - 1] : ~0u;
+	/* the pages of the newest version of each block so far, epoch by epoch */
+	for (i = 0; i < n; i++) {
+		if (i && c[i].epoch != c[i - 1].epoch) {
+			if (used > max)
+				break;
+			take = i;
+			used_ok = used;
+		}
+		c[i].mask = c[i].dirty;
+		if (prev[i] != ~0u) {
+			used -= popcount8(c[prev[i]].mask) * pages_per_sub;
+			c[i].mask |= c[prev[i]].mask;
+		}
+		used += popcount8(c[i].mask) * pages_per_sub;
+	}
+	if (i == n && used <= max) {
+		take = n;
+		used_ok = used;
+	}
+	/* the newest version taken of each block carries the data; the older carry none */
+	for (i = 0; i < take; i++)
+		c[i].write = 1;
+	for (i = 0; i < take; i++)
+		if (prev[i] != ~0u)
+			c[prev[i]].write = 0;
+	for (i = 0; i < n; i++) {
+		if (!c[i].write || i >= take) {
+			c[i].mask = 0;
+			c[i].write = 0;
+		}
+	}
+	*pages = take ? used_ok : 0;
+	return take;
+}

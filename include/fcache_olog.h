@@ -183,4 +183,30 @@ void fc_olog_walk_take(struct fc_olog_walk *w, const void *rec);
  */
 void fc_olog_walk_trim(struct fc_olog_walk *w);
 
+/*
+ * The writer's plan of a record (the module's ordered writeback, unit-
+ * tested on the host): @c[0..@n) are a volume's dirty versions in the
+ * order of their epochs, oldest first (its dirty list; a block rewritten
+ * after an older epoch has a version in each: the older ones are
+ * shadows).  The record takes whole epochs from the first, as many as fit
+ * in @max data pages, each block once: the newest version taken, with the
+ * dirty sub-blocks of all its versions taken (@pages_per_sub pages each).
+ * Returns how many candidates it takes (a prefix of whole epochs; 0: the
+ * first epoch alone does not fit), sets @c[i].write and .mask on the one
+ * version of each block whose data the record carries (0 on the others:
+ * their data is older and goes with them), and *@pages to the record's
+ * data pages.  @scratch: 2 * @n words.
+ */
+struct fc_olog_cand {
+	__u64 oblock;		/* origin block, in cache blocks */
+	__u32 epoch;
+	__u8 dirty;		/* its dirty sub-blocks */
+	__u8 mask;		/* out: the sub-blocks the record carries from it */
+	__u8 write;		/* out: the newest version taken of its block */
+	__u8 pad;
+};
+
+unsigned int fc_olog_plan(struct fc_olog_cand *c, unsigned int n, __u32 pages_per_sub,
+			  __u32 max, __u32 *scratch, __u32 *pages);
+
 #endif

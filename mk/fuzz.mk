@@ -18,7 +18,7 @@ FUZZ_CC ?= clang
 FUZZ_RUNS ?= 1000000
 FUZZ_DIR := $(TOP)/build/fuzz
 FUZZ_SRC := $(TOP)/tests/fuzz
-FUZZ_TARGETS := fuzz_parse fuzz_check fuzz_format
+FUZZ_TARGETS := fuzz_parse fuzz_check fuzz_format fuzz_olog
 # what the libFuzzer build and the replay build (fuzz-replay) share
 FUZZ_COMMON := -g -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
 	-Wall -Wextra -Werror -Wno-missing-field-initializers -I$(TOP)/include -I$(TOP)/userspace/lib
@@ -34,6 +34,8 @@ FUZZ_fuzz_check_SRC := $(wildcard $(TOP)/userspace/lib/fc_check*.c) \
 FUZZ_fuzz_check_LEN := 40000
 FUZZ_fuzz_format_SRC := $(TOP)/engine/fc_format.c
 FUZZ_fuzz_format_LEN := 200
+FUZZ_fuzz_olog_SRC := $(TOP)/engine/fc_format.c $(TOP)/engine/fc_olog.c
+FUZZ_fuzz_olog_LEN := 600
 
 .PHONY: fuzz fuzz-deps fuzz-build fuzz-corpus
 

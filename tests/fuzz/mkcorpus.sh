@@ -7,6 +7,8 @@
 # fuzz_format: their superblocks (160 bytes) with a device size and
 #   sub-block arguments.
 # fuzz_parse: real table option lines and messages behind a selector byte.
+# fuzz_olog: writer scripts (ring size, record count, record sizes and
+#   flags) with and without damage triples (see fuzz_olog.c), seeded.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/tests/fuzz/corpus
@@ -15,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 cc -O1 -Wall -Wextra -Werror -I"$top/include" -o "$tmp/mkimage" \
 	"$top/tests/host/ctl_mkimage.c" "$top/engine/fc_format.c"
 rm -rf "$out"
-mkdir -p "$out/fuzz_check" "$out/fuzz_format" "$out/fuzz_parse"
+mkdir -p "$out/fuzz_check" "$out/fuzz_format" "$out/fuzz_parse" "$out/fuzz_olog"
 
 # seed FILE CTL IMAGE BYTES: control byte CTL (octal), then BYTES of IMAGE
 # with the trailing zeros cut off
@@ -90,4 +92,20 @@ done <<'EOF'
 003|detach
 003|cancel_detach
 EOF
-echo "corpus: $(ls "$out/fuzz_check" | wc -l) check, $(ls "$out/fuzz_format" | wc -l) format, $(ls "$out/fuzz_parse" | wc -l) parse seeds ($(du -sk "$out" | cut -f1) KiB)"
+python3 - "$out/fuzz_olog" <<'PY'
+import random, sys
+r = random.Random(38)
+# ring size byte, record count, (pages, flags) pairs, then damage triples
+for name, ring, nrec, big, dmg in (("wrap", 0, 60, 1, 0), ("small", 3, 20, 0, 0),
+                                   ("groups", 40, 40, 0, 0), ("torn", 1, 30, 1, 6),
+                                   ("torn-resealed", 2, 30, 0, 8), ("full", 0, 63, 2, 0)):
+    b = bytearray([ring, nrec])
+    for i in range(nrec):
+        pages = r.randrange(256) | (0x80 if big and r.random() < 0.3 * big else 0)
+        flags = r.randrange(256) & (0xff if name == "groups" else 0xef)
+        b += bytes([pages & 0xff, flags])
+    for i in range(dmg):
+        b += bytes([r.randrange(256), r.randrange(4), r.randrange(256), 1 + r.randrange(255)])
+    open(sys.argv[1] + "/" + name, "wb").write(bytes(b))
+PY
+echo "corpus: $(ls "$out/fuzz_check" | wc -l) check, $(ls "$out/fuzz_format" | wc -l) format, $(ls "$out/fuzz_parse" | wc -l) parse, $(ls "$out/fuzz_olog" | wc -l) olog seeds ($(du -sk "$out" | cut -f1) KiB)"

@@ -183,6 +183,8 @@ static void test_records(void)
 	CHECK("rec: an earlier lap's sequence",
 	      fc_olog_rec_check(r, &g, p3, 4, uuid, ORIGIN_PAGES, &why) == -EINVAL &&
 	      strstr(why, "lap"));
+	CHECK("rec: a later sequence than the one expected",
+	      fc_olog_rec_check(r, &g, p3, 2, uuid, ORIGIN_PAGES, &why) == -EINVAL);
 	CHECK("rec: a page past the origin",
 	      fc_olog_rec_check(r, &g, p3, 3, uuid, 4000, &why) == -EINVAL && strstr(why, "past"));
 	/* the group's second member torn: the first is walked, not applied */
@@ -274,11 +276,120 @@ static void test_ring(void)
 	free(m.buf);
 }
 
+/* The plan against a reference written the obvious way (quadratic). */
+static unsigned int plan_ref(const struct fc_olog_cand *c, unsigned int n, __u32 pps, __u32 max,
+			     __u32 *pages, __u8 *write, __u8 *mask)
+{
+	unsigned int end, i, j, best = 0;
+	__u32 used, best_used = 0;
+
+	for (end = 1; end <= n; end++) {
+		if (end < n && c[end].epoch == c[end - 1].epoch)
+			continue;	/* not the end of an epoch */
+		used = 0;
+		for (i = 0; i < end; i++) {
+			__u8 m = 0;
+			int newest = 1;
+
+			for (j = i + 1; j < end; j++)
+				if (c[j].oblock == c[i].oblock)
+					newest = 0;
+			if (!newest)
+				continue;
+			for (j = 0; j <= i; j++)
+				if (c[j].oblock == c[i].oblock)
+					m |= c[j].dirty;
+			used += (__u32)__builtin_popcount(m) * pps;
+		}
+		if (used > max)
+			break;
+		best = end;
+		best_used = used;
+	}
+	for (i = 0; i < n; i++) {
+		write[i] = 0;
+		mask[i] = 0;
+	}
+	for (i = 0; i < best; i++) {
+		int newest = 1;
+
+		for (j = i + 1; j < best; j++)
+			if (c[j].oblock == c[i].oblock)
+				newest = 0;
+		if (!newest)
+			continue;
+		write[i] = 1;
+		for (j = 0; j <= i; j++)
+			if (c[j].oblock == c[i].oblock)
+				mask[i] |= c[j].dirty;
+	}
+	*pages = best_used;
+	return best;
+}
+
+static void test_plan(void)
+{
+	struct fc_olog_cand c[64];
+	__u32 scratch[128], pages, rp;
+	__u8 w[64], m[64];
+	unsigned int i, n, t, rt, bad = 0, cut = 0, full = 0, none = 0, dup = 0;
+	int round;
+
+	/* epochs 1, 1, 2, 3: block 5 rewritten in epoch 3 with one more sub-block */
+	memset(c, 0, sizeof(c));
+	c[0] = (struct fc_olog_cand){ .oblock = 5, .epoch = 1, .dirty = 0x03 };
+	c[1] = (struct fc_olog_cand){ .oblock = 9, .epoch = 1, .dirty = 0x01 };
+	c[2] = (struct fc_olog_cand){ .oblock = 2, .epoch = 2, .dirty = 0xff };
+	c[3] = (struct fc_olog_cand){ .oblock = 5, .epoch = 3, .dirty = 0x04 };
+	t = fc_olog_plan(c, 4, 1, 100, scratch, &pages);
+	CHECK("plan: all epochs fit: all taken, the shadow carries nothing, the newest its union",
+	      t == 4 && pages == 3 + 1 + 8 && !c[0].write && !c[0].mask && c[3].write &&
+	      c[3].mask == 0x07 && c[1].write && c[2].write && c[2].mask == 0xff);
+	t = fc_olog_plan(c, 4, 1, 11, scratch, &pages);
+	CHECK("plan: the last epoch does not fit: the two before, the shadow then carries its data",
+	      t == 3 && pages == 2 + 1 + 8 && c[0].write && c[0].mask == 0x03 && !c[3].write);
+	t = fc_olog_plan(c, 4, 2, 5, scratch, &pages);
+	CHECK("plan: the first epoch alone too large: nothing", t == 0 && pages == 0 &&
+	      !c[0].write && !c[1].write);
+	for (round = 0; round < 2000; round++) {
+		unsigned long long r = 0x9e3779b97f4a7c15ULL * (round + 1);
+		__u32 ep = 1;
+
+		n = 1 + (unsigned int)(r % 60);
+		for (i = 0; i < n; i++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			if ((r >> 60) < 6)
+				ep++;
+			c[i].oblock = (r >> 20) % (round % 3 ? 12 : 200);
+			c[i].epoch = ep;
+			c[i].dirty = (__u8)((r >> 40) | 1);
+			c[i].write = (__u8)(r >> 50);	/* garbage in: the plan sets it */
+			c[i].mask = (__u8)(r >> 52);
+		}
+		rt = plan_ref(c, n, 2, (__u32)(r >> 33) % 120, &rp, w, m);
+		t = fc_olog_plan(c, n, 2, (__u32)(r >> 33) % 120, scratch, &pages);
+		if (t != rt || pages != rp)
+			bad++;
+		for (i = 0; i < n; i++)
+			if (c[i].write != w[i] || c[i].mask != m[i])
+				bad++;
+		cut += t && t < n;
+		full += t == n;
+		none += !t;
+		for (i = 0; i < t; i++)
+			dup += !c[i].write;
+	}
+	CHECK("plan: 2000 random lists: the same plan as the reference", bad == 0);
+	CHECK("plan: ... with cuts, whole lists, nothing and superseded versions among them",
+	      cut > 100 && full > 100 && none > 50 && dup > 100);
+}
+
 int main(void)
 {
 	test_crc_steps();
 	test_sb();
 	test_records();
 	test_ring();
+	test_plan();
 	return unit_failed;
 }
