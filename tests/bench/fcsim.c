@@ -182,6 +182,7 @@ struct sim {
 	uint64_t j_batches, j_blocks, j_sectors, j_max_blocks;
 	uint8_t *in_log;	/* --log-mb: origin block -> in the log */
 	uint64_t *log_list, log_n, log_sectors, log_applies, log_applied;
+	uint64_t log_reads;	/* origin reads of blocks whose newest data is in the log */
 };
 
 static void die(const char *m)
@@ -229,8 +230,18 @@ static void origin_io(struct sim *s, enum cause c, bool write, uint64_t sector,
 		      uint64_t sectors)
 {
 	uint32_t n = pieces(s, sector, sectors);
+	uint64_t b;
 
 	s->cause[c]++;
+	/* --log-mb: reads that would need the log (its index): how often */
+	if (!write && s->in_log && c != C_JOURNAL) {
+		for (b = sector / s->g.block_sectors;
+		     b < s->nblocks_dev && b * s->g.block_sectors < sector + sectors; b++)
+			if (s->in_log[b]) {
+				s->log_reads++;
+				break;
+			}
+	}
 	if (n > 1)
 		s->cause[write ? C_WRITE_SPLIT : C_READ_SPLIT] += n - 1;
 }
@@ -888,10 +899,11 @@ static void report(struct sim *s, const struct bench_opt *o, bool have_opt)
 		       (unsigned long long)s->j_max_blocks, s->nr, s->j_sectors / 2048.0,
 		       s->t_span > 0 ? wr / s->t_span : 0);
 	if (s->o.log_mb)
-		printf("log: %llu MiB, applied %llu times (%llu blocks in place), %llu blocks in it at the end (%.1f MiB of it used)\n",
+		printf("log: %llu MiB, applied %llu times (%llu blocks in place), %llu blocks in it at the end (%.1f MiB of it used); %llu origin reads of blocks in it (%.3f per transaction, %.1f a second)\n",
 		       (unsigned long long)s->o.log_mb, (unsigned long long)s->log_applies,
 		       (unsigned long long)s->log_applied, (unsigned long long)s->log_n,
-		       s->log_sectors / 2048.0);
+		       s->log_sectors / 2048.0, (unsigned long long)s->log_reads,
+		       s->log_reads / tx, s->t_span > 0 ? s->log_reads / s->t_span : 0);
 	printf("%-48s %9s %9s\n", "cause", "requests", "per txn");
 	for (i = 0; i < C_NR; i++)
 		printf("%-48s %9llu %9.3f\n", cause_name[i], (unsigned long long)s->cause[i],

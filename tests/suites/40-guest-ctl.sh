@@ -5,7 +5,7 @@
 # LVM commands on a cached PV and volumes detached at run time (ctl_lvm.sh),
 # show/get, reset-counters, forget and pool create --force (ctl_verbs.sh),
 # what must not lose an admin's work (ctl_safety.sh), the OCF resource agent
-# for Pacemaker (ctl_ocf.sh).
+# for Pacemaker (ctl_ocf.sh), the ordered log on block devices (ctl_olog.sh).
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module ctl-guest || exit 0
 [ -x "$SUITE_TOP/userspace/fcachectl" ] || { echo "FAIL: ctl-guest (userspace/fcachectl not built)"; exit 0; }
@@ -18,10 +18,11 @@ need_module ctl-guest || exit 0
 # issue 35, items 9 and 12 (~30 s): pool create -c/--no-persist on a real pool,
 # enable of a pvcreated origin refused without the global_filter line;
 # issue 37's OCF resource agent (ocf/fcache, ~100 s): ocf-tester, data
-# across stop and start, refusals, a degraded pool
+# across stop and start, refusals, a degraded pool; issue 38's ordered-log
+# format/replay on block devices, held and unreadable ones refused (~10 s)
 guest_run ctl-basic --timeout 1080 tests/guest/run_many.sh tests/guest/ctl_basic.sh \
 	tests/guest/ctl_inplace.sh tests/guest/ctl_verbs.sh tests/guest/ctl_safety.sh \
-	tests/guest/ctl_pvfilter.sh tests/guest/ctl_ocf.sh
+	tests/guest/ctl_pvfilter.sh tests/guest/ctl_ocf.sh tests/guest/ctl_olog.sh
 # issue 9: LVM commands on a cached PV, DETACHED volumes, config persistence
 guest_run ctl-lvm --timeout 900 tests/guest/ctl_lvm.sh
 

@@ -40,6 +40,7 @@ struct olog {
 	struct fc_olog_walk w;
 	uint64_t pages;			/* data pages of the records up to w.done */
 	char stop[160];			/* why the walk ended */
+	int read_error;			/* ... on a read error: not the log's end */
 	char err[300];			/* why olog_open() found no log */
 	__u8 *rec;			/* a header, FC_PAGE_SIZE */
 	__u8 *data;			/* a record's data, FC_OLOG_REC_MAX pages */
@@ -68,18 +69,29 @@ static int open_dev(const char *path, int rw, uint64_t *pages, const char *what)
 	return fd;
 }
 
+/* Whole transfers of @n pages at page @page: 0, or -1 with errno (EIO: a short one). */
 static int read_pages(int fd, void *buf, uint64_t page, uint64_t n)
 {
 	size_t len = n * FC_PAGE_SIZE;
+	ssize_t r = pread(fd, buf, len, (off_t)(page * FC_PAGE_SIZE));
 
-	return pread(fd, buf, len, (off_t)(page * FC_PAGE_SIZE)) == (ssize_t)len ? 0 : -1;
+	if (r == (ssize_t)len)
+		return 0;
+	if (r >= 0)
+		errno = EIO;
+	return -1;
 }
 
 static int write_pages(int fd, const void *buf, uint64_t page, uint64_t n)
 {
 	size_t len = n * FC_PAGE_SIZE;
+	ssize_t r = pwrite(fd, buf, len, (off_t)(page * FC_PAGE_SIZE));
 
-	return pwrite(fd, buf, len, (off_t)(page * FC_PAGE_SIZE)) == (ssize_t)len ? 0 : -1;
+	if (r == (ssize_t)len)
+		return 0;
+	if (r >= 0)
+		errno = EIO;
+	return -1;
 }
 
 static void olog_free(struct olog *l)
@@ -150,20 +162,42 @@ static const struct fc_disk_olog_sb *olog_sb(const struct olog *l)
 	return (const void *)l->sb;
 }
 
-/* Read record @pos's data into l->data and check it against the header in l->rec. */
+/*
+ * Read record @pos's data into l->data and check it against the header in
+ * l->rec: 0, -EIO (unreadable), -EILSEQ (torn).
+ */
 static int read_data(struct olog *l, __u64 pos, __u32 nr)
 {
 	const struct fc_disk_olog_rec *r = (const void *)l->rec;
 
 	if (nr && read_pages(l->fd, l->data, pos + 1, nr))
-		return -1;
+		return -EIO;
 	return fc_crc32c_update(0, l->data, (size_t)nr * FC_PAGE_SIZE) ==
-	       le32_to_cpu(r->data_csum) ? 0 : -1;
+	       le32_to_cpu(r->data_csum) ? 0 : -EILSEQ;
+}
+
+/* Write record l->rec's data (in l->data) in place on @fd, a run of consecutive pages a call. */
+static int apply_record(struct olog *l, int fd, __u32 nr)
+{
+	const struct fc_disk_olog_rec *r = (const void *)l->rec;
+	__u32 i, j;
+
+	for (i = 0; i < nr; i = j) {
+		for (j = i + 1; j < nr && le64_to_cpu(r->page[j]) == le64_to_cpu(r->page[i]) + (j - i);
+		     j++)
+			;
+		if (write_pages(fd, l->data + (size_t)i * FC_PAGE_SIZE, le64_to_cpu(r->page[i]),
+				j - i))
+			return -1;
+	}
+	return 0;
 }
 
 /*
  * Walk the ring from the head; with @apply_fd >= 0 write the records up to
  * @upto (a first walk's done_records) onto it.  EXIT_OK, or EXIT_FAIL said.
+ * A read error ends the walk as the log's end would, but says so in
+ * l->read_error: the records past it may be whole.
  */
 static int olog_walk(struct olog *l, int apply_fd, uint64_t upto)
 {
@@ -171,16 +205,19 @@ static int olog_walk(struct olog *l, int apply_fd, uint64_t upto)
 	const struct fc_disk_olog_rec *r = (const void *)l->rec;
 	__u64 origin_pages = le64_to_cpu(sb->origin_pages), pos;
 	const char *why;
-	__u32 i, nr;
+	__u32 nr;
+	int err;
 
 	fc_olog_walk_start(&l->w, &l->g, le64_to_cpu(sb->head), le64_to_cpu(sb->head_seq));
 	snprintf(l->stop, sizeof(l->stop), "the ring walked whole");
+	l->read_error = 0;
 	while ((pos = fc_olog_walk_next(&l->w)) != ~0ULL) {
 		if (apply_fd >= 0 && l->w.records == upto)
 			break;
 		if (read_pages(l->fd, l->rec, pos, 1)) {
-			snprintf(l->stop, sizeof(l->stop), "page %llu cannot be read",
-				 (unsigned long long)pos);
+			snprintf(l->stop, sizeof(l->stop), "page %llu cannot be read: %s",
+				 (unsigned long long)pos, strerror(errno));
+			l->read_error = 1;
 			break;
 		}
 		if (fc_olog_rec_check(r, &l->g, pos, l->w.seq, sb->hdr.uuid, origin_pages, &why)) {
@@ -194,17 +231,17 @@ static int olog_walk(struct olog *l, int apply_fd, uint64_t upto)
 				 (unsigned long long)l->w.seq);
 			break;
 		}
-		if (read_data(l, pos, nr)) {
-			snprintf(l->stop, sizeof(l->stop),
+		err = read_data(l, pos, nr);
+		if (err) {
+			snprintf(l->stop, sizeof(l->stop), err == -EIO ?
+				 "record %llu at page %llu: its data cannot be read" :
 				 "record %llu at page %llu: data torn (checksum mismatch)",
 				 (unsigned long long)l->w.seq, (unsigned long long)pos);
+			l->read_error = err == -EIO;
 			break;
 		}
-		for (i = 0; apply_fd >= 0 && i < nr; i++)
-			if (write_pages(apply_fd, l->data + (size_t)i * FC_PAGE_SIZE,
-					le64_to_cpu(r->page[i]), 1))
-				return fc_fail(WHO ": writing the origin failed: %s",
-					       strerror(errno ? errno : EIO));
+		if (apply_fd >= 0 && apply_record(l, apply_fd, nr))
+			return fc_fail(WHO ": writing the origin failed: %s", strerror(errno));
 		fc_olog_walk_take(&l->w, r);
 	}
 	return EXIT_OK;
@@ -456,6 +493,13 @@ static int cmd_show_replay(int argc, char **argv, int replay)
 		}
 	}
 	rc = olog_walk(&l, -1, 0);
+	if (rc == EXIT_OK && l.read_error) {
+		/* not the log's end: the records past it may hold later flush points */
+		rc = fc_fail_json(json ? SCHEMA : NULL, WHO ": %s: the walk of its ring ended on a read "
+				  "error (%s): %s the records before it only would leave the "
+				  "origin at an older flush point; refused", ops[0], l.stop,
+				  replay ? "replaying" : "a replay of");
+	}
 	l.pages = done_pages(&l);
 	upto = l.w.done_records;
 	if (rc == EXIT_OK && replay && !dry && upto) {
