@@ -276,52 +276,45 @@ static void test_ring(void)
 	free(m.buf);
 }
 
+/* Is @c[i] the last version of its block in @c[0..@end)?  Its dirty sub-blocks and theirs. */
+static int newest(const struct fc_olog_cand *c, unsigned int i, unsigned int end, __u8 *mask)
+{
+	unsigned int j;
+
+	for (j = i + 1; j < end; j++)
+		if (c[j].oblock == c[i].oblock)
+			return 0;
+	*mask = 0;
+	for (j = 0; j <= i; j++)
+		if (c[j].oblock == c[i].oblock)
+			*mask |= c[j].dirty;
+	return 1;
+}
+
 /* The plan against a reference written the obvious way (quadratic). */
 static unsigned int plan_ref(const struct fc_olog_cand *c, unsigned int n, __u32 pps, __u32 max,
 			     __u32 *pages, __u8 *write, __u8 *mask)
 {
-	unsigned int end, i, j, best = 0;
+	unsigned int end, i, best = 0;
 	__u32 used, best_used = 0;
+	__u8 m;
 
 	for (end = 1; end <= n; end++) {
 		if (end < n && c[end].epoch == c[end - 1].epoch)
 			continue;	/* not the end of an epoch */
 		used = 0;
-		for (i = 0; i < end; i++) {
-			__u8 m = 0;
-			int newest = 1;
-
-			for (j = i + 1; j < end; j++)
-				if (c[j].oblock == c[i].oblock)
-					newest = 0;
-			if (!newest)
-				continue;
-			for (j = 0; j <= i; j++)
-				if (c[j].oblock == c[i].oblock)
-					m |= c[j].dirty;
-			used += (__u32)__builtin_popcount(m) * pps;
-		}
+		for (i = 0; i < end; i++)
+			if (newest(c, i, end, &m))
+				used += (__u32)__builtin_popcount(m) * pps;
 		if (used > max)
 			break;
 		best = end;
 		best_used = used;
 	}
 	for (i = 0; i < n; i++) {
-		write[i] = 0;
-		mask[i] = 0;
-	}
-	for (i = 0; i < best; i++) {
-		int newest = 1;
-
-		for (j = i + 1; j < best; j++)
-			if (c[j].oblock == c[i].oblock)
-				newest = 0;
-		if (!newest)
-			continue;
-		write[i] = 1;
-		for (j = 0; j <= i; j++)
-			if (c[j].oblock == c[i].oblock)
-				mask[i] |= c[j].dirty;
+		write[i] = i < best && newest(c, i, best, &mask[i]);
+		if (!write[i])
+			mask[i] = 0;
 	}
 	*pages = best_used;
 	return best;

@@ -69,11 +69,12 @@ static int open_dev(const char *path, int rw, uint64_t *pages, const char *what)
 	return fd;
 }
 
-/* Whole transfers of @n pages at page @page: 0, or -1 with errno (EIO: a short one). */
-static int read_pages(int fd, void *buf, uint64_t page, uint64_t n)
+/* A whole transfer of @n pages at page @page: 0, or -1 with errno (EIO: a short one). */
+static int xfer_pages(int fd, void *buf, uint64_t page, uint64_t n, int write)
 {
 	size_t len = n * FC_PAGE_SIZE;
-	ssize_t r = pread(fd, buf, len, (off_t)(page * FC_PAGE_SIZE));
+	off_t off = (off_t)(page * FC_PAGE_SIZE);
+	ssize_t r = write ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
 
 	if (r == (ssize_t)len)
 		return 0;
@@ -82,16 +83,14 @@ static int read_pages(int fd, void *buf, uint64_t page, uint64_t n)
 	return -1;
 }
 
+static int read_pages(int fd, void *buf, uint64_t page, uint64_t n)
+{
+	return xfer_pages(fd, buf, page, n, 0);
+}
+
 static int write_pages(int fd, const void *buf, uint64_t page, uint64_t n)
 {
-	size_t len = n * FC_PAGE_SIZE;
-	ssize_t r = pwrite(fd, buf, len, (off_t)(page * FC_PAGE_SIZE));
-
-	if (r == (ssize_t)len)
-		return 0;
-	if (r >= 0)
-		errno = EIO;
-	return -1;
+	return xfer_pages(fd, (void *)buf, page, n, 1);
 }
 
 static void olog_free(struct olog *l)
