@@ -23,16 +23,16 @@ same() {
 origin() {
 	python3 -c 'import random,sys; random.seed(int(sys.argv[2])); open(sys.argv[1],"wb").write(random.randbytes(4 << 20))' "$O" "$1"
 }
-# mk NAME ARGS...: olog_mk on the images; its "records W, applied A, epoch E" in $W $A $E
+# mk NAME ARGS...: olog_mk on the images; its "records W, applied A, epoch E, pages P" in $W $A $E $P
 mk() {
 	_n=$1
 	shift
 	if "$MK" "$L" "$O" "$X" "$@" >"$T/mk.out" 2>"$T/mk.err"; then
-		read -r _ W _ A _ E <"$T/mk.out"
-		W=${W%,} A=${A%,}
+		read -r _ W _ A _ E _ P <"$T/mk.out"
+		W=${W%,} A=${A%,} E=${E%,}
 	else
 		fail "$_n: olog_mk" "$(head -c 300 "$T/mk.err")"
-		W=0 A=0 E=0
+		W=0 A=0 E=0 P=0
 	fi
 }
 
@@ -61,7 +61,8 @@ mk "olog: 40 records" 40 1
 [ "$A" -ge 10 ] && [ "$A" = "$W" ] && pass "olog: olog_mk wrote $W records" || fail "olog: olog_mk wrote $W of 40"
 expect_rc 0 "olog: show with records" "$CTL" ordered-log show "$L" --json
 [ "$(jget "$T/out" records_to_apply)" = "$A" ] && [ "$(jget "$T/out" epoch)" = "$E" ] &&
-	pass "olog: show counts the records written and their last flush point" ||
+	[ "$(jget "$T/out" pages_to_apply)" = "$P" ] &&
+	pass "olog: show counts the records written, their pages and their last flush point" ||
 	fail "olog: show of $A records, epoch $E" "$(cat "$T/out")"
 cp "$O" "$T/o0" && cp "$L" "$T/l0"
 expect_rc 0 "olog: replay --dry-run" "$CTL" ordered-log replay "$L" "$O" --dry-run
@@ -127,6 +128,7 @@ for st in "209 tear 9" "206 tearhdr 6" "214 group tear 7"; do
 	group*) echo "$stop" | grep -q 'data torn' && [ "$(jget "$T/out" records)" = "$k" ] &&
 		[ "$A" -lt "$k" ] ;;
 	esac && [ "$(jget "$T/out" records_to_apply)" = "$A" ] && [ "$A" -le "$k" ] &&
+		[ "$(jget "$T/out" pages_to_apply)" = "$P" ] &&
 		pass "olog: $t: the walk stops there ($stop), $A records to apply" ||
 		fail "olog: $t" "applied $A, $(cat "$T/out")"
 	expect_rc 0 "olog: replay, $t" "$CTL" ordered-log replay "$L" "$O"

@@ -14,7 +14,8 @@
  * its header: replay must stop there and apply only the flush points
  * before K's group.  A ring without room ends the writing early.
  * EXPECT_OUT is ORIGIN_IN with what replay must apply, computed from what
- * was written, not from a walk.  Prints: records W, applied A, epoch E.
+ * was written, not from a walk.  Prints: records W, applied A, epoch E,
+ * pages P (the data pages of the A records).
  */
 #include "fcache_olog.h"
 #include <stdio.h>
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 	long log_len, orig_len;
 	long nrec, tear = -1, k, applied = 0;
 	int hdr_tear = 0, group = 0, left_in_group = 0, slot, i;
-	__u64 origin_pages, pos, epoch = 0, ep_applied = 0, base_ns;
+	__u64 origin_pages, pos, epoch = 0, ep_applied = 0, base_ns, pages = 0, pages_applied = 0;
 	const char *why;
 
 	if (argc < 6)
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
 		fc_olog_rec_seal(r, pos, w.seq, sb->hdr.uuid, epoch, base_ns + epoch * 1000000ULL,
 				 nr, end ? FC_OLOG_REC_END : 0, crc);
 		fc_olog_walk_take(&w, r);
+		pages += nr;
 		if (tear == k) {
 			log[(hdr_tear ? pos : pos + 1 + nr / 2) * FC_PAGE_SIZE + 200] ^= 0x40;
 			tear = -2;	/* nothing after it is applied */
@@ -143,13 +145,15 @@ int main(int argc, char **argv)
 			memcpy(orig, pending, orig_len);
 			applied = k + 1;
 			ep_applied = epoch;
+			pages_applied = pages;
 		}
 		if (group)
 			left_in_group--;
 	}
 	if (spill(argv[1], log, log_len) || spill(argv[3], orig, orig_len))
 		return fprintf(stderr, "olog_mk: cannot write the images\n"), 2;
-	printf("records %ld, applied %ld, epoch %llu\n", k, applied, (unsigned long long)ep_applied);
+	printf("records %ld, applied %ld, epoch %llu, pages %llu\n", k, applied,
+	       (unsigned long long)ep_applied, (unsigned long long)pages_applied);
 	free(log);
 	free(orig);
 	free(pending);

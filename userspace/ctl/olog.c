@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include "fcachectl.h"
+#include "fc_check.h"
 #include "fc_json.h"
 #include "../../include/fcache_olog.h"
 
@@ -111,7 +112,7 @@ static int olog_open(struct olog *l, const char *path, int rw)
 {
 	__u8 *s[2];
 	const char *why[2] = { NULL, NULL };
-	struct fc_olog_geo g;
+	struct fc_olog_geo g[2];
 	int err[2], i, pick;
 
 	memset(l, 0, sizeof(*l));
@@ -129,7 +130,7 @@ static int olog_open(struct olog *l, const char *path, int rw)
 	for (i = 0; i < 2; i++) {
 		s[i] = l->sb + i * FC_PAGE_SIZE;
 		err[i] = read_pages(l->fd, s[i], i, 1) ? 1 : fc_olog_sb_check(s[i], i, l->dev_pages,
-									       &g, &why[i]);
+									       &g[i], &why[i]);
 		if (err[i] > 0)
 			why[i] = "cannot be read";
 	}
@@ -152,7 +153,7 @@ static int olog_open(struct olog *l, const char *path, int rw)
 	l->slot = pick;
 	if (pick)
 		memcpy(l->sb, s[1], FC_PAGE_SIZE);
-	fc_olog_sb_check(l->sb, pick, l->dev_pages, &l->g, &why[0]);
+	l->g = g[pick];
 	return EXIT_OK;
 }
 
@@ -204,12 +205,14 @@ static int olog_walk(struct olog *l, int apply_fd, uint64_t upto)
 	const struct fc_disk_olog_rec *r = (const void *)l->rec;
 	__u64 origin_pages = le64_to_cpu(sb->origin_pages), pos;
 	const char *why;
+	uint64_t walked = 0;
 	__u32 nr;
 	int err;
 
 	fc_olog_walk_start(&l->w, &l->g, le64_to_cpu(sb->head), le64_to_cpu(sb->head_seq));
 	snprintf(l->stop, sizeof(l->stop), "the ring walked whole");
 	l->read_error = 0;
+	l->pages = 0;
 	while ((pos = fc_olog_walk_next(&l->w)) != ~0ULL) {
 		if (apply_fd >= 0 && l->w.records == upto)
 			break;
@@ -242,33 +245,11 @@ static int olog_walk(struct olog *l, int apply_fd, uint64_t upto)
 		if (apply_fd >= 0 && apply_record(l, apply_fd, nr))
 			return fc_fail(WHO ": writing the origin failed: %s", strerror(errno));
 		fc_olog_walk_take(&l->w, r);
+		walked += nr;
+		if (l->w.done_records == l->w.records)
+			l->pages = walked;	/* up to the last flush point taken */
 	}
 	return EXIT_OK;
-}
-
-/* Data pages of the records up to the walk's done: a second pass over the headers. */
-static uint64_t done_pages(struct olog *l)
-{
-	const struct fc_disk_olog_rec *r = (const void *)l->rec;
-	struct fc_olog_walk w;
-	uint64_t n = 0, pos;
-
-	fc_olog_walk_start(&w, &l->g, le64_to_cpu(olog_sb(l)->head),
-			   le64_to_cpu(olog_sb(l)->head_seq));
-	while (w.records < l->w.done_records && (pos = fc_olog_walk_next(&w)) != ~0ULL &&
-	       !read_pages(l->fd, l->rec, pos, 1)) {
-		n += le32_to_cpu(r->nr_pages);
-		fc_olog_walk_take(&w, r);
-	}
-	return n;
-}
-
-static void hex(char *out, const __u8 *b, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
 static double age_s(uint64_t time_ns)
@@ -303,8 +284,8 @@ static void report(struct olog *l, int json, int replayed, int dry)
 	char u[33], pu[33], fp[160];
 	struct fc_json j;
 
-	hex(u, sb->hdr.uuid, 16);
-	hex(pu, sb->pool_uuid, 16);
+	chk_hex(u, sb->hdr.uuid, 16);
+	chk_hex(pu, sb->pool_uuid, 16);
 	flush_point_str(fp, sizeof(fp), ep, tm);
 	if (json) {
 		fj_init(&j, stdout);
@@ -499,7 +480,6 @@ static int cmd_show_replay(int argc, char **argv, int replay)
 				  "origin at an older flush point; refused", ops[0], l.stop,
 				  replay ? "replaying" : "a replay of");
 	}
-	l.pages = done_pages(&l);
 	upto = l.w.done_records;
 	if (rc == EXIT_OK && replay && !dry && upto) {
 		struct fc_olog_walk first = l.w;

@@ -181,4 +181,10 @@ int fc_flash_volumes(int fd, struct fc_ondisk_vol *out, int max);
  */
 int64_t fc_flash_dirty_blocks(int fd, unsigned int slot);
 
+/*
+ * The hexadecimal form of @n bytes at @u into @out (2 * @n + 1 bytes): the
+ * uuids of check's reports, and of fcachectl ordered-log's.
+ */
+void chk_hex(char *out, const uint8_t *u, int n);
+
 #endif

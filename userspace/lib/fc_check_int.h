@@ -144,9 +144,6 @@ int chk_all(struct ctx *c);
 /* The label of volume slot @v, printable, into @out (FC_VOLUME_LABEL_LEN + 1). */
 void chk_label(char *out, const struct fc_disk_volume *v);
 
-/* The hexadecimal form of @n bytes at @u into @out (2 * @n + 1 bytes). */
-void chk_hex(char *out, const uint8_t *u, int n);
-
 /* fc_check_report.c: a check's outcome, its report (also of one leg of a pair) */
 enum fc_check_outcome chk_outcome(const struct ctx *c);
 /* The members of a check or dump document after "schema" (@ok_sb: chk_all()'s result). */
