@@ -202,6 +202,67 @@ void fc_olog_walk_trim(struct fc_olog_walk *w)
 	w->done_records = 0;
 }
 
+void fc_olog_scan(struct fc_olog_scan *s, const struct fc_olog_io *io, const void *sb,
+		  const struct fc_olog_geo *g, __u64 upto)
+{
+	const struct fc_disk_olog_sb *lsb = sb;
+	const struct fc_disk_olog_rec *r = io->rec;
+	__u64 origin_pages = le64_to_cpu(lsb->origin_pages), pos, walked = 0;
+	__u32 nr;
+
+	memset(s, 0, sizeof(*s));
+	fc_olog_walk_start(&s->w, g, le64_to_cpu(lsb->head), le64_to_cpu(lsb->head_seq));
+	s->stop = FC_OLOG_STOP_WHOLE;
+	while ((pos = fc_olog_walk_next(&s->w)) != ~0ULL) {
+		s->stop_pos = pos;
+		s->stop_seq = s->w.seq;
+		if (s->w.records == upto) {
+			s->stop = FC_OLOG_STOP_UPTO;
+			return;
+		}
+		s->err = io->read(io->ctx, io->rec, pos, 1);
+		if (s->err) {
+			s->stop = FC_OLOG_STOP_HDR_READ;
+			return;
+		}
+		if (fc_olog_rec_check(r, g, pos, s->w.seq, lsb->hdr.uuid, origin_pages, &s->why)) {
+			s->stop = FC_OLOG_STOP_RECORD;
+			return;
+		}
+		nr = le32_to_cpu(r->nr_pages);
+		if (!fc_olog_walk_fits(&s->w, nr)) {
+			s->stop = FC_OLOG_STOP_HEAD;
+			return;
+		}
+		s->err = nr ? io->read(io->ctx, io->data, pos + 1, nr) : 0;
+		if (s->err) {
+			s->stop = FC_OLOG_STOP_DATA_READ;
+			return;
+		}
+		if (fc_crc32c_update(0, io->data, (size_t)nr * FC_PAGE_SIZE) !=
+		    le32_to_cpu(r->data_csum)) {
+			s->stop = FC_OLOG_STOP_TORN;
+			return;
+		}
+		if (io->apply) {
+			s->err = io->apply(io->ctx, r, io->data);
+			if (s->err) {
+				s->stop = FC_OLOG_STOP_APPLY;
+				return;
+			}
+		}
+		fc_olog_walk_take(&s->w, r);
+		walked += nr;
+		if (s->w.done_records == s->w.records)
+			s->pages = walked;	/* up to the last flush point taken */
+	}
+}
+
+bool fc_olog_scan_read_error(const struct fc_olog_scan *s)
+{
+	return s->stop == FC_OLOG_STOP_HDR_READ || s->stop == FC_OLOG_STOP_DATA_READ;
+}
+
 static unsigned int popcount8(__u8 m)
 {
 	unsigned int k = 0;

@@ -34,6 +34,7 @@ static const struct fc_opt_desc seq_cutoff_desc = {
 static const char *const vol_opt_names[FC_NR_VOL_OPTS] = {
 	[FC_VOPT_SEQUENTIAL_CUTOFF] = "sequential_cutoff",
 	[FC_VOPT_LABEL] = "label",
+	[FC_VOPT_ORDERED_LOG] = "ordered_log",
 };
 
 static const char *const mode_names[] = {
@@ -266,10 +267,26 @@ int fc_pool_table_parse(struct fc_pool_opts *o, struct fc_pool_legs *legs,
 	return fc_pool_opts_check(o, why);
 }
 
+/*
+ * A table word of 1..@max characters: the table status prints it as one
+ * word, so white space, control characters and the backslash (dm_split_args()
+ * takes it as an escape) would not read back the same.
+ */
+static bool word_ok(const char *val, size_t max)
+{
+	size_t len = strlen(val), i;
+
+	if (!len || len > max)
+		return false;
+	for (i = 0; i < len; i++)
+		if (val[i] <= ' ' || val[i] >= 0x7f || val[i] == '\\')
+			return false;
+	return true;
+}
+
 int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,
 		   const char **why)
 {
-	size_t len, i;
 	__u32 v;
 
 	if (!strcmp(key, "sequential_cutoff")) {
@@ -282,28 +299,26 @@ int fc_vol_opt_set(struct fc_vol_opts *o, const char *key, const char *val,
 		return 0;
 	}
 	if (!strcmp(key, "label")) {
-		len = strlen(val);
-		if (!len || len > FC_VOLUME_LABEL_LEN) {
-			*why = "label must be 1..40 characters";
+		if (!word_ok(val, FC_VOLUME_LABEL_LEN)) {
+			*why = "label must be 1..40 printable characters, without spaces or backslashes";
 			return -EINVAL;
 		}
-		/*
-		 * The table status prints the label as one word: white space,
-		 * control characters and the backslash (dm_split_args() takes
-		 * it as an escape) would not read back the same.
-		 */
-		for (i = 0; i < len; i++) {
-			if (val[i] <= ' ' || val[i] >= 0x7f || val[i] == '\\') {
-				*why = "label must be printable, without spaces or backslashes";
-				return -EINVAL;
-			}
-		}
 		memset(o->label, 0, sizeof(o->label));
-		memcpy(o->label, val, len);
+		memcpy(o->label, val, strlen(val));
 		record_given(o->order, &o->nr_given, FC_NR_VOL_OPTS, FC_VOPT_LABEL);
 		return 0;
 	}
-	*why = "unknown volume option (sequential_cutoff, label)";
+	if (!strcmp(key, "ordered_log")) {
+		if (!word_ok(val, FC_OLOG_PATH_MAX)) {
+			*why = "ordered_log must be a device (a path or major:minor, 1..127 printable characters, without spaces or backslashes)";
+			return -EINVAL;
+		}
+		memset(o->olog, 0, sizeof(o->olog));
+		memcpy(o->olog, val, strlen(val));
+		record_given(o->order, &o->nr_given, FC_NR_VOL_OPTS, FC_VOPT_ORDERED_LOG);
+		return 0;
+	}
+	*why = "unknown volume option (sequential_cutoff, label, ordered_log)";
 	return -EINVAL;
 }
 

@@ -41,6 +41,8 @@ struct fc_opt_desc {
 
 /* sequential_cutoff, KiB: 0 (off) .. 4 GiB */
 #define FC_SEQ_CUTOFF_MAX_KIB	4194304
+/* ordered_log: the log device's path or major:minor, as a table word */
+#define FC_OLOG_PATH_MAX	127
 /* the cache modes FC_MODE_* of fcache_abi.h */
 #define FC_NR_MODES		(FC_MODE_PASSTHROUGH + 1)
 
@@ -55,12 +57,14 @@ struct fc_pool_opts {
 enum fc_vol_opt {
 	FC_VOPT_SEQUENTIAL_CUTOFF,
 	FC_VOPT_LABEL,
+	FC_VOPT_ORDERED_LOG,
 	FC_NR_VOL_OPTS
 };
 
 struct fc_vol_opts {
 	__u32 seq_cutoff_kib;
 	char label[FC_VOLUME_LABEL_LEN + 1];
+	char olog[FC_OLOG_PATH_MAX + 1];	/* ordered_log: the log device, as given */
 	__u8 order[FC_NR_VOL_OPTS];
 	__u8 nr_given;
 };

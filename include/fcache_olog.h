@@ -184,6 +184,51 @@ void fc_olog_walk_take(struct fc_olog_walk *w, const void *rec);
 void fc_olog_walk_trim(struct fc_olog_walk *w);
 
 /*
+ * The walk driven whole, for replay (fcachectl's, the module's load) and
+ * show: the caller's I/O in @io.  From @sb's head (its current superblock,
+ * checked, geometry @g), each record is read, checked (header, fit, data
+ * checksum), given to io->apply if set (in order: a replay), and taken;
+ * the scan ends at the first that does not count, at a read error, or
+ * after @upto records (~0ULL: no limit).  s->w.done_records of them are
+ * the ones to apply (up to the last flush point), s->pages their data
+ * pages.  A read error is not the log's end (fc_olog_scan_read_error()):
+ * the records past it may hold later flush points.
+ */
+struct fc_olog_io {
+	/* read @n pages from page @page of the log into @buf: 0 or -errno */
+	int (*read)(void *ctx, void *buf, __u64 page, __u64 n);
+	/* write the data of record @rec in place (NULL: no replay): 0 or -errno */
+	int (*apply)(void *ctx, const struct fc_disk_olog_rec *rec, const void *data);
+	void *ctx;
+	void *rec;		/* a header page's buffer */
+	void *data;		/* FC_OLOG_REC_MAX pages' */
+};
+
+enum fc_olog_stop {
+	FC_OLOG_STOP_WHOLE,	/* the ring walked whole */
+	FC_OLOG_STOP_UPTO,	/* @upto records taken */
+	FC_OLOG_STOP_HDR_READ,	/* a header cannot be read (err) */
+	FC_OLOG_STOP_RECORD,	/* a header that does not count (why) */
+	FC_OLOG_STOP_HEAD,	/* a record that would reach the head */
+	FC_OLOG_STOP_DATA_READ,	/* a record's data cannot be read (err) */
+	FC_OLOG_STOP_TORN,	/* a record's data fails its checksum */
+	FC_OLOG_STOP_APPLY,	/* io->apply failed (err) */
+};
+
+struct fc_olog_scan {
+	struct fc_olog_walk w;
+	__u64 pages;		/* data pages of the records up to w.done */
+	enum fc_olog_stop stop;
+	__u64 stop_pos, stop_seq;	/* the record it stopped at: page, sequence */
+	const char *why;	/* FC_OLOG_STOP_RECORD: the check's reason */
+	int err;		/* the read's or the apply's */
+};
+
+void fc_olog_scan(struct fc_olog_scan *s, const struct fc_olog_io *io, const void *sb,
+		  const struct fc_olog_geo *g, __u64 upto);
+bool fc_olog_scan_read_error(const struct fc_olog_scan *s);
+
+/*
  * The writer's plan of a record (the module's ordered writeback, unit-
  * tested on the host): @c[0..@n) are a volume's dirty versions in the
  * order of their epochs, oldest first (its dirty list; a block rewritten

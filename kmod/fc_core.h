@@ -420,6 +420,7 @@ struct fc_volume {
 	struct dm_dev *pool_dev;
 	struct dm_dev *origin_dev;
 	struct block_device *origin;
+	struct fc_vlog *olog;		/* ordered_log: its log (fc_vlog.c), or NULL */
 	u32 id;
 	int slot;
 	int mode;
@@ -641,6 +642,11 @@ void fc_ord_kick_locked(struct fc_pool *pool);
 u32 fc_ord_behind(struct fc_pool *pool);
 unsigned int fc_ord_origin_lag(struct fc_pool *pool);
 int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bool nowait);
+/* fc_vlog.c: a volume's ordered log (ordered_log <dev>): opened, checked, bound, replayed */
+struct fc_vlog;
+int fc_vlog_open(struct fc_volume *v, struct dm_target *ti, struct fc_vlog **out);
+void fc_vlog_put(struct dm_target *ti, struct fc_vlog *l);
+const char *fc_vlog_name(const struct fc_vlog *l);
 /* The per-volume lists of dirty entries by epoch: built (fc_ordered.c) */
 int fc_ord_index_build(struct fc_pool *pool);
 int fc_ord_index_enable(struct fc_pool *pool);

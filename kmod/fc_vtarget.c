@@ -295,6 +295,7 @@ static void fc_dtr(struct dm_target *ti)
 		deactivate(v);
 	if (v->pool && v->was_active)
 		settle_detach(v);
+	fc_vlog_put(ti, v->olog);
 	if (v->origin_dev)
 		dm_put_device(ti, v->origin_dev);
 	if (v->pool)
@@ -384,6 +385,11 @@ static int fc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "fcache: the target is longer than the origin device";
 		r = -EINVAL;
 		goto bad;
+	}
+	if (v->opts.olog[0]) {
+		r = fc_vlog_open(v, ti, &v->olog);
+		if (r)
+			goto bad;
 	}
 	mutex_lock(&fc_registry_lock);
 	r = register_slot(v, &ti->error);
@@ -529,6 +535,8 @@ static void fc_status(struct dm_target *ti, status_type_t type,
 			for (i = 0; i < v->opts.nr_given; i++) {
 				if (v->opts.order[i] == FC_VOPT_LABEL)
 					DMEMIT(" label %s", v->opts.label);
+				else if (v->opts.order[i] == FC_VOPT_ORDERED_LOG)
+					DMEMIT(" ordered_log %s", fc_vlog_name(v->olog));
 				else
 					DMEMIT(" sequential_cutoff %u", v->opts.seq_cutoff_kib);
 			}

@@ -152,6 +152,8 @@ static void fuzz_vol_table(unsigned int argc, char **argv)
 		CHECK(o.order[i] < FC_NR_VOL_OPTS);
 		if (o.order[i] == FC_VOPT_LABEL)
 			CHECK(len >= 1 && len <= FC_VOLUME_LABEL_LEN);
+		if (o.order[i] == FC_VOPT_ORDERED_LOG)
+			CHECK(strlen(o.olog) >= 1 && strlen(o.olog) <= FC_OLOG_PATH_MAX);
 	}
 	/* STATUSTYPE_TABLE of kmod/fc_vtarget.c, the option part */
 	n = 0;
@@ -160,6 +162,8 @@ static void fuzz_vol_table(unsigned int argc, char **argv)
 		for (i = 0; i < o.nr_given; i++) {
 			if (o.order[i] == FC_VOPT_LABEL)
 				n += snprintf(line + n, sizeof(line) - n, " label %s", o.label);
+			else if (o.order[i] == FC_VOPT_ORDERED_LOG)
+				n += snprintf(line + n, sizeof(line) - n, " ordered_log %s", o.olog);
 			else
 				n += snprintf(line + n, sizeof(line) - n, " sequential_cutoff %u",
 					      o.seq_cutoff_kib);
@@ -176,6 +180,7 @@ static void fuzz_vol_table(unsigned int argc, char **argv)
 	CHECK(!r);
 	CHECK(o.seq_cutoff_kib == o2.seq_cutoff_kib);
 	CHECK(!memcmp(o.label, o2.label, sizeof(o.label)));
+	CHECK(!memcmp(o.olog, o2.olog, sizeof(o.olog)));
 	CHECK(o.nr_given == o2.nr_given && !memcmp(o.order, o2.order, o.nr_given));
 }
 

@@ -91,6 +91,8 @@ done <<'EOF'
 003|stats
 003|detach
 003|cancel_detach
+001|4 ordered_log 253:7 label db1
+001|2 ordered_log /dev/vg0/oralog
 EOF
 python3 - "$out/fuzz_olog" <<'PY'
 import random, sys

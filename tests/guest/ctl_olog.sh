@@ -12,8 +12,7 @@ CTL=$FC_TOP/userspace/fcachectl
 T=/tmp/ctl_olog
 mkdir -p $T
 MK=$T/olog_mk
-gcc -O1 -Wall -I"$FC_TOP/include" -o "$MK" "$FC_TOP/tests/host/olog_mk.c" \
-	"$FC_TOP/engine/fc_format.c" "$FC_TOP/engine/fc_olog.c" || die "cannot build olog_mk" build
+olog_mk_build "$MK" || die "cannot build olog_mk" build
 lg=$(mk_fast_disk 16) && org=$(mk_fast_disk 8) || die "disks"
 dd if=/dev/urandom of="$org" bs=1M count=8 oflag=direct status=none || die "fill origin"
 

@@ -321,6 +321,12 @@ copy_frozen() {
 	return $_r
 }
 
+# olog_mk_build OUT: tests/host/olog_mk.c (records onto an ordered log) built as OUT
+olog_mk_build() {
+	gcc -O1 -Wall -I"$FC_TOP/include" -o "$1" "$FC_TOP/tests/host/olog_mk.c" \
+		"$FC_TOP/engine/fc_format.c" "$FC_TOP/engine/fc_olog.c"
+}
+
 # majmin DEV: "MAJ:MIN" of a block device (what dmsetup table prints).
 majmin() {
 	# shellcheck disable=SC2046

@@ -13,6 +13,9 @@
 #                               pool (the test build: make fi-module,
 #                               which checks the dirty blocks' lists whole
 #                               before every ordered batch)
+#   tests/guest/fc_vlog.sh      a volume's ordered log (ordered_log DEV):
+#                               bound, records a crash left replayed by
+#                               the constructor, refusals (~15 s)
 . "$(dirname "$0")/../vm/suite-lib.sh"
 need_module fcache-persist || exit 0
 build_mkimage fcache-persist || exit 1
@@ -23,4 +26,4 @@ if [ ! -f "$SUITE_TOP/build/fi/dm-fcache.ko" ]; then
 	exit 0
 fi
 FC_KO=$SUITE_TOP/build/fi/dm-fcache.ko guest_run fcache-ordered --timeout 900 \
-	tests/guest/run_many.sh tests/guest/fc_ordered.sh
+	tests/guest/run_many.sh tests/guest/fc_ordered.sh tests/guest/fc_vlog.sh

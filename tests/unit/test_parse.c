@@ -134,6 +134,10 @@ static void test_vol_opts(void)
 	const char *why;
 	char *ok[] = { "4", "label", "db1", "sequential_cutoff", "0" };
 	char *longl[] = { "2", "label", "0123456789012345678901234567890123456789x" };
+	char *olog[] = { "4", "ordered_log", "253:7", "label", "db1" };
+	char *ologbs[] = { "2", "ordered_log", "/dev/a\\b" }, *ologempty[] = { "2", "ordered_log", "" };
+	static char longpath[FC_OLOG_PATH_MAX + 2];
+	char *ologlong[] = { "2", "ordered_log", longpath };
 
 	fc_vol_opts_default(&o);
 	CHECK("vol default cutoff", o.seq_cutoff_kib == FC_DEFAULT_SEQ_CUTOFF_KIB);
@@ -141,6 +145,20 @@ static void test_vol_opts(void)
 	      !strcmp(o.label, "db1") && o.seq_cutoff_kib == 0 && o.nr_given == 2 &&
 	      o.order[0] == FC_VOPT_LABEL);
 	CHECK("long label refused", fc_vol_opts_parse(&o, 3, longl, &why) == -EINVAL);
+	fc_vol_opts_default(&o);
+	CHECK("ordered_log parse", fc_vol_opts_parse(&o, 5, olog, &why) == 0 &&
+	      !strcmp(o.olog, "253:7") && !strcmp(o.label, "db1") && o.nr_given == 2 &&
+	      o.order[0] == FC_VOPT_ORDERED_LOG && o.order[1] == FC_VOPT_LABEL);
+	CHECK("ordered_log with a backslash refused",
+	      fc_vol_opts_parse(&o, 3, ologbs, &why) == -EINVAL && strstr(why, "ordered_log"));
+	CHECK("ordered_log empty refused", fc_vol_opts_parse(&o, 3, ologempty, &why) == -EINVAL);
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[sizeof(longpath) - 1] = 0;
+	CHECK("ordered_log of 128 characters refused",
+	      fc_vol_opts_parse(&o, 3, ologlong, &why) == -EINVAL);
+	longpath[FC_OLOG_PATH_MAX] = 0;
+	CHECK("ordered_log of 127 characters taken",
+	      fc_vol_opts_parse(&o, 3, ologlong, &why) == 0 && strlen(o.olog) == FC_OLOG_PATH_MAX);
 }
 
 static void test_messages(void)

@@ -42,6 +42,7 @@ struct olog {
 	uint64_t pages;			/* data pages of the records up to w.done */
 	char stop[160];			/* why the walk ended */
 	int read_error;			/* ... on a read error: not the log's end */
+	int apply_fd;			/* the origin a replay writes */
 	char err[300];			/* why olog_open() found no log */
 	__u8 *rec;			/* a header, FC_PAGE_SIZE */
 	__u8 *data;			/* a record's data, FC_OLOG_REC_MAX pages */
@@ -162,92 +163,78 @@ static const struct fc_disk_olog_sb *olog_sb(const struct olog *l)
 	return (const void *)l->sb;
 }
 
-/*
- * Read record @pos's data into l->data and check it against the header in
- * l->rec: 0, -EIO (unreadable), -EILSEQ (torn).
- */
-static int read_data(struct olog *l, __u64 pos, __u32 nr)
+/* The scan's I/O on the log (fc_olog_io.read): 0 or -errno. */
+static int scan_read(void *ctx, void *buf, __u64 page, __u64 n)
 {
-	const struct fc_disk_olog_rec *r = (const void *)l->rec;
+	const struct olog *l = ctx;
 
-	if (nr && read_pages(l->fd, l->data, pos + 1, nr))
-		return -EIO;
-	return fc_crc32c_update(0, l->data, (size_t)nr * FC_PAGE_SIZE) ==
-	       le32_to_cpu(r->data_csum) ? 0 : -EILSEQ;
+	return read_pages(l->fd, buf, page, n) ? -errno : 0;
 }
 
-/* Write record l->rec's data (in l->data) in place on @fd, a run of consecutive pages a call. */
-static int apply_record(struct olog *l, int fd, __u32 nr)
+/* Write record @r's data in place on l->apply_fd, a run of consecutive pages a call. */
+static int scan_apply(void *ctx, const struct fc_disk_olog_rec *r, const void *data)
 {
-	const struct fc_disk_olog_rec *r = (const void *)l->rec;
-	__u32 i, j;
+	const struct olog *l = ctx;
+	__u32 nr = le32_to_cpu(r->nr_pages), i, j;
 
 	for (i = 0; i < nr; i = j) {
 		for (j = i + 1; j < nr && le64_to_cpu(r->page[j]) == le64_to_cpu(r->page[i]) + (j - i);
 		     j++)
 			;
-		if (write_pages(fd, l->data + (size_t)i * FC_PAGE_SIZE, le64_to_cpu(r->page[i]),
-				j - i))
-			return -1;
+		if (write_pages(l->apply_fd, (const __u8 *)data + (size_t)i * FC_PAGE_SIZE,
+				le64_to_cpu(r->page[i]), j - i))
+			return -errno;
 	}
 	return 0;
 }
 
 /*
- * Walk the ring from the head; with @apply_fd >= 0 write the records up to
- * @upto (a first walk's done_records) onto it.  EXIT_OK, or EXIT_FAIL said.
- * A read error ends the walk as the log's end would, but says so in
- * l->read_error: the records past it may be whole.
+ * Walk the ring from the head (fc_olog_scan()); with @apply_fd >= 0 write
+ * the records up to @upto (a first walk's done_records) onto it.  EXIT_OK,
+ * or EXIT_FAIL said.  A read error ends the walk as the log's end would,
+ * but says so in l->read_error: the records past it may be whole.
  */
 static int olog_walk(struct olog *l, int apply_fd, uint64_t upto)
 {
-	const struct fc_disk_olog_sb *sb = olog_sb(l);
-	const struct fc_disk_olog_rec *r = (const void *)l->rec;
-	__u64 origin_pages = le64_to_cpu(sb->origin_pages), pos;
-	const char *why;
-	uint64_t walked = 0;
-	__u32 nr;
-	int err;
+	const struct fc_olog_io io = {
+		.read = scan_read, .apply = apply_fd >= 0 ? scan_apply : NULL, .ctx = l,
+		.rec = l->rec, .data = l->data,
+	};
+	struct fc_olog_scan s;
+	unsigned long long seq, pos;
 
-	fc_olog_walk_start(&l->w, &l->g, le64_to_cpu(sb->head), le64_to_cpu(sb->head_seq));
-	snprintf(l->stop, sizeof(l->stop), "the ring walked whole");
-	l->read_error = 0;
-	l->pages = 0;
-	while ((pos = fc_olog_walk_next(&l->w)) != ~0ULL) {
-		if (apply_fd >= 0 && l->w.records == upto)
-			break;
-		if (read_pages(l->fd, l->rec, pos, 1)) {
-			snprintf(l->stop, sizeof(l->stop), "page %llu cannot be read: %s",
-				 (unsigned long long)pos, strerror(errno));
-			l->read_error = 1;
-			break;
-		}
-		if (fc_olog_rec_check(r, &l->g, pos, l->w.seq, sb->hdr.uuid, origin_pages, &why)) {
-			snprintf(l->stop, sizeof(l->stop), "record %llu at page %llu: %s",
-				 (unsigned long long)l->w.seq, (unsigned long long)pos, why);
-			break;
-		}
-		nr = le32_to_cpu(r->nr_pages);
-		if (!fc_olog_walk_fits(&l->w, nr)) {
-			snprintf(l->stop, sizeof(l->stop), "record %llu would reach the head",
-				 (unsigned long long)l->w.seq);
-			break;
-		}
-		err = read_data(l, pos, nr);
-		if (err) {
-			snprintf(l->stop, sizeof(l->stop), err == -EIO ?
-				 "record %llu at page %llu: its data cannot be read" :
-				 "record %llu at page %llu: data torn (checksum mismatch)",
-				 (unsigned long long)l->w.seq, (unsigned long long)pos);
-			l->read_error = err == -EIO;
-			break;
-		}
-		if (apply_fd >= 0 && apply_record(l, apply_fd, nr))
-			return fc_fail(WHO ": writing the origin failed: %s", strerror(errno));
-		fc_olog_walk_take(&l->w, r);
-		walked += nr;
-		if (l->w.done_records == l->w.records)
-			l->pages = walked;	/* up to the last flush point taken */
+	l->apply_fd = apply_fd;
+	fc_olog_scan(&s, &io, l->sb, &l->g, apply_fd >= 0 ? upto : ~0ULL);
+	l->w = s.w;
+	l->pages = s.pages;
+	l->read_error = fc_olog_scan_read_error(&s);
+	seq = s.stop_seq;
+	pos = s.stop_pos;
+	switch (s.stop) {
+	case FC_OLOG_STOP_WHOLE:
+	case FC_OLOG_STOP_UPTO:
+		snprintf(l->stop, sizeof(l->stop), "the ring walked whole");
+		break;
+	case FC_OLOG_STOP_HDR_READ:
+		snprintf(l->stop, sizeof(l->stop), "page %llu cannot be read: %s", pos,
+			 strerror(-s.err));
+		break;
+	case FC_OLOG_STOP_RECORD:
+		snprintf(l->stop, sizeof(l->stop), "record %llu at page %llu: %s", seq, pos, s.why);
+		break;
+	case FC_OLOG_STOP_HEAD:
+		snprintf(l->stop, sizeof(l->stop), "record %llu would reach the head", seq);
+		break;
+	case FC_OLOG_STOP_DATA_READ:
+		snprintf(l->stop, sizeof(l->stop), "record %llu at page %llu: its data cannot be read",
+			 seq, pos);
+		break;
+	case FC_OLOG_STOP_TORN:
+		snprintf(l->stop, sizeof(l->stop),
+			 "record %llu at page %llu: data torn (checksum mismatch)", seq, pos);
+		break;
+	case FC_OLOG_STOP_APPLY:
+		return fc_fail(WHO ": writing the origin failed: %s", strerror(-s.err));
 	}
 	return EXIT_OK;
 }
