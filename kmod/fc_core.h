@@ -131,6 +131,14 @@ struct fc_vslot {
 	atomic_t wb_inflight;
 	/* its dirty entries, oldest epoch first (pool->olink; pool->lock) */
 	u32 ord_head, ord_tail;
+	/*
+	 * Its ordered log (fc_vlog.c): records after the log's head (writes
+	 * to the origin directly wait until it moves); an epoch too large for
+	 * a record goes in place, olog_inplace_ep (wb_lock).
+	 */
+	bool olog_pending;
+	bool olog_inplace;
+	u32 olog_inplace_ep;
 };
 
 /*
@@ -642,11 +650,26 @@ void fc_ord_kick_locked(struct fc_pool *pool);
 u32 fc_ord_behind(struct fc_pool *pool);
 unsigned int fc_ord_origin_lag(struct fc_pool *pool);
 int fc_ord_lag_gate(struct fc_pool *pool, struct bio *bio, struct fc_bio *fb, bool nowait);
-/* fc_vlog.c: a volume's ordered log (ordered_log <dev>): opened, checked, bound, replayed */
+/*
+ * fc_vlog.c: a volume's ordered log (ordered_log <dev>): opened, checked
+ * and bound (constructor), replayed (preresume), and the writer's side of
+ * ordered write-back through it (fc_writeback.c wb_log()).
+ */
 struct fc_vlog;
+struct fc_olog_cand;
+#define FC_VLOG_CANDS	256u	/* candidates of a record: at most FC_WB_MAX_BATCH */
 int fc_vlog_open(struct fc_volume *v, struct dm_target *ti, struct fc_vlog **out);
 void fc_vlog_put(struct dm_target *ti, struct fc_vlog *l);
 const char *fc_vlog_name(const struct fc_vlog *l);
+int fc_vlog_resume(struct fc_volume *v, char **error);
+void fc_vlog_suspend(struct fc_volume *v);
+bool fc_vlog_ready(const struct fc_vlog *l);
+bool fc_vlog_pending(const struct fc_vlog *l);
+bool fc_vlog_half_full(const struct fc_vlog *l);
+struct fc_olog_cand *fc_vlog_cands(struct fc_vlog *l, u32 **cidx, u32 **scratch);
+int fc_vlog_write(struct fc_vlog *l, unsigned int n, u32 epoch);
+int fc_vlog_catch_up(struct fc_vlog *l);
+void fc_vlog_stop(struct fc_vlog *l, const char *what, int err);
 /* The per-volume lists of dirty entries by epoch: built (fc_ordered.c) */
 int fc_ord_index_build(struct fc_pool *pool);
 int fc_ord_index_enable(struct fc_pool *pool);

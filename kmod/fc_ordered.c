@@ -254,14 +254,16 @@ int fc_ord_redirect(struct fc_volume *v, struct bio *bio, u32 ei)
 /*
  * Ordered write-back: does a write decided to go to the origin directly
  * (@act) wait (pool->lock held)?  While its volume has dirty data (shadows
- * too), it would reach the origin before data of older epochs.
+ * too), it would reach the origin before data of older epochs; while its
+ * ordered log holds records past the head, a replay would write older
+ * data over it.
  */
 bool fc_ord_direct_waits(struct fc_pool *pool, struct fc_volume *v, enum fc_action act)
 {
 	if (act != FC_ACT_WRITE_AROUND && act != FC_ACT_ORIGIN_WHOLE && act != FC_ACT_WT &&
 	    act != FC_ACT_ORIGIN)
 		return false;
-	return pool->vol[v->slot].dirty != 0;
+	return pool->vol[v->slot].dirty != 0 || READ_ONCE(pool->vol[v->slot].olog_pending);
 }
 
 static struct fc_olink *olink_alloc(struct fc_pool *pool)

@@ -429,7 +429,13 @@ static int fc_preresume(struct dm_target *ti)
 		/* detached after this table was loaded */
 		DMERR("volume %u: %s", v->id, why);
 		r = -EBUSY;
-	} else {
+	} else if (v->olog && !s->active) {
+		/* its ordered log: replayed if need be, its writer started (fc_vlog.c) */
+		r = fc_vlog_resume(v, &why);
+		if (r)
+			DMERR("volume %u: %s", v->id, why);
+	}
+	if (!r) {
 		commit = resume_attach(v);
 		spin_lock_irq(&pool->lock);
 		s->active = v;
@@ -492,6 +498,7 @@ static void fc_postsuspend(struct dm_target *ti)
 	u64 dirty = 0;
 
 	deactivate(v);
+	fc_vlog_suspend(v);
 	marked = suspend_detach(v, &dirty);
 	if (fc_request_commit(v->pool) && marked)
 		DMERR("volume %u: suspended, but the detach could not be recorded on the flash: if its table is replaced, its %llu dirty blocks may later be replayed over newer origin writes",

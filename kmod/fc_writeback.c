@@ -65,8 +65,10 @@
 #include <linux/jiffies.h>
 
 #include "fc_core.h"
+#include "../include/fcache_olog.h"
 
 #define FC_WB_MAX_BATCH	256u
+static_assert(FC_VLOG_CANDS <= FC_WB_MAX_BATCH);
 #define FC_WB_SCAN	65536u
 #define FC_WB_RUN_BYTES	(256u << 10)	/* largest merged origin write */
 
@@ -668,12 +670,23 @@ static unsigned int collect_ordered(struct fc_pool *pool, struct wb_item *items,
 		struct fc_vslot *s = &pool->vol[vol];
 
 		i = s->ord_head;
-		if (i == FC_NONE)
+		if (i == FC_NONE) {
+			s->olog_inplace = false;
 			continue;
+		}
 		min = pool->ep[i];
 		if (fc_epoch_before(min, oldest))
 			oldest = min;
 		take_ok = s->wb_allowed && s->active && (close || min != pool->epoch);
+		/*
+		 * A volume with an ordered log goes through it (wb_log()),
+		 * but for an epoch too large for a record: in place here.
+		 */
+		if (s->active && s->active->olog) {
+			if (s->olog_inplace && min != s->olog_inplace_ep)
+				s->olog_inplace = false;
+			take_ok = take_ok && s->olog_inplace && fc_vlog_ready(s->active->olog);
+		}
 		for (seen = 0; i != FC_NONE && seen < FC_WALK_BATCH; i = pool->olink[i].next, seen++) {
 			struct fc_entry *e = &pool->e[i];
 
@@ -700,6 +713,219 @@ static unsigned int collect_ordered(struct fc_pool *pool, struct wb_item *items,
 }
 
 /*
+ * Move the head of volume slot @s's ordered log past every record (its
+ * batches ended), the slot held active meanwhile (deactivate() waits for
+ * wb_inflight); then the writes waiting to reach its origin directly go.
+ */
+static void log_catch_up(struct fc_pool *pool, struct fc_vslot *s)
+{
+	struct fc_vlog *l = NULL;
+
+	spin_lock_irq(&pool->lock);
+	if (s->wb_allowed && s->active && s->active->olog) {
+		l = s->active->olog;
+		atomic_inc(&s->wb_inflight);
+	}
+	spin_unlock_irq(&pool->lock);
+	if (!l)
+		return;
+	if (fc_vlog_ready(l) && !fc_vlog_catch_up(l)) {
+		spin_lock_irq(&pool->lock);
+		WRITE_ONCE(s->olog_pending, false);
+		fc_ord_kick_locked(pool);
+		spin_unlock_irq(&pool->lock);
+	}
+	atomic_dec(&s->wb_inflight);
+	wake_up_all(&pool->wb_wait);
+}
+
+/*
+ * A log batch's copies and origin flush ended (wb_log()): all or nothing.
+ * Every copy landed: the blocks are clean, and the older versions the
+ * record superseded (shadows, among the first @taken candidates) go.  A
+ * failure leaves everything dirty (the log's writer stops: the volume's
+ * next resume replays the record); a flush waiting for them returns its
+ * error.  Returns 0 if every copy landed, -EAGAIN if some were not made
+ * (the volume is being suspended), -EIO on a copy or flush error.
+ */
+static int end_log_batch(struct fc_pool *pool, struct wb_batch *b, struct fc_vlog *l,
+			 unsigned int taken)
+{
+	int flush_err[FC_MAX_VOLUMES] = { 0 }, err = 0;
+	struct fc_olog_cand *c;
+	unsigned int k, failed = 0;
+	bool flush_woken = false;
+	u32 *cidx, *scratch;
+
+	c = fc_vlog_cands(l, &cidx, &scratch);
+	copies_done(pool, b);
+	flush_origins(pool, b, flush_err);
+	WRITE_ONCE(pool->st_wb_ns, pool->st_wb_ns + ktime_get_ns() - b->t0);
+	spin_lock_irq(&pool->lock);
+	for (k = 0; k < b->n; k++) {
+		if (b->items[k].err || flush_err[b->items[k].vol])
+			err = -EIO;
+		else if (b->items[k].skipped && !err)
+			err = -EAGAIN;
+	}
+	failed = err != 0;
+	for (k = 0; k < b->n; k++) {
+		struct wb_item *it = &b->items[k];
+		struct fc_entry *e = &pool->e[it->eidx];
+
+		e->flags &= ~FC_E_WB;
+		if (test_bit(it->eidx, pool->flush_set))
+			flush_woken |= flush_copied(pool, it, false, false,
+						    failed && !it->err ? -EIO : flush_err[it->vol]);
+		if (failed) {
+			if (it->err || flush_err[it->vol])
+				fc_stat_inc(pool, it->vol, FC_ST_ERRORS);
+		} else {
+			fc_entry_set(pool, e, e->valid, e->dirty & ~it->mask);
+			fc_stat_inc(pool, it->vol, FC_ST_WRITEBACKS);
+			if (!e->dirty && pool->shadow && test_bit(it->eidx, pool->shadow))
+				fc_shadow_release(pool, e);
+		}
+		atomic_dec(&pool->vol[it->vol].wb_inflight);
+	}
+	for (k = 0; k < taken; k++) {
+		u32 i = cidx[k];
+		struct fc_entry *e = &pool->e[i];
+		struct fc_vslot *s = &pool->vol[e->vol];
+
+		/* superseded in the record: a shadow (the newer version is the block's) */
+		if (c[k].write || WARN_ON_ONCE(!pool->shadow || !test_bit(i, pool->shadow)))
+			continue;
+		if (test_bit(i, pool->flush_set)) {
+			__clear_bit(i, pool->flush_set);
+			s->flush_left--;
+			if (failed)
+				s->flush_errors++;
+			flush_woken = true;
+		}
+		if (!failed) {
+			fc_entry_set(pool, e, e->valid, 0);
+			fc_shadow_release(pool, e);
+		}
+	}
+	fc_kick_locked(pool);
+	spin_unlock_irq(&pool->lock);
+	wake_up_all(&pool->wb_wait);
+	if (flush_woken)
+		wake_up_all(&pool->flush_wait);
+	return err;
+}
+
+/*
+ * Ordered write-back through volume slot @vol's ordered log (fc_vlog.c):
+ * from the head of its dirty list, whole epochs (the open one closed if
+ * @close), as many as one record holds (fc_olog_plan(): each block once,
+ * its newest version); the record written FUA; then the batch's copies
+ * in place, the origin's flush and the clean marks, committed.  The
+ * origin plus a replay of the log is the volume at the record's flush
+ * point whatever a crash cuts short.  An epoch too large for a record is
+ * written in place by collect_ordered() (olog_inplace), after the head
+ * moved past every record: a replay must never write older data over it.
+ * Returns 1 if a batch ended, 0 if there was nothing to do, -1 on a
+ * failure (the log's writer stops).
+ */
+static int wb_log(struct fc_pool *pool, unsigned int vol, struct wb_item *items,
+		  unsigned int max, bool close)
+{
+	u32 pps = pool->g.subblock_sectors / FC_PAGE_SECTORS, *cidx, *scratch, i, pages, last;
+	struct fc_vslot *s = &pool->vol[vol];
+	unsigned int n = 0, taken = 0, k, m = 0, epochs = 0;
+	bool busy = false, inplace = false;
+	struct fc_olog_cand *c;
+	struct fc_vlog *l;
+	struct wb_batch b;
+	int err;
+
+	spin_lock_irq(&pool->lock);
+	l = s->active ? s->active->olog : NULL;
+	if (!l || !s->wb_allowed || !fc_vlog_ready(l) || s->olog_inplace) {
+		spin_unlock_irq(&pool->lock);
+		return 0;
+	}
+	c = fc_vlog_cands(l, &cidx, &scratch);
+	for (i = s->ord_head; i != FC_NONE && n < FC_VLOG_CANDS; i = pool->olink[i].next) {
+		struct fc_entry *e = &pool->e[i];
+
+		if (pool->ep[i] == pool->epoch && !close)
+			break;
+		if (!may_copy(pool, e)) {
+			busy = true;
+			break;
+		}
+		c[n].oblock = e->oblock;
+		c[n].epoch = pool->ep[i];
+		c[n].dirty = e->dirty;
+		c[n].mask = 0;
+		c[n].write = 0;
+		cidx[n++] = i;
+	}
+	/* Whole epochs: the last one looked at may go on. */
+	if (n && i != FC_NONE && pool->ep[i] == c[n - 1].epoch) {
+		last = c[n - 1].epoch;
+		while (n && c[n - 1].epoch == last)
+			n--;
+		inplace = !n && !busy;
+	}
+	if (n) {
+		taken = fc_olog_plan(c, n, pps, FC_OLOG_REC_MAX, scratch, &pages);
+		inplace = !taken;
+	}
+	if (inplace) {
+		s->olog_inplace = true;
+		s->olog_inplace_ep = pool->ep[s->ord_head];
+	}
+	for (k = 0; k < taken; k++) {
+		if (!k || c[k].epoch != c[k - 1].epoch)
+			epochs++;
+		if (!c[k].write)
+			continue;
+		take(pool, &pool->e[cidx[k]], &items[m]);
+		items[m++].mask = c[k].mask;
+	}
+	/* The open epoch, taken: closed (a flush point at no request). */
+	if (taken && c[taken - 1].epoch == pool->epoch)
+		pool->epoch++;
+	spin_unlock_irq(&pool->lock);
+	if (!taken) {
+		/* no dirty data left, or an epoch to write in place: the head first */
+		if ((inplace || !READ_ONCE(s->dirty)) && fc_vlog_pending(l))
+			log_catch_up(pool, s);
+		return 0;
+	}
+	if (fc_vlog_write(l, taken, c[taken - 1].epoch)) {
+		spin_lock_irq(&pool->lock);
+		for (k = 0; k < m; k++) {
+			pool->e[items[k].eidx].flags &= ~FC_E_WB;
+			atomic_dec(&s->wb_inflight);
+		}
+		fc_kick_locked(pool);
+		spin_unlock_irq(&pool->lock);
+		wake_up_all(&pool->wb_wait);
+		return -1;
+	}
+	WRITE_ONCE(s->olog_pending, true);
+	start_batch(pool, &b, items, m, max);
+	err = end_log_batch(pool, &b, l, taken);
+	if (err) {
+		/* the resume after a suspend (-EAGAIN) replays the record */
+		fc_vlog_stop(l, err == -EAGAIN ? NULL :
+			     "a batch's copies to the origin or its flush failed", err);
+		return -1;
+	}
+	if (wb_commit(pool))
+		return -1;
+	WRITE_ONCE(pool->st_epochs_written, pool->st_epochs_written + epochs);
+	if (fc_vlog_half_full(l))
+		log_catch_up(pool, s);
+	return 1;
+}
+
+/*
  * Ordered write-back: batches of one epoch per volume, each ended (copies,
  * origin flush, clean marks) and committed before the next begins: a
  * commit between two epochs, for after a crash the load would write an
@@ -710,13 +936,23 @@ static void wb_ordered(struct fc_pool *pool, struct wb_item *items, unsigned int
 		       bool close)
 {
 	unsigned long start = jiffies;
+	unsigned int n, vol, logged;
 	struct wb_batch b;
-	unsigned int n;
 
 	if (READ_ONCE(pool->md_mode) != FC_MD_RW)
 		return;
 	while (!pool->suspended && time_before(jiffies, start + HZ)) {
+		/* the volumes with an ordered log: a batch each */
+		for (vol = 0, logged = 0; vol < FC_MAX_VOLUMES; vol++)
+			if (wb_log(pool, vol, items, max, close) > 0)
+				logged++;
 		n = collect_ordered(pool, items, FC_WB_MAX_BATCH, close);
+		if (!n && logged) {
+			spin_lock_irq(&pool->lock);
+			fc_ord_kick_locked(pool);
+			spin_unlock_irq(&pool->lock);
+			continue;
+		}
 		if (!n)
 			break;
 		start_batch(pool, &b, items, n, max);
@@ -846,6 +1082,13 @@ void fc_wb_work(struct work_struct *ws)
 		mutex_unlock(&pool->wb_lock);
 		return;
 	}
+	/*
+	 * Ordered write-back turned off: a log's records go behind its head
+	 * before anything reaches the origin out of their order.
+	 */
+	for (n = 0; n < FC_MAX_VOLUMES; n++)
+		if (READ_ONCE(pool->vol[n].olog_pending))
+			log_catch_up(pool, &pool->vol[n]);
 	/* Batches back to back for up to a second, then let the tick requeue us. */
 	while (max && !pool->suspended && time_before(jiffies, start + HZ)) {
 		struct wb_item *it = items + cur * FC_WB_MAX_BATCH;

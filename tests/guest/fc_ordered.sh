@@ -48,12 +48,7 @@ OPTS="writeback_high 100 writeback_low 0 max_dirty_age 0 commit_interval 200 wri
 load_fcache || die "insmod failed" module-load
 # mutant=NAME (with the test build, make fi-module): a bug on purpose, e.g.
 # ord_in_place; part 1 must then find torn copies of the origin
-case "${1:-}" in
-mutant=*)
-	echo 1 >"/sys/module/dm_fcache/parameters/mutant_${1#mutant=}" || die "no mutant ${1#mutant=}" mutant
-	info "module mutant ${1#mutant=} on: the origin copies must be torn"
-	;;
-esac
+mutant_on "${1:-}" "the origin copies must be torn"
 modprobe dm-delay || die "no dm-delay" setup
 fl=$(mk_fast_disk 8) && fl2=$(mk_fast_disk 8) && org=$(mk_fast_disk 16) &&
 	org2=$(mk_fast_disk 16) && fl3=$(mk_fast_disk 8) && fl4=$(mk_fast_disk 8) &&

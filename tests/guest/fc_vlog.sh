@@ -1,19 +1,31 @@
 #!/bin/sh
 # dm-fcache: a volume's ordered log (volume option ordered_log DEV, issue
-# 38; kmod/fc_vlog.c).  What the module does with it so far:
+# 38; kmod/fc_vlog.c, fc_writeback.c wb_log()):
 #  1. a new log is bound to the volume (the pool's uuid and the volume's id
 #     in its superblock: fcachectl ordered-log show says so), and the
 #     table says ordered_log MAJ:MIN; a reload of the live volume keeps it;
-#  2. records a crash left unapplied (written onto the bound log by
+#  2. records left unapplied (written onto the bound log by
 #     tests/host/olog_mk.c while the volume was down) are replayed onto the
-#     origin by the constructor: the origin and the volume read byte for
-#     byte what olog_mk computed, although the pool held the old data of
-#     those blocks as clean cache blocks (the replay drops them); the log
-#     has nothing left to apply;
+#     origin when the volume resumes: the origin and the volume read byte
+#     for byte what olog_mk computed, although the pool held the old data
+#     of those blocks as clean cache blocks (the replay drops them); the
+#     log has nothing left to apply;
 #  3. refused, the log and the origin not written: a log of another
 #     volume, of another pool, of an origin of another size, a device with
 #     no log, the origin itself as its log, records written by no volume,
-#     a walk that meets an unreadable page (dm error), a bad option word.
+#     a walk that meets an unreadable page (dm error), a bad option word;
+#  4. the writer (pool ordered 1): O_DSYNC writes (each a flush point,
+#     ord_writer.py) behind a slow origin; at six moments the log, then the
+#     origin are frozen and copied, and each origin copy with its log copy
+#     replayed over it holds the volume after one write, never a mix (the
+#     test build's mutant olog_no_record, records not written, tears them:
+#     fc_vlog.sh mutant=olog_no_record); the log held records; the flush
+#     message brings the origin to every write; a removed volume's log is
+#     empty;
+#  5. a power cut under the writer (log, origin and flash frozen and
+#     copied): loaded again, the volume's resume replays the log, and the
+#     volume, then after its flush the origin alone, hold every write
+#     acknowledged before the cut.
 FC_T=fc_vlog
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
@@ -74,7 +86,7 @@ info "olog_mk: $(cat $T/mk.out)"
 want=$(jget $T/show.json records_to_apply)
 [ "$want" -gt 0 ] && pass "the bound log holds $want records to apply" || fail "records" "$want"
 dmesg -C
-check "the volume again: its constructor replays them" fc_vol v p "$org" 7 writeback ordered_log "$lg"
+check "the volume again: its resume replays them" fc_vol v p "$org" 7 writeback ordered_log "$lg"
 dmesg | grep -q "ordered log .*: $want records .* replayed onto the origin" &&
 	pass "... the kernel log says $want records replayed" || fail "replay message" "$(dmesg | tail -n 3)"
 cmp -s "$org" $T/expect && pass "the origin holds what the records carry, byte for byte" ||
@@ -144,5 +156,107 @@ cmp -s /dev/mapper/v $T/expect && pass "... the volume reads every record, byte 
 	fail "volume after the second replay" "$(cmp /dev/mapper/v $T/expect 2>&1)"
 dm_remove v
 dm_remove p
+
+# 4. the writer: ordered write-back through the log.  The origin behind a
+# delay (writeback lags the writer), the flash and the log behind dm
+# devices so that all three can be frozen.  A writer of O_DSYNC writes
+# (each a flush point, tests/guest/ord_writer.py); at six moments the log,
+# then the origin are frozen and copied (the module's I/O to them held:
+# what the log lacks cannot have reached the origin), and each origin
+# copy with its log copy replayed over it (fcachectl ordered-log replay)
+# holds the volume after one write, never a mix.
+W=$FC_TOP/tests/guest/ord_writer.py
+NB=40
+OPTS="writeback_high 100 writeback_low 0 max_dirty_age 0 commit_interval 200 writeback_jobs 2"
+mutant_on "${1:-}" "the replayed origin copies must be torn"
+modprobe dm-delay || die "no dm-delay" setup
+fw=$(mk_fast_disk 64) && ow=$(mk_fast_disk 16) && lw=$(mk_fast_disk 16) || die "disks 2"
+OS=$(dev_sectors "$ow")
+check "origin behind a delay" dm_create od "0 $OS delay $ow 0 0 $ow 0 20"
+dm_create fd "0 $(dev_sectors "$fw") linear $fw 0" && dm_create ld "0 $(dev_sectors "$lw") linear $lw 0" ||
+	die "dm linear"
+check "format the writer's log" "$CTL" ordered-log format /dev/mapper/ld --origin /dev/mapper/od
+check "an ordered pool" fc_pool pw /dev/mapper/fd 64 $OPTS ordered 1
+check "a volume with its log" fc_vol vw pw /dev/mapper/od 5 writeback sequential_cutoff 0 \
+	ordered_log /dev/mapper/ld
+# freeze I: the log, then the origin (and the flash, for a power cut) held
+# and copied to $T/[lof]I, the writer's list of writes to $T/wI
+freeze() {
+	_r=0
+	dmsetup suspend ld && dmsetup suspend od && { [ -z "$2" ] || dmsetup suspend fd; } || _r=1
+	cp $T/wlog "$T/w$1"
+	dd if="$lw" of="$T/l$1" bs=1M iflag=direct status=none || _r=1
+	dd if="$ow" of="$T/o$1" bs=1M iflag=direct status=none || _r=1
+	[ -z "$2" ] || dd if="$fw" of="$T/f$1" bs=1M iflag=direct status=none || _r=1
+	[ -z "$2" ] || dmsetup resume fd
+	dmsetup resume od
+	dmsetup resume ld
+	return $_r
+}
+: >$T/wlog
+python3 "$W" write /dev/mapper/vw $T/wlog 1500 $NB 21 &
+wp=$!
+i=0 torn=0 recs=0
+while [ $i -lt 6 ]; do
+	sleep 0.5
+	freeze $i || fail "freeze-$i" "could not freeze and copy the devices"
+	r=$("$CTL" ordered-log show "$T/l$i" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records_to_apply"])')
+	recs=$((recs + ${r:-0}))
+	"$CTL" ordered-log replay "$T/l$i" "$T/o$i" >$T/replay.out 2>&1 ||
+		fail "replay copy $i" "$(cat $T/replay.out)"
+	python3 "$W" check "$T/o$i" $T/wlog $NB >$T/check.out || torn=$((torn + 1))
+	info "copy $i: $r records to apply; the origin with them: $(cat $T/check.out)"
+	i=$((i + 1))
+done
+wait $wp && pass "the writer's writes returned" || fail "writer" "the writer failed"
+[ $torn = 0 ] && pass "each origin copy with its log replayed holds the volume after one write (6 copies)" ||
+	fail "origin + log always a flush point" "$torn of 6 copies torn"
+[ $recs -gt 0 ] && pass "the copies' logs held $recs records to apply: the log was in use" ||
+	fail "records" "no copy of the log held a record to apply"
+ew=$(stats_field pw epochs_written)
+info "stats: $(dmsetup message pw 0 stats | tr ' ' '\n' | grep -E '^(epoch|origin_epoch|shadow_blocks|redirects|epochs_written|writeback_batches)=' | tr '\n' ' ')"
+[ "${ew:-0}" -gt 0 ] && pass "epochs written back: $ew" || fail "epochs written" "${ew:-?}"
+
+# 5. a power cut under the writer: the log, the origin and the flash frozen
+# and copied; the copies loaded: the volume's resume replays the log and
+# the volume holds every write acknowledged before the cut (one flush point
+# each), then its flush brings the origin to them
+python3 "$W" write /dev/mapper/vw $T/wlog 200 $NB 22 &
+wp=$!
+sleep 2
+freeze 9 flash || fail "freeze for the power cut"
+wait $wp || fail "writer 2" "the writer failed"
+check "a flush" timeout 120 dmsetup message pw 0 flush
+dd if=/dev/mapper/vw of=$T/vfinal bs=1M count=2 iflag=direct status=none
+check "the volume reads every write" python3 "$W" check $T/vfinal $T/wlog $NB --final
+dm_remove vw && dm_remove pw || fail "teardown"
+"$CTL" ordered-log show /dev/mapper/ld --json >$T/show.json 2>&1
+[ "$(jget $T/show.json records_to_apply)" = 0 ] && pass "a removed volume's log has nothing to apply" ||
+	fail "log after removal" "$(cat $T/show.json)"
+dd if=/dev/mapper/od of=$T/ofinal bs=1M count=2 iflag=direct status=none
+check "the origin alone holds every write" python3 "$W" check $T/ofinal $T/wlog $NB --final
+acked=$(($(wc -l <$T/w9) - 1))
+for d in f o l; do
+	dd if=$T/${d}9 of="$(eval echo \$${d}w)" bs=1M oflag=direct status=none || fail "restore $d"
+done
+dmesg -C
+check "the pool from the cut" fc_pool pw /dev/mapper/fd 64 $OPTS ordered 1
+check "the volume from the cut" fc_vol vw pw /dev/mapper/od 5 writeback sequential_cutoff 0 \
+	ordered_log /dev/mapper/ld
+info "resume: $(dmesg | grep -E 'ordered log' | tail -n 3 | tr '\n' ' ')"
+head -n $((acked + 1)) $T/wlog >$T/wcut
+dd if=/dev/mapper/vw of=$T/vcut bs=1M count=2 iflag=direct status=none
+python3 "$W" check $T/vcut $T/wcut $NB >$T/check.out
+e=$(sed -n 's/consistent at \([0-9]*\) of.*/\1/p' $T/check.out)
+[ -n "$e" ] && [ "$e" -ge "$acked" ] &&
+	pass "after the cut the volume holds the $acked writes acknowledged before it ($(cat $T/check.out))" ||
+	fail "after the cut" "$(cat $T/check.out); $acked acknowledged"
+check "its flush" timeout 120 dmsetup message pw 0 flush
+dm_remove vw && dm_remove pw
+dd if=/dev/mapper/od of=$T/ocut bs=1M count=2 iflag=direct status=none
+python3 "$W" check $T/ocut $T/wcut $NB >$T/check.out
+e=$(sed -n 's/consistent at \([0-9]*\) of.*/\1/p' $T/check.out)
+[ -n "$e" ] && [ "$e" -ge "$acked" ] && pass "... and the origin alone holds them" ||
+	fail "origin after the cut" "$(cat $T/check.out)"
 dmesg_clean
 finish

@@ -321,6 +321,18 @@ copy_frozen() {
 	return $_r
 }
 
+# mutant_on ARG WHAT: with ARG mutant=NAME (the test build, make fi-module),
+# turn the module's deliberate bug mutant_NAME on; WHAT: what must then fail
+mutant_on() {
+	case "${1:-}" in
+	mutant=*)
+		echo 1 >"/sys/module/dm_fcache/parameters/mutant_${1#mutant=}" ||
+			die "no mutant ${1#mutant=}" mutant
+		info "module mutant ${1#mutant=} on: $2"
+		;;
+	esac
+}
+
 # olog_mk_build OUT: tests/host/olog_mk.c (records onto an ordered log) built as OUT
 olog_mk_build() {
 	gcc -O1 -Wall -I"$FC_TOP/include" -o "$1" "$FC_TOP/tests/host/olog_mk.c" \
