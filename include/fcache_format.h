@@ -175,9 +175,11 @@
 #define FC_FEAT_INCOMPAT_PAGELIST (1u << 3)	/* one-write commits, above */
 #define FC_FEAT_INCOMPAT_WARM	(1u << 4)	/* FC_ENTRY_WARM, above */
 #define FC_FEAT_INCOMPAT_ORDERED (1u << 5)	/* epochs and FC_ENTRY_SHADOW, above */
+#define FC_FEAT_INCOMPAT_OLOG	(1u << 6)	/* FC_VOL_OLOG, below */
 #define FC_FEAT_INCOMPAT_KNOWN	(FC_FEAT_INCOMPAT_MIRROR | FC_FEAT_INCOMPAT_MDSEQ | \
 				 FC_FEAT_INCOMPAT_DETACH | FC_FEAT_INCOMPAT_PAGELIST | \
-				 FC_FEAT_INCOMPAT_WARM | FC_FEAT_INCOMPAT_ORDERED)
+				 FC_FEAT_INCOMPAT_WARM | FC_FEAT_INCOMPAT_ORDERED | \
+				 FC_FEAT_INCOMPAT_OLOG)
 
 #define FC_MAX_LEGS		2u	/* flash devices of a pool */
 
@@ -199,6 +201,16 @@
  * leaves it set (the safe side); a crash of a live volume never sets it.
  */
 #define FC_VOL_DETACHED		(1u << 1)
+/*
+ * FC_VOL_OLOG (FC_FEAT_INCOMPAT_OLOG, set while a slot has it): the
+ * volume writes back through its ordered log (table option ordered_log,
+ * include/fcache_olog.h), so its origin may be behind records a replay of
+ * that log applies; its dirty versions of epochs the log holds count as
+ * written back only when the log is walked at resume.  A table without
+ * the log is refused while the slot holds dirty data; with none the flag
+ * is cleared.  A module that does not know the feature refuses the pool.
+ */
+#define FC_VOL_OLOG		(1u << 2)
 
 /* cache entry flags */
 #define FC_ENTRY_MIRRORED	(1u << 0)	/* twin holds a copy of the dirty sub-blocks */

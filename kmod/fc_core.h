@@ -113,6 +113,7 @@ struct fc_vslot {
 	u64 origin_sectors;
 	char label[FC_VOLUME_LABEL_LEN + 1];
 	bool detached;			/* FC_VOL_DETACHED (fc_registry_lock + pool->lock) */
+	bool olog;			/* FC_VOL_OLOG (fc_registry_lock + pool->lock) */
 	/*
 	 * The suspended table whose postsuspend set detached (fc_registry_lock):
 	 * the mark holds until a table of the slot resumes (cleared) or this

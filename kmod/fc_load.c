@@ -141,6 +141,7 @@ static void load_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
 		s->id = le32_to_cpu(vt->vol[i].id);
 		s->origin_sectors = le64_to_cpu(vt->vol[i].origin_sectors);
 		s->detached = !!(le32_to_cpu(vt->vol[i].flags) & FC_VOL_DETACHED);
+		s->olog = !!(le32_to_cpu(vt->vol[i].flags) & FC_VOL_OLOG);
 		memcpy(s->label, vt->vol[i].label, FC_VOLUME_LABEL_LEN);
 		s->label[FC_VOLUME_LABEL_LEN] = 0;
 	}

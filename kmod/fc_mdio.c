@@ -211,7 +211,8 @@ void fc_ser_voltable(struct fc_pool *pool, struct fc_disk_voltable *vt)
 		if (!s->id)
 			continue;
 		vt->vol[i].id = cpu_to_le32(s->id);
-		vt->vol[i].flags = cpu_to_le32(FC_VOL_IN_USE | (s->detached ? FC_VOL_DETACHED : 0));
+		vt->vol[i].flags = cpu_to_le32(FC_VOL_IN_USE | (s->detached ? FC_VOL_DETACHED : 0) |
+					       (s->olog ? FC_VOL_OLOG : 0));
 		vt->vol[i].origin_sectors = cpu_to_le64(s->origin_sectors);
 		vt->vol[i].dirty_blocks = cpu_to_le64(s->dirty);
 		memcpy(vt->vol[i].label, s->label, FC_VOLUME_LABEL_LEN);
@@ -284,6 +285,17 @@ bool fc_entry_committed(struct fc_pool *pool, u32 eidx)
 		!test_bit(0, pool->page_dirty) && !test_bit(0, pool->page_written);
 }
 
+/* Does a volume slot write back through an ordered log (FC_VOL_OLOG)? */
+static bool any_olog(struct fc_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < FC_MAX_VOLUMES; i++)
+		if (pool->vol[i].id && pool->vol[i].olog)
+			return true;
+	return false;
+}
+
 static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 flags,
 		     unsigned int leg)
 {
@@ -302,7 +314,8 @@ static void build_sb(struct fc_pool *pool, struct fc_disk_superblock *sb, u32 fl
 	sb->incompat_features = cpu_to_le32(FC_FEAT_INCOMPAT_MDSEQ | FC_FEAT_INCOMPAT_DETACH |
 					    FC_FEAT_INCOMPAT_PAGELIST |
 					    (pool->warm_feature ? FC_FEAT_INCOMPAT_WARM : 0) |
-					    (pool->ord_feature ? FC_FEAT_INCOMPAT_ORDERED : 0));
+					    (pool->ord_feature ? FC_FEAT_INCOMPAT_ORDERED : 0) |
+					    (any_olog(pool) ? FC_FEAT_INCOMPAT_OLOG : 0));
 	sb->format_time = cpu_to_le64(pool->format_time);
 	if (!fc_mirrored(pool))
 		return;

@@ -66,6 +66,7 @@ static int forget_volume(struct fc_pool *pool, u32 id)
 		r = -EBUSY;
 	} else {
 		s->id = 0;
+		s->olog = false;
 		s->origin_sectors = 0;
 		memset(s->label, 0, sizeof(s->label));
 		fc_mark_vt_dirty(pool);

@@ -195,6 +195,24 @@ static void settle_detach(struct fc_volume *v)
 		DMERR("volume %u: could not record the detach on the flash", v->id);
 }
 
+/*
+ * Slot @i writes back through an ordered log (FC_VOL_OLOG) and @v's table
+ * has none (fc_registry_lock held): refused while the slot has dirty data.
+ * Its origin may be behind records of the log that a replay applies, and
+ * its versions of the epochs those records hold count as written back only
+ * when the log is walked at resume; written back in place they could roll
+ * blocks back under later flush points.
+ */
+static int check_olog(struct fc_pool *pool, int i, struct fc_volume *v, char **error)
+{
+	if (!pool->vol[i].olog || v->opts.olog[0] || !READ_ONCE(pool->vol[i].dirty))
+		return 0;
+	DMERR("volume %u writes back through its ordered log and has %llu dirty blocks: load its table with ordered_log, or flush the volume with its log first",
+	      v->id, READ_ONCE(pool->vol[i].dirty));
+	*error = "fcache: the volume writes back through its ordered log and has dirty data: its table needs ordered_log";
+	return -EINVAL;
+}
+
 static int register_slot(struct fc_volume *v, char **error)
 {
 	struct fc_pool *pool = v->pool;
@@ -221,6 +239,7 @@ static int register_slot(struct fc_volume *v, char **error)
 		spin_lock_irq(&pool->lock);
 		pool->vol[i].id = v->id;
 		pool->vol[i].detached = false;
+		pool->vol[i].olog = false;
 		pool->vol[i].susp_detach = NULL;
 		pool->vol[i].origin_sectors = size;
 		memset(pool->vol[i].label, 0, sizeof(pool->vol[i].label));
@@ -250,6 +269,9 @@ static int register_slot(struct fc_volume *v, char **error)
 		fc_mark_vt_dirty(pool);
 		spin_unlock_irq(&pool->lock);
 	}
+	r = check_olog(pool, i, v, error);
+	if (r)
+		return r;
 	if (v->opts.label[0] && strncmp(pool->vol[i].label, v->opts.label, FC_VOLUME_LABEL_LEN)) {
 		spin_lock_irq(&pool->lock);
 		memcpy(pool->vol[i].label, v->opts.label, sizeof(pool->vol[i].label));
@@ -429,6 +451,9 @@ static int fc_preresume(struct dm_target *ti)
 		/* detached after this table was loaded */
 		DMERR("volume %u: %s", v->id, why);
 		r = -EBUSY;
+	} else if (!s->active && !v->olog && check_olog(pool, v->slot, v, &why)) {
+		/* its log came into use after this table was loaded */
+		r = -EINVAL;
 	} else if (v->olog && !s->active) {
 		/* its ordered log: replayed if need be, its writer started (fc_vlog.c) */
 		r = fc_vlog_resume(v, &why);
@@ -437,6 +462,14 @@ static int fc_preresume(struct dm_target *ti)
 	}
 	if (!r) {
 		commit = resume_attach(v);
+		/* FC_VOL_OLOG as the table says (without a log: no dirty data, above) */
+		if (!s->active && s->olog != !!v->olog) {
+			spin_lock_irq(&pool->lock);
+			s->olog = !!v->olog;
+			fc_mark_vt_dirty(pool);
+			spin_unlock_irq(&pool->lock);
+			commit = true;
+		}
 		spin_lock_irq(&pool->lock);
 		s->active = v;
 		s->wb_allowed = true;

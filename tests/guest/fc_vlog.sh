@@ -25,7 +25,11 @@
 #  5. a power cut under the writer (log, origin and flash frozen and
 #     copied): loaded again, the volume's resume replays the log, and the
 #     volume, then after its flush the origin alone, hold every write
-#     acknowledged before the cut.
+#     acknowledged before the cut;
+#  6. the pool records the volume's log (FC_VOL_OLOG and its feature bit,
+#     which fcachectl check accepts and names): a table without the log is
+#     refused while the volume has dirty data, taken once it has none (the
+#     bit then cleared).
 FC_T=fc_vlog
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
@@ -258,5 +262,41 @@ python3 "$W" check $T/ocut $T/wcut $NB >$T/check.out
 e=$(sed -n 's/consistent at \([0-9]*\) of.*/\1/p' $T/check.out)
 [ -n "$e" ] && [ "$e" -ge "$acked" ] && pass "... and the origin alone holds them" ||
 	fail "origin after the cut" "$(cat $T/check.out)"
+# the writes made after the cut went with it: the list goes on from the
+# cut's last write
+head -n "${e:-$acked}" $T/wcut >$T/wlog
+
+# 6. the pool records that the volume writes back through its log
+# (FC_VOL_OLOG, the feature bit FC_FEAT_INCOMPAT_OLOG): a table without the
+# log is refused while the volume has dirty data, taken once it has none
+olog_feature() {
+	"$CTL" check --json /dev/mapper/fd 2>/dev/null |
+		python3 -c "import json, sys; print(json.load(sys.stdin)['superblock']['ordered_log_feature'])"
+}
+check "the pool again" fc_pool pw /dev/mapper/fd 64 $OPTS ordered 1
+check "the volume with its log again" fc_vol vw pw /dev/mapper/od 5 writeback sequential_cutoff 0 \
+	ordered_log /dev/mapper/ld
+check "the origin slower" swap_table od "0 $OS delay $ow 0 0 $ow 0 400"
+python3 "$W" write /dev/mapper/vw $T/wlog 60 $NB 23 || fail "writer 3" "the writer failed"
+check "remove the volume with dirty data" dm_remove vw
+dirty=$(status_field pw "$P_DIRTY")
+check "remove the pool" dm_remove pw
+[ "${dirty:-0}" -gt 0 ] && pass "the volume left $dirty dirty blocks" || fail "dirty left" "${dirty:-?}"
+check "fcachectl check accepts the pool" "$CTL" check /dev/mapper/fd
+[ "$(olog_feature)" = True ] && pass "its superblock has the ordered log's feature bit" ||
+	fail "feature bit" "ordered_log_feature $(olog_feature)"
+check "the pool loaded" fc_pool pw /dev/mapper/fd 64 $OPTS ordered 1
+refused "a table without the log, the volume dirty" "needs ordered_log" \
+	"0 $OS fcache /dev/mapper/pw /dev/mapper/od 5 writeback"
+check "the origin fast again" swap_table od "0 $OS delay $ow 0 0 $ow 0 0"
+check "the volume with its log" fc_vol vw pw /dev/mapper/od 5 writeback ordered_log /dev/mapper/ld
+check "its flush" timeout 120 dmsetup message vw 0 flush
+check "remove it clean" dm_remove vw
+check "a table without the log, no dirty data" fc_vol vw pw /dev/mapper/od 5 writeback
+dd if=/dev/mapper/vw of=$T/vlast bs=1M count=2 iflag=direct status=none
+check "... reads every write" python3 "$W" check $T/vlast $T/wlog $NB --final
+dm_remove vw && dm_remove pw
+[ "$(olog_feature)" = False ] && pass "... and the feature bit is cleared" ||
+	fail "feature bit after" "ordered_log_feature $(olog_feature)"
 dmesg_clean
 finish

@@ -7,8 +7,10 @@
 # profile, not a test.
 #   perf_demo.sh CTL [SECONDS [POOL_OPTIONS...]]   (default 30 s, the window's nominal length;
 #   tests/bench/profile.sh boots it).  Each POOL_OPTIONS argument ("-" for
-#   the defaults, or option words such as "writeback_high 90") is one fcache
-#   run, in order, before dm-writecache's; none: one run with the defaults.
+#   the defaults, or option words such as "writeback_high 90", and "+log"
+#   for a volume writing back through an ordered log of 128 MiB on the
+#   RAID10, with "ordered 1") is one fcache run, in order, before
+#   dm-writecache's; none: one run with the defaults.
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$1 T=${2:-30}
 if [ $# -ge 2 ]; then shift 2; else shift $#; fi
@@ -20,9 +22,14 @@ perf_ready
 
 load_fcache || die "cannot load dm-fcache"
 modprobe dm-writecache 2>/dev/null
-md=$(mk_raid10 256) || die "raid10"
+# the RAID10 holds the datafile's volume (256 MiB) and, after it, room for
+# an ordered log (128 MiB, "+log"): both dm-linear over it, as LVs would be
+raid=$(mk_raid10 384) || die "raid10"
+osz=$((256 * 2048))
+dm_create dorig "0 $osz linear $raid 0" &&
+	dm_create dolog "0 $((128 * 2048)) linear $raid $osz" || die "linear"
+md=/dev/mapper/dorig
 flash=$(mk_brd_flash 64) || die "brd"
-osz=$(dev_sectors "$md")
 
 # disk stats of the spindles, md0 and the flash: name reads writes busy_ms
 dstat() { awk '$3 ~ /^(fcspin|md0|ram0|dm-)/ { print $3, $4, $6, $8, $10, $13 }' /proc/diskstats | sort; }
@@ -183,14 +190,24 @@ for _opts in "$@"; do
 	_cfg=fcache
 	[ $# -gt 1 ] && _cfg=fcache$_run
 	dd if=/dev/zero of="$flash" bs=1M count=1 oflag=direct 2>/dev/null
+	# "+log": the volume writes back through an ordered log on the RAID10
+	_vopts=
+	case "$_opts" in
+	*+log*)
+		"$CTL" ordered-log format /dev/mapper/dolog --origin "$md" --force >/dev/null ||
+			die "ordered-log format"
+		_vopts="ordered_log /dev/mapper/dolog"
+		;;
+	esac
 	if [ "$_opts" = - ]; then
 		fc_pool dpool "$flash" 32 >/dev/null || die "pool"
 	else
 		say "== $_cfg: pool options $_opts"
 		# shellcheck disable=SC2086 # option words
-		fc_pool dpool "$flash" 32 $_opts >/dev/null || die "pool $_opts"
+		fc_pool dpool "$flash" 32 ${_opts%%+log*} >/dev/null || die "pool $_opts"
 	fi
-	fc_vol dvol dpool "$md" 1 writeback >/dev/null || die "vol"
+	# shellcheck disable=SC2086 # option words
+	fc_vol dvol dpool "$md" 1 writeback $_vopts >/dev/null || die "vol"
 	FCDEVS="dvol dpool" profile "$_cfg" /dev/mapper/dvol
 	say "fcache: $(dmsetup message dvol 0 stats 2>&1)"
 	say "pool: $(dmsetup message dpool 0 stats 2>&1)"
@@ -203,4 +220,6 @@ dm_create dwc "0 $osz writecache s $md $flash 4096 0" || die "dm-writecache"
 FCDEVS= profile dmwc /dev/mapper/dwc
 say "dm-writecache status: $(dmsetup status dwc)"
 dm_remove dwc
+dm_remove dolog
+dm_remove dorig
 dmesg_clean

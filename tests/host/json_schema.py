@@ -30,7 +30,7 @@ VERSIONS = {"fcache.bench": 2}
 # ("null", {key: type}) an object or null.
 PROBLEM = {"severity": "str", "kind": "str", "message": "str"}
 SUPERBLOCK = {
-    "slot": "int", "seq": "int", "md_seq": "int", "md_seq_feature": "bool", "warm_feature": "bool", "ordered_feature": "bool",
+    "slot": "int", "seq": "int", "md_seq": "int", "md_seq_feature": "bool", "warm_feature": "bool", "ordered_feature": "bool", "ordered_log_feature": "bool",
     "commit_pages": "int",
     "uuid": "str", "block_sectors": "int", "subblock_sectors": "int",
     "nr_blocks": "int", "data_start": "int", "md_pages": "int",

@@ -444,7 +444,7 @@ void chk_voltable(struct ctx *c)
 
 		if (!(fl & FC_VOL_IN_USE))
 			continue;
-		if (fl & ~(FC_VOL_IN_USE | FC_VOL_DETACHED))
+		if (fl & ~(FC_VOL_IN_USE | FC_VOL_DETACHED | FC_VOL_OLOG))
 			chk_problem(c, 0, "volume_table", "volume slot %u has unknown flags 0x%x", i, fl);
 		if (!le32_to_cpu(v->id))
 			chk_problem(c, 1, "volume_table", "volume slot %u is in use with id 0", i);

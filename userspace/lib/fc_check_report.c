@@ -27,6 +27,8 @@ static void json_sb(struct ctx *c, struct fc_json *j)
 		!!(le32_to_cpu(c->sb.incompat_features) & FC_FEAT_INCOMPAT_WARM));
 	fj_bool(j, "ordered_feature",
 		!!(le32_to_cpu(c->sb.incompat_features) & FC_FEAT_INCOMPAT_ORDERED));
+	fj_bool(j, "ordered_log_feature",
+		!!(le32_to_cpu(c->sb.incompat_features) & FC_FEAT_INCOMPAT_OLOG));
 	fj_u64(j, "commit_pages", fc_sb_list_len(&c->sb));
 	fj_str(j, "uuid", u);
 	fj_u64(j, "block_sectors", le32_to_cpu(c->sb.block_sectors));
