@@ -462,7 +462,13 @@ static int fc_preresume(struct dm_target *ti)
 	}
 	if (!r) {
 		commit = resume_attach(v);
-		/* FC_VOL_OLOG as the table says (without a log: no dirty data, above) */
+		/*
+		 * FC_VOL_OLOG as the table says (without a log: no dirty data,
+		 * above, so every record the log may still hold is on the
+		 * origin: nothing for direct writes to wait for).
+		 */
+		if (!s->active && !v->olog)
+			WRITE_ONCE(s->olog_pending, false);
 		if (!s->active && s->olog != !!v->olog) {
 			spin_lock_irq(&pool->lock);
 			s->olog = !!v->olog;
