@@ -29,7 +29,10 @@
 #  6. the pool records the volume's log (FC_VOL_OLOG and its feature bit,
 #     which fcachectl check accepts and names): a table without the log is
 #     refused while the volume has dirty data, taken once it has none (the
-#     bit then cleared).
+#     bit then cleared);
+#  7. fcachectl enable --ordered-log: the table names the log, the config
+#     file records it (up --dry-run shows it), the data reaches the origin,
+#     disable takes the line away.
 FC_T=fc_vlog
 . "$FC_TOP/tests/guest/lib.sh"
 CTL=$FC_TOP/userspace/fcachectl
@@ -298,5 +301,27 @@ check "... reads every write" python3 "$W" check $T/vlast $T/wlog $NB --final
 dm_remove vw && dm_remove pw
 [ "$(olog_feature)" = False ] && pass "... and the feature bit is cleared" ||
 	fail "feature bit after" "ordered_log_feature $(olog_feature)"
+
+# 7. fcachectl enable --ordered-log: the table and the config file carry
+# the log ('up' assembles it so at boot), disable takes both away
+o7=$(mk_fast_disk 8) && l7=$(mk_fast_disk 16) && f7=$(mk_fast_disk 32) || die "disks 7"
+check "format a log for enable" "$CTL" ordered-log format "$l7" --origin "$o7"
+check "a pool for enable" fc_pool p7 "$f7" 64 ordered 1
+check "enable --ordered-log" "$CTL" enable "$o7" --pool p7 --ordered-log "$l7" -c $T/fc.conf
+n7=fc-$(basename "$o7")
+dmsetup table "$n7" | grep -q " ordered_log $(majmin "$l7")\$" && pass "the table names the log" ||
+	fail "enable's table" "$(dmsetup table "$n7")"
+grep -q "^volume p7 $o7 id=1 mode=writeback name=$n7 ordered_log=$l7\$" $T/fc.conf &&
+	pass "the config file records it" || fail "config line" "$(cat $T/fc.conf)"
+"$CTL" up --dry-run -c $T/fc.conf >$T/up.out 2>&1
+grep -q "ordered_log=$l7" $T/up.out && pass "up --dry-run names it" || fail "up --dry-run" "$(cat $T/up.out)"
+dd if=/dev/urandom of=$T/d7 bs=64k count=8 status=none
+dd if=$T/d7 of="/dev/mapper/$n7" bs=64k oflag=direct,dsync status=none || fail "write through enable's volume"
+check "disable" "$CTL" disable "/dev/mapper/$n7" -c $T/fc.conf
+cmp -n 524288 -s $T/d7 "$o7" && pass "the origin holds the writes" ||
+	fail "origin after disable" "$(cmp -n 524288 $T/d7 "$o7" 2>&1)"
+grep -q "^volume p7" $T/fc.conf && fail "disable's config" "$(cat $T/fc.conf)" ||
+	pass "disable took the line away"
+dm_remove p7
 dmesg_clean
 finish

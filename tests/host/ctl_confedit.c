@@ -4,7 +4,7 @@
  * wipe record in the config file (userspace/ctl/conf_record.c,
  * fc_conf_record_*): linked with the objects
  * of userspace/lib and userspace/ctl but main's (tests/host/ctl_config.sh).
- *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF
+ *   ctl_confedit FILE enable POOL FLASHDEV TABLE DEV ID MODE NAME|- CUTOFF [OLOG]
  *   ctl_confedit FILE pool POOL FLASHDEV TABLE      (pool create: the pool's line)
  *   ctl_confedit FILE disable POOL ID
  *   ctl_confedit FILE set POOL ID KEY=VALUE...      (ID 0: the pool line)
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 			printf("%s %s %s%s\n", s[i].key, s[i].val, s[i].old, s[i].reload ? " reload" : "");
 		return 0;
 	}
-	if ((!strcmp(argv[2], "enable") && argc == 11) ||
+	if ((!strcmp(argv[2], "enable") && (argc == 11 || argc == 12)) ||
 	    (!strcmp(argv[2], "pool") && (argc == 6 || argc == 7))) {
 		memset(&p, 0, sizeof(p));
 		snprintf(p.name, sizeof(p.name), "%s", argv[3]);
@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 			return fc_conf_record_pool(argv[1], &p, argc == 7 && !strcmp(argv[6], "loaded"));
 		fc_parse_u64(argv[7], &u);
 		return fc_conf_record_enable(argv[1], &p, argv[6], (unsigned int)u, argv[8],
-					     strcmp(argv[9], "-") ? argv[9] : NULL, atoi(argv[10]));
+					     strcmp(argv[9], "-") ? argv[9] : NULL, atoi(argv[10]),
+					     argc > 11 ? argv[11] : NULL);
 	}
 	if (!strcmp(argv[2], "disable") && argc == 5) {
 		fc_parse_u64(argv[4], &u);

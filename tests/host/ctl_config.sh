@@ -44,12 +44,14 @@ reject "over-long volume path" 2 "pool p0 /dev/fl0" "volume p0 /dev/$long id=1"
 reject "over-long line" 2 "pool p0 /dev/fl0" "volume p0 /dev/v1 id=1 $(printf '%01100d' 0 | tr 0 ' ')#"
 reject "more than 64 words" 1 "pool p0 /dev/fl0 $(printf 'x=1 %.0s' $(seq 70))"
 reject "bad sequential_cutoff" 2 "pool p0 /dev/fl0" "volume p0 /dev/v1 id=1 sequential_cutoff=4194305"
+reject "ordered_log not an absolute path" 2 "pool p0 /dev/fl0" "volume p0 /dev/v1 id=1 ordered_log=vg0/log"
 reject "bad mode" 2 "pool p0 /dev/fl0" "volume p0 /dev/v1 id=1 mode=fast"
 
-printf 'pool p0 /dev/fl0 writeback_low=95 writeback_high=99\nvolume p0 /dev/v1 id=1 mode=passthrough sequential_cutoff=256 name=db\n' >"$T/ok.conf"
-expect_rc 0 "config: sequential_cutoff and passthrough accepted" "$CTL" up --dry-run -c "$T/ok.conf"
-grep -q 'volume p0 /dev/v1 id=1 mode=passthrough name=db sequential_cutoff=256' "$T/out" &&
-	pass "config: --dry-run shows sequential_cutoff" || fail "config: --dry-run shows sequential_cutoff" "$(cat "$T/out")"
+printf 'pool p0 /dev/fl0 writeback_low=95 writeback_high=99\nvolume p0 /dev/v1 id=1 mode=passthrough sequential_cutoff=256 name=db ordered_log=/dev/vg0/log1\n' >"$T/ok.conf"
+expect_rc 0 "config: sequential_cutoff, ordered_log and passthrough accepted" "$CTL" up --dry-run -c "$T/ok.conf"
+grep -q 'volume p0 /dev/v1 id=1 mode=passthrough name=db sequential_cutoff=256 ordered_log=/dev/vg0/log1' "$T/out" &&
+	pass "config: --dry-run shows sequential_cutoff and ordered_log" ||
+	fail "config: --dry-run shows sequential_cutoff and ordered_log" "$(cat "$T/out")"
 # a line of exactly the limit is fine
 pad=$(printf '%0*d' $((1024 - 22)) 0 | tr 0 ' ')
 printf 'pool p0 /dev/fl0%s#%s\n' "$pad" "" | cut -c1-1024 >"$T/lim.conf"
@@ -112,6 +114,10 @@ if ctl_confedit_build; then
 	printf '# kept comment\n' >>"$C"
 	rec_ok "set volume keys" "$E" "$C" set p0 2 mode=writeback sequential_cutoff=256
 	has "set replaces keys in place" "volume p0 /dev/v2 id=2 mode=writeback name=db sequential_cutoff=256"
+	rec_ok "enable with an ordered log" "$E" "$C" enable p0 "$flash" "7:0 64" /dev/v3 3 writeback - -1 /dev/vg0/log3
+	has "ordered_log recorded" "volume p0 /dev/v3 id=3 mode=writeback ordered_log=/dev/vg0/log3"
+	rec_ok "set keeps ordered_log" "$E" "$C" set p0 3 sequential_cutoff=64
+	has "... in its line" "volume p0 /dev/v3 id=3 mode=writeback ordered_log=/dev/vg0/log3 sequential_cutoff=64"
 	rec_ok "set pool keys" "$E" "$C" set p0 0 writeback_jobs=16 writeback_high=97
 	has "set adds and replaces pool keys" "pool p0 $flash writeback_low=95 writeback_high=97 block_size=32K writeback_jobs=16"
 	grep -qx '# kept comment' "$C" && pass "record: comments kept" || fail "record: comments kept"

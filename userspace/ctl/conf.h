@@ -8,6 +8,7 @@
  * a comment:
  *   pool NAME FLASHDEV [mirror=FLASHDEV2] [block_size=SIZE] [TUNABLE=VALUE...]
  *   volume POOL VOLUMEDEV id=N [mode=MODE] [name=DMNAME] [sequential_cutoff=KIB]
+ *          [ordered_log=LOGDEV]
  * Devices should be given by stable paths (/dev/disk/by-id/..., /dev/VG/LV).
  * A key given twice, one device in two roles, a path longer than
  * FC_CONF_MAX_PATH or a line longer than FC_CONF_MAX_LINE is an error with
@@ -32,6 +33,7 @@ struct cvol {
 	char pool[128], dev[FC_CONF_MAX_PATH + 1], mode[16], name[128];
 	unsigned int id;
 	int cutoff;		/* sequential_cutoff KiB, -1: not given */
+	char olog[FC_CONF_MAX_PATH + 1];	/* ordered_log=: its log device, "" none */
 	int line;
 };
 

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "conf.h"
+#include "../../engine/fc_parse.h"
+
+_Static_assert(FC_CTL_OLOG_PATH_MAX == FC_OLOG_PATH_MAX, "ordered_log: the table's limit");
 
 static int cfg_err(const struct config *c, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -228,8 +231,12 @@ static int parse_line(struct config *c, int ln, char **w, int n)
 						     why, sizeof(why)))
 					return cfg_err(c, ln, "bad sequential_cutoff '%s': KiB, 0..%u", w[i] + 18, sc->max);
 				v->cutoff = (int)cut;
+			} else if (!strncmp(w[i], "ordered_log=", 12)) {
+				if (w[i][12] != '/' || strlen(w[i] + 12) > FC_CTL_OLOG_PATH_MAX)
+					return cfg_err(c, ln, "bad ordered_log '%s': the log device's absolute path", w[i] + 12);
+				snprintf(v->olog, sizeof(v->olog), "%s", w[i] + 12);
 			} else {
-				return cfg_err(c, ln, "unknown volume setting '%s' (id=, mode=, name=, sequential_cutoff=)", w[i]);
+				return cfg_err(c, ln, "unknown volume setting '%s' (id=, mode=, name=, sequential_cutoff=, ordered_log=)", w[i]);
 			}
 		}
 		if (!v->id)

@@ -372,7 +372,8 @@ out:
 }
 
 int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char *dev,
-			  unsigned int id, const char *mode, const char *name, int cutoff)
+			  unsigned int id, const char *mode, const char *name, int cutoff,
+			  const char *olog)
 {
 	struct conf_text t;
 	char line[FC_CONF_MAX_LINE * 2], abs[PATH_MAX];
@@ -394,6 +395,8 @@ int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char 
 		o += snprintf(line + o, sizeof(line) - o, " name=%s", name);
 	if (cutoff >= 0)
 		o += snprintf(line + o, sizeof(line) - o, " sequential_cutoff=%d", cutoff);
+	if (olog)
+		o += snprintf(line + o, sizeof(line) - o, " ordered_log=%s", olog);
 	at = text_find(&t, p->name, id);
 	if (at >= 0) {
 		free(t.line[at]);

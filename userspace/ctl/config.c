@@ -177,6 +177,8 @@ int cmd_up(int argc, char **argv)
 			       c->vols[i].name);
 			if (c->vols[i].cutoff >= 0)
 				printf(" sequential_cutoff=%d", c->vols[i].cutoff);
+			if (c->vols[i].olog[0])
+				printf(" ordered_log=%s", c->vols[i].olog);
 			printf("\n");
 		}
 		free(c);
@@ -238,8 +240,8 @@ int cmd_up(int argc, char **argv)
 			continue;
 		}
 		/* at boot a PV LVM would also see raw is warned about, not refused */
-		if (fc_enable(v->dev, v->pool, v->mode, v->name[0] ? v->name : NULL, v->id, v->cutoff, NULL,
-			      1))
+		if (fc_enable(v->dev, v->pool, v->mode, v->name[0] ? v->name : NULL, v->id, v->cutoff,
+			      v->olog[0] ? v->olog : NULL, NULL, 1))
 			rc = EXIT_FAIL;
 	}
 	/*

@@ -107,7 +107,8 @@ static const struct fc_cmd cmds[] = {
 	  "          NEWDEV instead of the replaced device; --no-persist: unchanged." },
 	{ "enable", cmd_enable, 1, "cache a volume through a pool",
 	  "enable VOLUME --pool NAME [--mode MODE] [--name DMNAME] [--id N]\n"
-	  "       [--sequential-cutoff KIB] [--force] [-c FILE | --no-persist]\n"
+	  "       [--sequential-cutoff KIB] [--ordered-log LOGDEV] [--force]\n"
+	  "       [-c FILE | --no-persist]\n"
 	  "  Caches VOLUME and prints the device to use.  A device-mapper VOLUME\n"
 	  "  is converted in place: it keeps its name and number and a mounted\n"
 	  "  filesystem keeps running.  Any other block device gets a new\n"
@@ -126,6 +127,10 @@ static const struct fc_cmd cmds[] = {
 	  "  @enable-modes\n"
 	  "  --id N  volume id in the pool (default: lowest unused), 1..63\n"
 	  "  @enable-cutoff\n"
+	  "  --ordered-log LOGDEV  the volume's ordered log ('ordered-log format'):\n"
+	  "          with the pool's ordered 1, writeback goes through it, and the\n"
+	  "          origin plus 'ordered-log replay' is a past flush point even\n"
+	  "          with the flash lost\n"
 	  "  Recorded in " FC_DEFAULT_CONFIG " (or -c FILE) for 'up' at boot,\n"
 	  "  with the pool if it is not there yet; --no-persist records nothing." },
 	{ "disable", cmd_disable, 1, "write back and stop caching a volume",

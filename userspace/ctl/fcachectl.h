@@ -243,8 +243,10 @@ int fc_pool_replace(const char *pool, const char *newpath, int wait, int force, 
  * (NULL: no); @force: an LVM PV that LVM would also see raw is warned
  * about, not refused (lvm_filter.c)
  */
+/* ordered_log's device path at most (the table's word: FC_OLOG_PATH_MAX) */
+#define FC_CTL_OLOG_PATH_MAX 127
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
-	      unsigned int id, int cutoff, const char *conf, int force);
+	      unsigned int id, int cutoff, const char *olog, const char *conf, int force);
 int fc_disable(const char *volume, int no_flush, int detach_only, const char *conf);
 /* Is the dm device @name an LVM logical volume (dm uuid "LVM-...")? */
 int fc_is_lvm_lv(const char *name);
@@ -278,7 +280,8 @@ int fc_conf_check(const char *file);	/* 0: missing or parses */
  */
 int fc_conf_record_pool(const char *file, const struct fc_pool *p, int loaded);
 int fc_conf_record_enable(const char *file, const struct fc_pool *p, const char *dev,
-			  unsigned int id, const char *mode, const char *name, int cutoff);
+			  unsigned int id, const char *mode, const char *name, int cutoff,
+			  const char *olog);
 int fc_conf_record_disable(const char *file, const char *pool, unsigned int id);
 /* @id 0: the pool line, else the volume line of (@pool, @id) */
 int fc_conf_record_set(const char *file, const char *pool, unsigned int id, int n, char **kv);

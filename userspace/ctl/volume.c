@@ -137,23 +137,33 @@ static int lvm_pv_check(int fd, const char *volume, dev_t dev, const char *raw, 
 }
 
 int fc_enable(const char *volume, const char *pool, const char *mode, const char *name,
-	      unsigned int want_id, int cutoff, const char *conf, int force)
+	      unsigned int want_id, int cutoff, const char *olog, const char *conf, int force)
 {
 	struct fc_live l;
 	struct fc_pool *p;
 	struct fc_dm_info info;
 	struct fc_dm_target *orig = NULL, t;
-	char dmname[128], hidden[160], label[48], params[512], pd[32], od[32], uuid[200], opts[128];
+	char dmname[128], hidden[160], label[48], params[512], pd[32], od[32], lgd[32], uuid[200], opts[192];
 	struct fc_ondisk_vol ov[64];
 	uint64_t bytes, sectors;
 	unsigned int id = 0;
-	dev_t dev;
-	int fd, i, n, norig = 0, is_dm, rc = EXIT_FAIL;
+	dev_t dev, logdev;
+	int fd, i, n, norig = 0, is_dm, nw = 2, o = 0, rc = EXIT_FAIL;
 
-	if (cutoff >= 0)
-		snprintf(opts, sizeof(opts), " sequential_cutoff %d", cutoff);
-	else
-		opts[0] = 0;
+	/* the label (2 words), then these */
+	opts[0] = 0;
+	if (cutoff >= 0) {
+		o += snprintf(opts + o, sizeof(opts) - o, " sequential_cutoff %d", cutoff);
+		nw += 2;
+	}
+	if (olog) {
+		if (fc_block_dev(olog, &logdev))
+			return fc_fail("enable: --ordered-log %s is not a block device (%s)", olog,
+				       strerror(errno));
+		o += snprintf(opts + o, sizeof(opts) - o, " ordered_log %s",
+			      fc_dev_str(logdev, lgd, sizeof(lgd)));
+		nw += 2;
+	}
 	if (fc_block_dev(volume, &dev))
 		return fc_fail("enable: %s is not a block device (%s)", volume, strerror(errno));
 	if (fc_live_scan(&l))
@@ -247,7 +257,7 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		close(fd);
 		snprintf(params, sizeof(params), "%s %s %u %s %d label %s%s",
 			 fc_dev_str(p->dev, pd, sizeof(pd)), fc_dev_str(dev, od, sizeof(od)), id, mode,
-			 opts[0] ? 4 : 2, label, opts);
+			 nw, label, opts);
 		t.start = 0;
 		t.length = sectors;
 		t.type = (char *)FC_VOLUME_TARGET;
@@ -261,7 +271,7 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		printf("/dev/mapper/%s\n", name);
 		rc = EXIT_OK;
 		if (conf)
-			rc = fc_conf_record_enable(conf, p, volume, id, mode, name, cutoff);
+			rc = fc_conf_record_enable(conf, p, volume, id, mode, name, cutoff, olog);
 		goto out;
 	}
 
@@ -313,7 +323,7 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 		goto out;
 	}
 	snprintf(params, sizeof(params), "%s %u:%u %u %s %d label %s%s", fc_dev_str(p->dev, pd, sizeof(pd)),
-		 info.major, info.minor, id, mode, opts[0] ? 4 : 2, label, opts);
+		 info.major, info.minor, id, mode, nw, label, opts);
 	t.start = 0;
 	t.length = sectors;
 	t.type = (char *)FC_VOLUME_TARGET;
@@ -345,7 +355,7 @@ int fc_enable(const char *volume, const char *pool, const char *mode, const char
 			dmname, mode);
 	rc = EXIT_OK;
 	if (conf)
-		rc = fc_conf_record_enable(conf, p, volume, id, mode, NULL, cutoff);
+		rc = fc_conf_record_enable(conf, p, volume, id, mode, NULL, cutoff, olog);
 out:
 	if (orig)
 		fc_dm_free_targets(orig, norig);
@@ -361,11 +371,13 @@ static int cmd_enable_(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "sequential-cutoff", required_argument, NULL, 's' },
+		{ "ordered-log", required_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'f' },
 		FC_CONF_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *pool = NULL, *mode = "writeback", *name = NULL, *vol = NULL, *conf;
+	const char *pool = NULL, *mode = "writeback", *name = NULL, *vol = NULL, *conf, *olog = NULL;
+	static char ologp[PATH_MAX];
 	struct fc_conf_opt co = { NULL, 0 };
 	struct fc_opt o;
 	char modes[128];
@@ -401,6 +413,13 @@ static int cmd_enable_(int argc, char **argv)
 				return fc_usage("enable", "enable: bad --sequential-cutoff '%s': KiB, 0..%u", o.arg, sc->max);
 			cutoff = (int)cut;
 			break;
+		case 'L':
+			/* absolute: the config file records it for 'up' */
+			if (!realpath(o.arg, ologp) || strlen(ologp) > FC_CTL_OLOG_PATH_MAX)
+				return fc_usage("enable", "enable: bad --ordered-log '%s': %s", o.arg,
+						errno ? strerror(errno) : "a path of at most 127 characters");
+			olog = ologp;
+			break;
 		case 'f':
 			force = 1;
 			break;
@@ -419,7 +438,7 @@ static int cmd_enable_(int argc, char **argv)
 		return fc_usage("enable", "enable: bad --name '%s' (letters, digits and -_.+ only)", name);
 	if (conf && fc_conf_check(conf))
 		return EXIT_FAIL;
-	return fc_enable(vol, pool, mode, name, (unsigned int)id, cutoff, conf, force);
+	return fc_enable(vol, pool, mode, name, (unsigned int)id, cutoff, olog, conf, force);
 }
 
 int cmd_enable(int argc, char **argv)
