@@ -47,6 +47,16 @@ void fc_olog_sb_init(void *sb, __u64 log_pages, __u64 origin_pages, const __u8 u
 	s->format_time = cpu_to_le64(now_sec);
 }
 
+void fc_olog_sb_set_head(void *sb, const struct fc_olog_walk *w)
+{
+	struct fc_disk_olog_sb *s = sb;
+
+	s->head = cpu_to_le64(w->done);
+	s->head_seq = cpu_to_le64(w->done_seq);
+	s->applied_epoch = cpu_to_le64(w->epoch);
+	s->applied_time = cpu_to_le64(w->time);
+}
+
 void fc_olog_sb_seal(void *sb, unsigned int slot, __u64 seq)
 {
 	struct fc_disk_olog_sb *s = sb;

@@ -114,6 +114,13 @@ __u64 fc_olog_rec_place(const struct fc_olog_geo *g, __u64 pos);
  */
 void fc_olog_sb_init(void *sb, __u64 log_pages, __u64 origin_pages, const __u8 uuid[16],
 		     __u64 now_sec);
+/*
+ * The head of @sb past everything walk @w found whole up to a flush point
+ * (w->done: applied), and that flush point as the one applied last; the
+ * caller seals and writes it to the other slot.
+ */
+struct fc_olog_walk;
+void fc_olog_sb_set_head(void *sb, const struct fc_olog_walk *w);
 /* Seal @sb for slot @slot with superblock sequence @seq. */
 void fc_olog_sb_seal(void *sb, unsigned int slot, __u64 seq);
 /*

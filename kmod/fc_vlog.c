@@ -314,10 +314,7 @@ static int vlog_replay(struct fc_vlog *l, const struct fc_olog_scan *first, char
 		*error = "fcache: the ordered log is replayed, but the volume's blocks it wrote back could not be committed";
 		return err;
 	}
-	sb->head = cpu_to_le64(first->w.done);
-	sb->head_seq = cpu_to_le64(first->w.done_seq);
-	sb->applied_epoch = cpu_to_le64(first->w.epoch);
-	sb->applied_time = cpu_to_le64(first->w.time);
+	fc_olog_sb_set_head(sb, &first->w);
 	err = vlog_write_sb(l);
 	if (err) {
 		*error = "fcache: the origin holds the ordered log's records, but moving the log's head failed";
@@ -419,10 +416,7 @@ int fc_vlog_catch_up(struct fc_vlog *l)
 
 	if (!fc_vlog_pending(l))
 		return 0;
-	sb->head = cpu_to_le64(l->w.done);
-	sb->head_seq = cpu_to_le64(l->w.done_seq);
-	sb->applied_epoch = cpu_to_le64(l->w.epoch);
-	sb->applied_time = cpu_to_le64(l->w.time);
+	fc_olog_sb_set_head(sb, &l->w);
 	err = vlog_write_sb(l);
 	if (err) {
 		fc_vlog_stop(l, "moving the head failed", err);

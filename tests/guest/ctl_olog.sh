@@ -42,26 +42,8 @@ cmp -s "$org" $T/org0 && cmp -s "$lg" $T/lg0 && pass "... neither device was wri
 
 # an unreadable page in record 3's data: the walk cannot tell the log's end
 # from the error, so replay refuses rather than apply an older flush point
-p3=$(python3 - "$lg" <<'PY'
-import struct, sys
-f = open(sys.argv[1], "rb")
-sb = [f.read(4096), f.read(4096)]
-s = max(sb, key=lambda p: struct.unpack_from("<Q", p, 24)[0])
-pos = struct.unpack_from("<Q", s, 64 + 8 + 8 + 16 + 4 + 4)[0]
-end = struct.unpack_from("<Q", s, 64)[0]
-for k in range(3):
-    f.seek(pos * 4096)
-    nr = struct.unpack_from("<I", f.read(4096), 80)[0]
-    pos = pos + 1 + nr
-    if pos + 1 + 500 > end:
-        pos = 2
-print(pos + 1)
-PY
-)
-S=$(dev_sectors "$lg")
-dm_create lge "0 $((p3 * 8)) linear $lg 0
-$((p3 * 8)) 8 error
-$((p3 * 8 + 8)) $((S - p3 * 8 - 8)) linear $lg $((p3 * 8 + 8))" || die "dm error table"
+p3=$(olog_data_page "$lg" 3)
+dm_error_page lge "$lg" "$p3" || die "dm error table"
 if "$CTL" ordered-log replay /dev/mapper/lge "$org" >$T/out 2>$T/err; then
 	fail "replay over an unreadable page" "exit 0: $(cat $T/out)"
 elif grep -q 'read error' $T/err; then

@@ -134,25 +134,8 @@ cmp -s "$org" $T/org.0 && cmp -s "$org2" $T/org2.0 && cmp -s "$lg" $T/lg.0 &&
 
 # an unreadable page in record 2's data: refused, the origin untouched
 "$MK" "$lg" "$org" $T/expect 6 13 >$T/mk.out 2>&1 || fail "olog_mk 3" "$(cat $T/mk.out)"
-"$CTL" ordered-log show "$lg" --json >$T/show.json
-head=$(jget $T/show.json head)
-p2=$(python3 - "$lg" "$head" "$(($(dev_sectors "$lg") / 8))" <<'PY'
-import struct, sys
-f = open(sys.argv[1], "rb")
-pos = int(sys.argv[2])
-for k in range(2):
-    f.seek(pos * 4096)
-    nr = struct.unpack_from("<I", f.read(4096), 80)[0]
-    pos = pos + 1 + nr
-    if pos + 1 + 500 > int(sys.argv[3]):
-        pos = 2
-print(pos + 1)
-PY
-)
-LS=$(dev_sectors "$lg")
-dm_create lge "0 $((p2 * 8)) linear $lg 0
-$((p2 * 8)) 8 error
-$((p2 * 8 + 8)) $((LS - p2 * 8 - 8)) linear $lg $((p2 * 8 + 8))" || die "dm error table"
+p2=$(olog_data_page "$lg" 2)
+dm_error_page lge "$lg" "$p2" || die "dm error table"
 dd if="$org" of=$T/org.1 bs=1M iflag=direct status=none
 refused "a log with an unreadable page in its ring" "cannot be read whole" \
 	"0 $S fcache /dev/mapper/p $org 7 writeback 2 ordered_log /dev/mapper/lge"

@@ -339,6 +339,36 @@ olog_mk_build() {
 		"$FC_TOP/engine/fc_format.c" "$FC_TOP/engine/fc_olog.c"
 }
 
+# olog_data_page LOG K: the first data page of record K (0: the head's) of
+# the ordered log LOG (a device or image), walked from its current
+# superblock's head with the wrap rule of include/fcache_olog.h
+olog_data_page() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+f = open(sys.argv[1], "rb")
+sb = [f.read(4096), f.read(4096)]
+s = max(sb, key=lambda p: struct.unpack_from("<Q", p, 24)[0])
+pos = struct.unpack_from("<Q", s, 64 + 8 + 8 + 16 + 4 + 4)[0]
+end = struct.unpack_from("<Q", s, 64)[0]
+for k in range(int(sys.argv[2])):
+    f.seek(pos * 4096)
+    nr = struct.unpack_from("<I", f.read(4096), 80)[0]
+    pos = pos + 1 + nr
+    if pos + 1 + 500 > end:
+        pos = 2
+print(pos + 1)
+PY
+}
+
+# dm_error_page NAME DEV PAGE: NAME maps DEV whole but its 4 KiB page PAGE,
+# which fails every I/O (dm error)
+dm_error_page() {
+	_ds=$(dev_sectors "$2")
+	dm_create "$1" "0 $(($3 * 8)) linear $2 0
+$(($3 * 8)) 8 error
+$(($3 * 8 + 8)) $((_ds - $3 * 8 - 8)) linear $2 $(($3 * 8 + 8))"
+}
+
 # majmin DEV: "MAJ:MIN" of a block device (what dmsetup table prints).
 majmin() {
 	# shellcheck disable=SC2046

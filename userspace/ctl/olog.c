@@ -481,10 +481,7 @@ static int cmd_show_replay(int argc, char **argv, int replay)
 			rc = fc_fail(WHO ": flushing %s failed: %s", ops[1], strerror(errno));
 		if (rc == EXIT_OK) {
 			/* the head past them, in the other slot: the origin holds them now */
-			sb->head = cpu_to_le64(first.done);
-			sb->head_seq = cpu_to_le64(first.done_seq);
-			sb->applied_epoch = cpu_to_le64(first.epoch);
-			sb->applied_time = cpu_to_le64(first.time);
+			fc_olog_sb_set_head(sb, &first);
 			l.slot = !l.slot;
 			fc_olog_sb_seal(sb, l.slot, le64_to_cpu(sb->hdr.seq) + 1);
 			if (write_pages(l.fd, sb, l.slot, 1) || fdatasync(l.fd))
